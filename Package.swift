@@ -1,0 +1,93 @@
+// swift-tools-version:6.0
+// blectl: a BLE thermometer central daemon for Linux over BlueZ's D-Bus API.
+//
+// Layers (arrows point one way):
+//   blectld / blectl (executables) → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
+//   blectl-mock → MockBlueZ → DBusCore
+import PackageDescription
+
+/// Strict settings shared by every Swift target.
+let strictSwift: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "blectl",
+    products: [
+        .executable(name: "blectld", targets: ["blectld"]),
+        .executable(name: "blectl", targets: ["blectl"]),
+        .executable(name: "blectl-mock", targets: ["blectl-mock"]),
+        .library(name: "DBusCore", targets: ["DBusCore"]),
+        .library(name: "Central", targets: ["Central"]),
+    ],
+    targets: [
+        // C: libdbus-1 and libbluetooth, found through pkg-config.
+        .systemLibrary(
+            name: "CBlueZ",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev", "libbluetooth-dev", "pkg-config"])]
+        ),
+        // The D-Bus core: connections, the type system, calls, signals, serving.
+        .target(name: "DBusCore", dependencies: ["CBlueZ"], swiftSettings: strictSwift),
+        // BlueZ client: an object mirror of org.bluez and typed views of its interfaces.
+        .target(name: "BlueZClient", dependencies: ["DBusCore", "CBlueZ"], swiftSettings: strictSwift),
+        // Temperature decoding, one profile per service/characteristic UUID.
+        .target(name: "ThermometerProfiles", swiftSettings: strictSwift),
+        // The CoreBluetooth-style central manager and the thermometer flow.
+        .target(
+            name: "Central",
+            dependencies: ["BlueZClient", "ThermometerProfiles"],
+            swiftSettings: strictSwift
+        ),
+        // The mock adapter: a fake bluetoothd serving BlueZ's D-Bus API.
+        .target(name: "MockBlueZ", dependencies: ["DBusCore"], swiftSettings: strictSwift),
+        .executableTarget(
+            name: "blectl-mock",
+            dependencies: ["MockBlueZ", "UnixSupport"],
+            swiftSettings: strictSwift
+        ),
+        // Unix plumbing shared by the executables: logging, signals, sd_notify, sockets.
+        .target(name: "UnixSupport", swiftSettings: strictSwift),
+        // The socket protocol's JSON messages, shared by blectld and blectl.
+        .target(name: "BlectlProtocol", swiftSettings: strictSwift),
+        // The daemon: configuration, the socket server, the reading store.
+        .target(
+            name: "Daemon",
+            dependencies: ["Central", "BlectlProtocol", "UnixSupport"],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(name: "blectld", dependencies: ["Daemon"], swiftSettings: strictSwift),
+        .executableTarget(
+            name: "blectl",
+            dependencies: ["BlectlProtocol", "UnixSupport"],
+            swiftSettings: strictSwift
+        ),
+
+        // Test helpers: a private dbus-daemon and child processes that are always stopped.
+        .target(name: "TestSupport", dependencies: ["DBusCore"], path: "Tests/TestSupport", swiftSettings: strictSwift),
+        .testTarget(name: "DBusCoreTests", dependencies: ["DBusCore", "TestSupport"], swiftSettings: strictSwift),
+        .testTarget(name: "ThermometerProfilesTests", dependencies: ["ThermometerProfiles"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "MockBlueZTests",
+            dependencies: ["MockBlueZ", "DBusCore", "TestSupport"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "CentralTests",
+            dependencies: ["Central", "BlueZClient", "MockBlueZ", "TestSupport"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: ["Daemon", "BlectlProtocol", "UnixSupport"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["TestSupport", "BlectlProtocol"],
+            swiftSettings: strictSwift
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,264 @@
+import CBlueZ
+
+/// A private connection to a message bus, driven on its own serial queue.
+///
+/// All libdbus work for the connection happens on ``executor``'s queue; the actor
+/// runs there too, so libdbus callbacks enter it without hops. Method calls are
+/// asynchronous (`dbus_connection_send_with_reply` plus a pending-call notify),
+/// never a blocking `_and_block` call.
+public actor DBusConnection {
+    /// The executor (and queue) that owns this connection's libdbus state.
+    public nonisolated let executor: QueueExecutor
+    /// The connection's unique name on the bus, such as `:1.42`.
+    public nonisolated let uniqueName: String
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    let raw: RawConnection
+    private let loop: MainLoop
+    private let router: FilterContext
+    private var isOpen = true
+    private var nextToken: UInt64 = 0
+    private var signalRoutes: [UInt64: SignalRoute] = [:]
+    private var disconnectHandlers: [UInt64: @Sendable () -> Void] = [:]
+    private var methodCallHandler: (@Sendable (DBusMessage) -> Bool)?
+
+    private init(raw: RawConnection, executor: QueueExecutor, uniqueName: String) {
+        self.raw = raw
+        self.executor = executor
+        self.uniqueName = uniqueName
+        self.loop = MainLoop(connection: raw.pointer, queue: executor.queue)
+        self.router = FilterContext()
+    }
+
+    /// Opens a private connection and registers it with the bus.
+    ///
+    /// - Parameter label: names the connection's queue (seen in debuggers).
+    public static func connect(to bus: BusAddress, label: String = "dbus") async throws -> DBusConnection {
+        let executor = QueueExecutor(label: "blectl.dbus.\(label)")
+        let (raw, name) = try await withCheckedThrowingContinuation { continuation in
+            // Connecting and the Hello handshake block; they run on the
+            // connection's own queue, never on a Swift concurrency thread.
+            executor.queue.async { continuation.resume(with: Result { try RawConnection.open(bus) }) }
+        }
+        let connection = DBusConnection(raw: raw, executor: executor, uniqueName: name)
+        await connection.start()
+        return connection
+    }
+
+    private func start() {
+        router.connection = self
+        let context = Unmanaged.passRetained(router).toOpaque()
+        dbus_connection_add_filter(raw.pointer, filter, context) { Unmanaged<FilterContext>.fromOpaque($0!).release() }
+        loop.start()
+    }
+
+    deinit {
+        guard isOpen else { return }
+        let (raw, loop, queue) = (raw, loop, executor.queue)
+        queue.async {
+            loop.stop()
+            dbus_connection_close(raw.pointer)
+            dbus_connection_unref(raw.pointer)
+        }
+    }
+
+    /// Whether the connection is still open (not closed, not dropped by the bus).
+    public var isConnected: Bool { isOpen && dbus_connection_get_is_connected(raw.pointer) != 0 }
+
+    /// Closes the connection: pending calls fail, signal streams finish.
+    public func close() {
+        guard isOpen else { return }
+        dbus_connection_close(raw.pointer)
+        // Dispatching what is left completes pending calls with errors and
+        // delivers the local Disconnected signal (→ handleDisconnect).
+        while dbus_connection_dispatch(raw.pointer) == DBUS_DISPATCH_DATA_REMAINS {}
+        handleDisconnect()
+        loop.stop()
+        router.connection = nil
+        dbus_connection_unref(raw.pointer)
+    }
+
+    // MARK: Sending
+
+    /// Sends a message without waiting for any reply (signals, replies, no-reply calls).
+    public func send(_ message: DBusMessage) throws {
+        guard isConnected else { throw DBusError.disconnected() }
+        guard dbus_connection_send(raw.pointer, message.raw, nil) != 0 else {
+            throw DBusError(name: DBusError.Name.noMemory, message: "cannot queue message")
+        }
+    }
+
+    /// Sends a method call and waits for its reply, at most `timeout`.
+    ///
+    /// An error reply throws ``DBusError`` with the peer's error name; no reply in
+    /// time throws `org.freedesktop.DBus.Error.NoReply`; a peer that leaves the bus
+    /// mid-call and a dropped connection throw as well. Cancelling the task cancels
+    /// the call.
+    public func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws -> DBusMessage {
+        try Task.checkCancellation()
+        guard isConnected else { throw DBusError.disconnected() }
+        var pendingCall: OpaquePointer?
+        guard dbus_connection_send_with_reply(raw.pointer, message.raw, &pendingCall, Self.milliseconds(timeout)) != 0
+        else { throw DBusError(name: DBusError.Name.noMemory, message: "cannot queue call") }
+        guard let pendingCall else { throw DBusError.disconnected() }
+        let pending = PendingReply(pendingCall)
+        let queue = executor.queue
+        let reply = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                pending.start(continuation)
+            }
+        } onCancel: {
+            queue.async { pending.cancel() }
+        }
+        if let error = reply.error { throw error }
+        return reply
+    }
+
+    /// Calls a method by its parts; see ``call(_:timeout:)``.
+    public func call(
+        destination: String, path: ObjectPath, interface: String, member: String,
+        arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+    ) async throws -> DBusMessage {
+        let message = try DBusMessage.methodCall(
+            destination: destination, path: path, interface: interface, member: member, arguments: arguments)
+        return try await call(message, timeout: timeout)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        let ms = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(ms, 1))
+    }
+
+    // MARK: Receiving
+
+    /// Calls `handler` on the connection's queue for every signal matching `rule`.
+    ///
+    /// The rule is added on the bus before this returns, so no matching signal
+    /// sent after the call is missed. Handlers run in arrival order.
+    public func addSignalHandler(
+        _ rule: MatchRule, handler: @escaping @Sendable (DBusMessage) -> Void
+    ) async throws -> SignalSubscription {
+        nextToken += 1
+        let token = nextToken
+        signalRoutes[token] = SignalRoute(rule: rule, handler: handler)
+        do {
+            _ = try await call(
+                destination: BusDaemon.name, path: BusDaemon.path, interface: BusDaemon.interface,
+                member: "AddMatch", arguments: [.string(rule.description)])
+        } catch {
+            signalRoutes[token] = nil
+            throw error
+        }
+        return SignalSubscription(token: token, rule: rule)
+    }
+
+    /// Stops a subscription and removes its rule from the bus.
+    public func removeSignalHandler(_ subscription: SignalSubscription) {
+        guard signalRoutes.removeValue(forKey: subscription.token) != nil, isConnected else { return }
+        if let message = try? DBusMessage.methodCall(
+            destination: BusDaemon.name, path: BusDaemon.path, interface: BusDaemon.interface,
+            member: "RemoveMatch", arguments: [.string(subscription.rule.description)])
+        {
+            message.setNoReply(true)
+            try? send(message)
+        }
+    }
+
+    /// Signals matching `rule` as a bounded stream that keeps the newest
+    /// `bufferSize` signals when its consumer falls behind.
+    ///
+    /// The stream finishes when the connection closes; ending the iteration
+    /// removes the subscription.
+    public func signals(matching rule: MatchRule, bufferSize: Int = 256) async throws -> AsyncStream<DBusMessage> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DBusMessage.self, bufferingPolicy: .bufferingNewest(bufferSize))
+        let subscription = try await addSignalHandler(rule) { continuation.yield($0) }
+        let token = addDisconnectHandler { continuation.finish() }
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.endStream(subscription, disconnectToken: token) }
+        }
+        return stream
+    }
+
+    private func endStream(_ subscription: SignalSubscription, disconnectToken: UInt64) {
+        removeSignalHandler(subscription)
+        disconnectHandlers[disconnectToken] = nil
+    }
+
+    /// Calls `handler` once when the connection drops or is closed; returns a token.
+    @discardableResult
+    public func addDisconnectHandler(_ handler: @escaping @Sendable () -> Void) -> UInt64 {
+        guard isOpen else {
+            handler()
+            return 0
+        }
+        nextToken += 1
+        disconnectHandlers[nextToken] = handler
+        return nextToken
+    }
+
+    /// Installs the handler for incoming method calls (the object server's entry).
+    ///
+    /// It runs on the connection's queue and returns whether it took the call;
+    /// calls it does not take get libdbus's `UnknownMethod` error.
+    public func setMethodCallHandler(_ handler: (@Sendable (DBusMessage) -> Bool)?) {
+        methodCallHandler = handler
+    }
+
+    /// Routes one incoming message; runs on the queue inside `dbus_connection_dispatch`.
+    fileprivate func route(_ message: DBusMessage) -> Bool {
+        switch message.kind {
+        case .signal:
+            if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
+                handleDisconnect()
+                return true
+            }
+            for route in signalRoutes.values where route.rule.matches(message) { route.handler(message) }
+            return false
+        case .methodCall:
+            return methodCallHandler?(message) ?? false
+        case .methodReturn, .error:
+            return false
+        }
+    }
+
+    private func handleDisconnect() {
+        guard isOpen else { return }
+        isOpen = false
+        let handlers = disconnectHandlers.values
+        disconnectHandlers = [:]
+        signalRoutes = [:]
+        methodCallHandler = nil
+        for handler in handlers { handler() }
+    }
+}
+
+/// A live signal subscription; pass it to ``DBusConnection/removeSignalHandler(_:)``.
+public struct SignalSubscription: Sendable, Hashable {
+    let token: UInt64
+    /// The rule the subscription matches.
+    public let rule: MatchRule
+}
+
+struct SignalRoute {
+    let rule: MatchRule
+    let handler: @Sendable (DBusMessage) -> Void
+}
+
+/// The filter's user data: a weak way back to the actor, so a connection that
+/// is released without `close()` leaves no dangling pointer in libdbus.
+final class FilterContext: @unchecked Sendable {
+    // @unchecked: read and written only on the connection's queue.
+    weak var connection: DBusConnection?
+}
+
+private let filter: DBusHandleMessageFunction = { _, message, data in
+    let context = Unmanaged<FilterContext>.fromOpaque(data!).takeUnretainedValue()
+    guard let connection = context.connection, let message else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+    dbus_message_ref(message)
+    let wrapped = DBusMessage(taking: message)
+    let handled = connection.assumeIsolated { $0.route(wrapped) }
+    return handled ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+}

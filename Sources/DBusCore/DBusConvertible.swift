@@ -1,0 +1,188 @@
+/// A Swift type with a fixed D-Bus type, convertible to and from ``DBusValue``.
+///
+/// `[String: DBusValue]` maps to `a{sv}` (``DBusValue`` itself stands for a variant),
+/// arrays to `a…`, dictionaries to `a{…}`.
+public protocol DBusConvertible: Sendable {
+    /// The D-Bus signature of every value of this type.
+    static var dbusSignature: Signature { get }
+    /// Reads a value, throwing ``DBusDecodingError`` when `value` has another type.
+    init(dbusValue value: DBusValue) throws
+    /// The value in D-Bus form.
+    var dbusValue: DBusValue { get }
+}
+
+extension DBusValue {
+    /// Reads this value as `T`, looking through variants when `T` is not itself a variant.
+    public func decode<T: DBusConvertible>(_ type: T.Type = T.self, context: String = "") throws -> T {
+        do {
+            if T.dbusSignature.rawValue == "v" { return try T(dbusValue: self) }
+            return try T(dbusValue: unwrappingVariants)
+        } catch var error as DBusDecodingError {
+            if error.context.isEmpty { error.context = context }
+            throw error
+        }
+    }
+}
+
+func mismatch<T: DBusConvertible>(_: T.Type, _ value: DBusValue) -> DBusDecodingError {
+    DBusDecodingError(expected: T.dbusSignature.rawValue, found: value.signatureText)
+}
+
+extension Bool: DBusConvertible {
+    public static var dbusSignature: Signature { "b" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .boolean(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .boolean(self) }
+}
+
+extension UInt8: DBusConvertible {
+    public static var dbusSignature: Signature { "y" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .byte(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .byte(self) }
+}
+
+extension Int16: DBusConvertible {
+    public static var dbusSignature: Signature { "n" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .int16(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .int16(self) }
+}
+
+extension UInt16: DBusConvertible {
+    public static var dbusSignature: Signature { "q" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .uint16(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .uint16(self) }
+}
+
+extension Int32: DBusConvertible {
+    public static var dbusSignature: Signature { "i" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .int32(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .int32(self) }
+}
+
+extension UInt32: DBusConvertible {
+    public static var dbusSignature: Signature { "u" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .uint32(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .uint32(self) }
+}
+
+extension Int64: DBusConvertible {
+    public static var dbusSignature: Signature { "x" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .int64(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .int64(self) }
+}
+
+extension UInt64: DBusConvertible {
+    public static var dbusSignature: Signature { "t" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .uint64(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .uint64(self) }
+}
+
+extension Double: DBusConvertible {
+    public static var dbusSignature: Signature { "d" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .double(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .double(self) }
+}
+
+extension String: DBusConvertible {
+    public static var dbusSignature: Signature { "s" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .string(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .string(self) }
+}
+
+extension ObjectPath: DBusConvertible {
+    public static var dbusSignature: Signature { "o" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .objectPath(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .objectPath(self) }
+}
+
+extension Signature: DBusConvertible {
+    public static var dbusSignature: Signature { "g" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .signature(let v) = value else { throw mismatch(Self.self, value) }
+        self = v
+    }
+    public var dbusValue: DBusValue { .signature(self) }
+}
+
+extension UnixFileDescriptor: DBusConvertible {
+    public static var dbusSignature: Signature { "h" }
+    public convenience init(dbusValue value: DBusValue) throws {
+        guard case .unixFD(let fd) = value else { throw mismatch(UnixFileDescriptor.self, value) }
+        try self.init(duplicating: fd.rawValue)
+    }
+    public var dbusValue: DBusValue { .unixFD(self) }
+}
+
+extension DBusValue: DBusConvertible {
+    /// A bare ``DBusValue`` stands for a variant: `[String: DBusValue]` is `a{sv}`.
+    public static var dbusSignature: Signature { "v" }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .variant(let inner) = value else { throw mismatch(Self.self, value) }
+        self = inner
+    }
+    public var dbusValue: DBusValue { .variant(self) }
+}
+
+extension Array: DBusConvertible where Element: DBusConvertible {
+    public static var dbusSignature: Signature { Signature(unchecked: "a" + Element.dbusSignature.rawValue) }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .array(let element, let items) = value, element == Element.dbusSignature else {
+            throw mismatch(Self.self, value)
+        }
+        self = try items.map { try Element(dbusValue: $0) }
+    }
+    public var dbusValue: DBusValue { .array(element: Element.dbusSignature, map(\.dbusValue)) }
+}
+
+extension Dictionary: DBusConvertible where Key: DBusConvertible, Value: DBusConvertible {
+    public static var dbusSignature: Signature {
+        Signature(unchecked: "a{" + Key.dbusSignature.rawValue + Value.dbusSignature.rawValue + "}")
+    }
+    public init(dbusValue value: DBusValue) throws {
+        guard case .dictionary(let k, let v, let entries) = value,
+            k == Key.dbusSignature, v == Value.dbusSignature
+        else { throw mismatch(Self.self, value) }
+        var result: [Key: Value] = [:]
+        for entry in entries {
+            result[try Key(dbusValue: entry.key)] = try Value(dbusValue: entry.value)
+        }
+        self = result
+    }
+    public var dbusValue: DBusValue {
+        .dictionary(
+            key: Key.dbusSignature, value: Value.dbusSignature,
+            map { DBusDictionaryEntry($0.key.dbusValue, $0.value.dbusValue) })
+    }
+}

@@ -1,0 +1,121 @@
+import DBusCore
+import Testing
+
+@Suite("Method calls")
+struct CallTests {
+    @Test("a D-Bus error reply becomes DBusError with its name and message")
+    func errorReply() async throws {
+        try await EchoFixture.with { fixture in
+            let error = await #expect(throws: DBusError.self) { try await fixture.call("Fail") }
+            #expect(error?.name == "org.blectl.Error.Test")
+            #expect(error?.message == "as asked")
+        }
+    }
+
+    @Test("an unknown method gets UnknownMethod; an unknown object too")
+    func unknownMethod() async throws {
+        try await EchoFixture.with { fixture in
+            let error = await #expect(throws: DBusError.self) { try await fixture.call("Nope") }
+            #expect(error?.name == DBusError.Name.unknownMethod)
+            let noObject = await #expect(throws: DBusError.self) {
+                try await fixture.client.call(
+                    destination: EchoFixture.name, path: "/nowhere", interface: EchoFixture.interface,
+                    member: "Echo")
+            }
+            #expect(noObject?.name == DBusError.Name.unknownMethod)
+        }
+    }
+
+    @Test("wrong arguments get InvalidArgs")
+    func invalidArgs() async throws {
+        try await EchoFixture.with { fixture in
+            let error = await #expect(throws: DBusError.self) { try await fixture.call("Slow", [.string("x")]) }
+            #expect(error?.name == DBusError.Name.invalidArgs)
+        }
+    }
+
+    @Test("a call past its deadline fails with NoReply, and the connection stays usable")
+    func timeout() async throws {
+        try await EchoFixture.with { fixture in
+            let error = await #expect(throws: DBusError.self) {
+                try await fixture.call("Slow", [.uint32(2000)], timeout: .milliseconds(100))
+            }
+            #expect(error?.isTimeout == true)
+            let reply = try await fixture.call("Echo", [.string("still here")])
+            #expect(reply.arguments == [.string("still here")])
+        }
+    }
+
+    @Test("a peer vanishing mid-call fails the call at once")
+    func peerVanishes() async throws {
+        try await EchoFixture.with { fixture in
+            let outcome = Task { try await fixture.call("Slow", [.uint32(10_000)], timeout: .seconds(30)) }
+            try await Task.sleep(for: .milliseconds(100))
+            await fixture.server.close()
+            let start = ContinuousClock.now
+            let error = await #expect(throws: DBusError.self) { try await outcome.value }
+            #expect(error?.name == DBusError.Name.noReply)
+            #expect(ContinuousClock.now - start < .seconds(5))
+        }
+    }
+
+    @Test("cancelling the calling task cancels the call")
+    func cancellation() async throws {
+        try await EchoFixture.with { fixture in
+            let task = Task { try await fixture.call("Slow", [.uint32(10_000)], timeout: .seconds(30)) }
+            try await Task.sleep(for: .milliseconds(50))
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+        }
+    }
+
+    @Test("a call on a closed connection fails with Disconnected")
+    func closedConnection() async throws {
+        try await EchoFixture.with { fixture in
+            await fixture.client.close()
+            let error = await #expect(throws: DBusError.self) { try await fixture.call("Echo") }
+            #expect(error?.name == DBusError.Name.disconnected)
+        }
+    }
+
+    @Test("Properties Get, GetAll and Set on a served object")
+    func properties() async throws {
+        try await EchoFixture.with { fixture in
+            let props = "org.freedesktop.DBus.Properties"
+            let get = try await fixture.client.call(
+                destination: EchoFixture.name, path: EchoFixture.path, interface: props, member: "Get",
+                arguments: [.string(EchoFixture.interface), .string("Count")])
+            #expect(try get.decodeSingle(DBusValue.self) == .uint32(1))
+            _ = try await fixture.client.call(
+                destination: EchoFixture.name, path: EchoFixture.path, interface: props, member: "Set",
+                arguments: [.string(EchoFixture.interface), .string("Label"), .variant(.string("new"))])
+            let all = try await fixture.client.call(
+                destination: EchoFixture.name, path: EchoFixture.path, interface: props, member: "GetAll",
+                arguments: [.string(EchoFixture.interface)])
+            let map = try all.decodeSingle([String: DBusValue].self)
+            #expect(map["Label"] == .string("new"))
+            let readOnly = await #expect(throws: DBusError.self) {
+                try await fixture.client.call(
+                    destination: EchoFixture.name, path: EchoFixture.path, interface: props, member: "Set",
+                    arguments: [.string(EchoFixture.interface), .string("Count"), .variant(.uint32(9))])
+            }
+            #expect(readOnly?.name == DBusError.Name.propertyReadOnly)
+        }
+    }
+
+    @Test("Introspect lists the interface, its members and the children")
+    func introspect() async throws {
+        try await EchoFixture.with { fixture in
+            let reply = try await fixture.client.call(
+                destination: EchoFixture.name, path: "/org/blectl", interface: "org.freedesktop.DBus.Introspectable",
+                member: "Introspect")
+            let xml = try reply.decodeSingle(String.self)
+            #expect(xml.contains("<node name=\"echo\"/>"))
+            #expect(xml.contains("org.freedesktop.DBus.ObjectManager"))
+            let leaf = try await fixture.client.call(
+                destination: EchoFixture.name, path: EchoFixture.path,
+                interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
+            #expect(try leaf.decodeSingle(String.self).contains("<method name=\"Slow\"><arg type=\"u\" direction=\"in\"/>"))
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import DBusCore
+import TestSupport
+
+/// A served object that echoes calls, on its own connection, and a client connection.
+struct EchoFixture {
+    static let name = "org.blectl.Echo"
+    static let path: ObjectPath = "/org/blectl/echo"
+    static let interface = "org.blectl.Echo1"
+
+    let bus: PrivateBus
+    let client: DBusConnection
+    let server: DBusConnection
+    let objects: DBusObjectServer
+
+    /// Runs `body` with a fresh bus, a server exporting the echo object and a client.
+    static func with(_ body: (EchoFixture) async throws -> Void) async throws {
+        try await withPrivateBus { bus in
+            let server = try await DBusConnection.connect(to: .address(bus.address), label: "server")
+            let client = try await DBusConnection.connect(to: .address(bus.address), label: "client")
+            let objects = await DBusObjectServer(connection: server)
+            try await objects.addObjectManager(at: "/org/blectl")
+            try await objects.export(path, [echoInterface])
+            try await server.requestName(name)
+            let fixture = EchoFixture(bus: bus, client: client, server: server, objects: objects)
+            defer { Task { await client.close(); await server.close() } }
+            try await body(fixture)
+        }
+    }
+
+    static var echoInterface: ExportedInterface {
+        ExportedInterface(
+            name: interface,
+            methods: [
+                ExportedMethod("Echo", in: nil) { call in call.arguments },
+                ExportedMethod("Fail") { _ in throw DBusError(name: "org.blectl.Error.Test", message: "as asked") },
+                ExportedMethod("Slow", in: "u") { call in
+                    try await Task.sleep(for: .milliseconds(Int(try call.argument(0, as: UInt32.self))))
+                    return []
+                },
+                ExportedMethod("WrongReply", out: "s") { _ in [.int32(7)] },
+            ],
+            properties: [
+                ExportedProperty("Count", .uint32(1)),
+                ExportedProperty("Label", .string("echo"), writable: true),
+            ],
+            signals: ["Ping": "s"])
+    }
+
+    func call(_ member: String, _ arguments: [DBusValue] = [], timeout: Duration = .seconds(5)) async throws
+        -> DBusMessage
+    {
+        try await client.call(
+            destination: Self.name, path: Self.path, interface: Self.interface, member: member,
+            arguments: arguments, timeout: timeout)
+    }
+}

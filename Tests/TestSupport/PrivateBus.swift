@@ -1,0 +1,77 @@
+public import Foundation
+
+/// A private `dbus-daemon` for tests: started in a temporary directory and
+/// always stopped by ``withPrivateBus(_:)``.
+public final class PrivateBus: Sendable {
+    /// The bus address (`unix:path=…`) to connect to.
+    public let address: String
+    /// The temporary directory holding the bus socket and config.
+    public let directory: URL
+    private let process: ChildProcess
+
+    private init(address: String, directory: URL, process: ChildProcess) {
+        self.address = address
+        self.directory = directory
+        self.process = process
+    }
+
+    /// Starts a bus whose policy lets every client own any name and talk to anyone.
+    public static func start() async throws -> PrivateBus {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("blectl-bus-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("bus.conf")
+        try configuration(socket: directory.appendingPathComponent("bus").path)
+            .write(to: config, atomically: true, encoding: .utf8)
+        let process = try ChildProcess.start(
+            "/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address"],
+            logFile: directory.appendingPathComponent("dbus-daemon.log"), captureStdout: true)
+        guard let line = try await process.firstStdoutLine(timeout: .seconds(10)), !line.isEmpty else {
+            await process.stop()
+            throw TestSupportError("dbus-daemon printed no address")
+        }
+        return PrivateBus(address: line, directory: directory, process: process)
+    }
+
+    /// Stops the bus and removes its directory.
+    public func stop() async {
+        await process.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static func configuration(socket: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:path=\(socket)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """
+    }
+}
+
+/// Runs `body` with a fresh private bus, stopping the bus whatever happens.
+public func withPrivateBus<T>(_ body: (PrivateBus) async throws -> T) async throws -> T {
+    let bus = try await PrivateBus.start()
+    do {
+        let result = try await body(bus)
+        await bus.stop()
+        return result
+    } catch {
+        await bus.stop()
+        throw error
+    }
+}
+
+/// A failure in test plumbing (not in the code under test).
+public struct TestSupportError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
