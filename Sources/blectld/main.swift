@@ -1,1 +1,25 @@
-print("not yet")
+// blectld: keeps BLE thermometers connected and publishes their temperatures
+// on a Unix socket. See `blectld --help` and docs/protocol.md.
+import Daemon
+import Glibc
+import UnixSupport
+
+let invocation: DaemonInvocation
+do {
+    invocation = try DaemonConfiguration.load(
+        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current)
+} catch {
+    writeAll(2, Array("blectld: \(error)\n".utf8))
+    if case .usage = error { writeAll(2, Array("Try 'blectld --help'.\n".utf8)) }
+    exit(error.exitCode)
+}
+
+switch invocation {
+case .help(let text):
+    writeAll(1, Array((text + "\n").utf8))
+case .version(let line):
+    writeAll(1, Array((line + "\n").utf8))
+case .run(let configuration):
+    let log = Log(level: configuration.logLevel)
+    exit(await DaemonRunner(configuration: configuration, log: log).run())
+}

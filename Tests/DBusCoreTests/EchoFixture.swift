@@ -18,7 +18,7 @@ struct EchoFixture {
             let server = try await DBusConnection.connect(to: .address(bus.address), label: "server")
             let client = try await DBusConnection.connect(to: .address(bus.address), label: "client")
             let objects = await DBusObjectServer(connection: server)
-            try await objects.addObjectManager(at: "/org/blectl")
+            await objects.addObjectManager(at: "/org/blectl")
             try await objects.export(path, [echoInterface])
             try await server.requestName(name)
             let fixture = EchoFixture(bus: bus, client: client, server: server, objects: objects)

@@ -1,0 +1,263 @@
+/// The kinds of event a client can subscribe to; the `type` of an event line.
+public enum EventType: String, Codable, CaseIterable, Hashable, Sendable {
+    /// A temperature arrived.
+    case reading
+    /// A value arrived that could not be decoded as a temperature.
+    case readingError = "reading_error"
+    /// A peripheral was discovered, or its name, RSSI or kind changed.
+    case peripheralSeen = "peripheral_seen"
+    /// A peripheral disappeared.
+    case peripheralLost = "peripheral_lost"
+    /// A thermometer connected.
+    case connected
+    /// A thermometer disconnected.
+    case disconnected
+    /// The adapter changed state.
+    case adapterState = "adapter_state"
+
+    /// Validates a list of type names from a request; nil means "all".
+    static func parse(_ names: [String]?) -> Result<Set<EventType>?, ErrorInfo> {
+        guard let names else { return .success(nil) }
+        var types = Set<EventType>()
+        for name in names {
+            guard let type = EventType(rawValue: name) else {
+                let known = allCases.map(\.rawValue).joined(separator: ", ")
+                return .failure(ErrorInfo(.badRequest, "unknown event type \"\(name)\" (known: \(known))"))
+            }
+            types.insert(type)
+        }
+        return .success(types)
+    }
+}
+
+/// A temperature, as stored in history and pushed to subscribers.
+public struct Reading: Codable, Equatable, Sendable {
+    /// The daemon-wide sequence number, increasing by one per reading or reading error.
+    public var seq: UInt64
+    /// When the daemon received the value.
+    public var time: Timestamp
+    /// The peripheral's Bluetooth address, `DC:A6:32:01:02:03`.
+    public var address: String
+    /// The peripheral's name, if known.
+    public var name: String?
+    /// The value in degrees Celsius, rounded to 0.01.
+    public var celsius: Double
+    /// The value as the device sent it, e.g. `"112.5 F"` (hex for binary profiles).
+    public var raw: String
+    /// The unit the device reported in.
+    public var unit: TemperatureUnit
+
+    /// Creates a reading.
+    public init(
+        seq: UInt64, time: Timestamp, address: String, name: String?, celsius: Double, raw: String,
+        unit: TemperatureUnit
+    ) {
+        self.seq = seq
+        self.time = time
+        self.address = address
+        self.name = name
+        self.celsius = celsius
+        self.raw = raw
+        self.unit = unit
+    }
+
+    private enum CodingKeys: String, CodingKey { case seq, time, address, name, celsius, raw, unit }
+
+    /// Encodes the wire form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(time, forKey: .time)
+        try container.encode(address, forKey: .address)
+        try container.encode(name, forKey: .name)  // null, not absent, when unknown
+        try container.encode(celsius, forKey: .celsius)
+        try container.encode(raw, forKey: .raw)
+        try container.encode(unit, forKey: .unit)
+    }
+}
+
+/// A value that arrived but could not be decoded as a temperature.
+public struct ReadingFailure: Codable, Equatable, Sendable {
+    /// The daemon-wide sequence number, shared with readings.
+    public var seq: UInt64
+    /// When the value arrived.
+    public var time: Timestamp
+    /// The peripheral's address.
+    public var address: String
+    /// The peripheral's name, if known.
+    public var name: String?
+    /// What was wrong with the value.
+    public var error: String
+    /// The value's bytes as lowercase hex.
+    public var rawHex: String
+
+    /// Creates a reading error.
+    public init(seq: UInt64, time: Timestamp, address: String, name: String?, error: String, rawHex: String) {
+        self.seq = seq
+        self.time = time
+        self.address = address
+        self.name = name
+        self.error = error
+        self.rawHex = rawHex
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case seq, time, address, name, error
+        case rawHex = "raw_hex"
+    }
+}
+
+/// A peripheral seen by a scan.
+public struct PeripheralSighting: Codable, Equatable, Sendable {
+    /// When it was seen.
+    public var time: Timestamp
+    /// Its address.
+    public var address: String
+    /// Its advertised or cached name.
+    public var name: String?
+    /// The signal strength in dBm, if the adapter reported one.
+    public var rssi: Int?
+    /// Whether it matches the configured thermometer names or services.
+    public var thermometer: Bool
+
+    /// Creates a sighting.
+    public init(time: Timestamp, address: String, name: String?, rssi: Int?, thermometer: Bool) {
+        self.time = time
+        self.address = address
+        self.name = name
+        self.rssi = rssi
+        self.thermometer = thermometer
+    }
+
+    private enum CodingKeys: String, CodingKey { case time, address, name, rssi, thermometer }
+
+    /// Encodes the wire form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(time, forKey: .time)
+        try container.encode(address, forKey: .address)
+        try container.encode(name, forKey: .name)
+        try container.encode(rssi, forKey: .rssi)
+        try container.encode(thermometer, forKey: .thermometer)
+    }
+}
+
+/// A change that concerns one peripheral: lost, connected or disconnected.
+public struct PeripheralChange: Codable, Equatable, Sendable {
+    /// When it happened.
+    public var time: Timestamp
+    /// The peripheral's address.
+    public var address: String
+    /// Its name, if known.
+    public var name: String?
+    /// Why, for disconnections (e.g. `"connection timeout"`, `"remote user terminated"`).
+    public var reason: String?
+
+    /// Creates a change.
+    public init(time: Timestamp, address: String, name: String?, reason: String? = nil) {
+        self.time = time
+        self.address = address
+        self.name = name
+        self.reason = reason
+    }
+}
+
+/// The adapter's new state.
+public struct AdapterChange: Codable, Equatable, Sendable {
+    /// When it changed.
+    public var time: Timestamp
+    /// The adapter, e.g. `hci0`.
+    public var adapter: String
+    /// Its state.
+    public var state: AdapterState
+
+    /// Creates a change.
+    public init(time: Timestamp, adapter: String, state: AdapterState) {
+        self.time = time
+        self.adapter = adapter
+        self.state = state
+    }
+}
+
+/// One event line: `{"type":"reading","seq":12,…}`. Events carry no `"v"`; the hello
+/// fixed the version for the connection.
+public enum Event: Codable, Equatable, Sendable {
+    /// `reading`.
+    case reading(Reading)
+    /// `reading_error`.
+    case readingError(ReadingFailure)
+    /// `peripheral_seen`.
+    case peripheralSeen(PeripheralSighting)
+    /// `peripheral_lost`.
+    case peripheralLost(PeripheralChange)
+    /// `connected`.
+    case connected(PeripheralChange)
+    /// `disconnected`, with a `reason`.
+    case disconnected(PeripheralChange)
+    /// `adapter_state`.
+    case adapterState(AdapterChange)
+
+    /// The event's kind.
+    public var type: EventType {
+        switch self {
+        case .reading: .reading
+        case .readingError: .readingError
+        case .peripheralSeen: .peripheralSeen
+        case .peripheralLost: .peripheralLost
+        case .connected: .connected
+        case .disconnected: .disconnected
+        case .adapterState: .adapterState
+        }
+    }
+
+    /// The sequence number, for readings and reading errors.
+    public var seq: UInt64? {
+        switch self {
+        case .reading(let reading): reading.seq
+        case .readingError(let failure): failure.seq
+        default: nil
+        }
+    }
+
+    /// The peripheral the event concerns, if any.
+    public var address: String? {
+        switch self {
+        case .reading(let reading): reading.address
+        case .readingError(let failure): failure.address
+        case .peripheralSeen(let sighting): sighting.address
+        case .peripheralLost(let change), .connected(let change), .disconnected(let change): change.address
+        case .adapterState: nil
+        }
+    }
+
+    private enum TypeKey: String, CodingKey { case type }
+
+    /// Decodes the wire form.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: TypeKey.self)
+        switch try container.decode(EventType.self, forKey: .type) {
+        case .reading: self = .reading(try Reading(from: decoder))
+        case .readingError: self = .readingError(try ReadingFailure(from: decoder))
+        case .peripheralSeen: self = .peripheralSeen(try PeripheralSighting(from: decoder))
+        case .peripheralLost: self = .peripheralLost(try PeripheralChange(from: decoder))
+        case .connected: self = .connected(try PeripheralChange(from: decoder))
+        case .disconnected: self = .disconnected(try PeripheralChange(from: decoder))
+        case .adapterState: self = .adapterState(try AdapterChange(from: decoder))
+        }
+    }
+
+    /// Encodes the wire form.
+    public func encode(to encoder: any Encoder) throws {
+        // The payload and the type share one JSON object.
+        var container = encoder.container(keyedBy: TypeKey.self)
+        try container.encode(type, forKey: .type)
+        switch self {
+        case .reading(let payload): try payload.encode(to: encoder)
+        case .readingError(let payload): try payload.encode(to: encoder)
+        case .peripheralSeen(let payload): try payload.encode(to: encoder)
+        case .peripheralLost(let payload), .connected(let payload), .disconnected(let payload):
+            try payload.encode(to: encoder)
+        case .adapterState(let payload): try payload.encode(to: encoder)
+        }
+    }
+}

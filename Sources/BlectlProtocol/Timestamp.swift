@@ -1,0 +1,88 @@
+public import FoundationEssentials
+
+/// A point in time, to the millisecond, that travels as an RFC 3339 UTC string,
+/// e.g. `"2026-11-30T01:02:03.456Z"`.
+///
+/// Stored as whole milliseconds so that a timestamp survives encoding and decoding
+/// exactly (a `Date` is a binary floating-point number of seconds and would not).
+public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    public var millisecondsSince1970: Int64
+
+    /// `date` rounded to the nearest millisecond.
+    public init(_ date: Date) {
+        millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// Parses RFC 3339 text, with or without fractional seconds.
+    public init?(rfc3339 text: String) {
+        let precise = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        guard let date = (try? precise.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) else {
+            return nil
+        }
+        self.init(date)
+    }
+
+    /// The instant as a `Date`.
+    public var date: Date {
+        Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000)
+    }
+
+    /// The wire form: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    public var rfc3339: String {
+        let (seconds, milliseconds) = Self.floorDivide(millisecondsSince1970, 1000)
+        let (days, secondOfDay) = Self.floorDivide(seconds, 86_400)
+        let (year, month, day) = Self.civilDate(daysSince1970: days)
+        let time = [secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60].map { Self.pad($0, 2) }
+        return "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T"
+            + time.joined(separator: ":") + ".\(Self.pad(milliseconds, 3))Z"
+    }
+
+    /// A readable form, for logs and messages.
+    public var description: String { rfc3339 }
+
+    /// Decodes the wire form.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let parsed = Timestamp(rfc3339: text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "not an RFC 3339 time: \(text)")
+        }
+        self = parsed
+    }
+
+    /// Encodes the wire form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rfc3339)
+    }
+
+    /// Whether `lhs` is earlier than `rhs`.
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+        lhs.millisecondsSince1970 < rhs.millisecondsSince1970
+    }
+
+    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+        let remainder = (value % divisor + divisor) % divisor
+        return ((value - remainder) / divisor, remainder)
+    }
+
+    /// The proleptic Gregorian date of a day number (Howard Hinnant's `civil_from_days`).
+    private static func civilDate(daysSince1970 days: Int64) -> (Int64, Int64, Int64) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

@@ -1,0 +1,160 @@
+public import DBusCore
+
+/// A client of bluetoothd: a live mirror of `org.bluez`'s objects and typed calls.
+///
+/// Start-up follows the rule that keeps mirrors right: add the match rules
+/// first, then take the `GetManagedObjects` snapshot. Signals that arrive while
+/// the snapshot is on its way are older than it and are dropped. The client
+/// follows `NameOwnerChanged` of `org.bluez`, so a bluetoothd that stops or
+/// crashes empties the mirror and one that returns is snapshotted again.
+///
+/// The client shares its connection's executor: observers are called on it,
+/// synchronously, after the mirror is updated.
+public actor BlueZService {
+    /// The connection (one for the whole daemon).
+    public nonisolated let connection: DBusConnection
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.unownedExecutor }
+
+    /// The mirror of BlueZ's objects.
+    public internal(set) var tree = ObjectTree()
+    /// Whether bluetoothd is on the bus and the mirror is current.
+    public private(set) var isServiceAvailable = false
+    /// Set when the bus refused us (`AccessDenied`).
+    public private(set) var accessDenied: BlueZError?
+
+    private var observers: [UInt64: @Sendable (BlueZEvent) -> Void] = [:]
+    private var nextObserver: UInt64 = 0
+    private var snapshotInFlight = false
+    private var snapshotAgain = false
+    private var reportedProblems: Set<String> = []
+    private let diagnostics: @Sendable (String) -> Void
+
+    /// Creates a client; call ``start()`` before use.
+    ///
+    /// - Parameter diagnostics: receives notes on unexpected data (wrong-typed
+    ///   properties, malformed signals); each distinct note once.
+    public init(connection: DBusConnection, diagnostics: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.connection = connection
+        self.diagnostics = diagnostics
+    }
+
+    /// Subscribes to BlueZ's signals, then takes the first snapshot.
+    public func start() async throws {
+        let bluez = BlueZ.service
+        try await subscribe(MatchRule(sender: bluez, interface: BlueZ.Interface.objectManager, path: .root))
+        try await subscribe(
+            MatchRule(sender: bluez, interface: BlueZ.Interface.properties, member: "PropertiesChanged",
+                pathNamespace: BlueZ.root))
+        _ = try await connection.watchNameOwner(bluez) { [weak self] change in
+            self?.assumeIsolated { $0.ownerChanged(change) }
+        }
+        await snapshot()
+    }
+
+    private func subscribe(_ rule: MatchRule) async throws {
+        _ = try await connection.addSignalHandler(rule) { [weak self] message in
+            self?.assumeIsolated { $0.receive(message) }
+        }
+    }
+
+    /// Registers an observer; it is called on the connection's executor after each update.
+    @discardableResult
+    public func addObserver(_ observer: @escaping @Sendable (BlueZEvent) -> Void) -> UInt64 {
+        nextObserver += 1
+        observers[nextObserver] = observer
+        return nextObserver
+    }
+
+    /// Removes an observer.
+    public func removeObserver(_ token: UInt64) { observers[token] = nil }
+
+    // MARK: Snapshot and owner
+
+    private func snapshot() async {
+        guard !snapshotInFlight else {
+            snapshotAgain = true
+            return
+        }
+        snapshotInFlight = true
+        defer { snapshotInFlight = false }
+        repeat {
+            snapshotAgain = false
+            await takeSnapshot()
+        } while snapshotAgain
+    }
+
+    private func takeSnapshot() async {
+        do {
+            let reply = try await connection.call(
+                destination: BlueZ.service, path: .root, interface: BlueZ.Interface.objectManager,
+                member: "GetManagedObjects", timeout: .seconds(10))
+            tree = ObjectTree(snapshot: try reply.decodeSingle([ObjectPath: [String: [String: DBusValue]]].self))
+            accessDenied = nil
+            isServiceAvailable = true
+            notify(.serviceAppeared)
+        } catch {
+            let classified = BlueZError(any: error)
+            if case .accessDenied = classified { accessDenied = classified }
+            note("cannot read BlueZ's objects: \(classified)")
+            if isServiceAvailable { vanish() }
+        }
+    }
+
+    private func ownerChanged(_ change: NameOwnerChange) {
+        if change.oldOwner != nil, isServiceAvailable || !tree.objects.isEmpty { vanish() }
+        if change.newOwner != nil { Task { await snapshot() } }
+    }
+
+    private func vanish() {
+        tree.removeAll()
+        isServiceAvailable = false
+        notify(.serviceVanished)
+    }
+
+    // MARK: Signals
+
+    private func receive(_ message: DBusMessage) {
+        // Older than the snapshot on its way: the snapshot already has it.
+        guard !snapshotInFlight, isServiceAvailable, let path = message.path else { return }
+        let args = message.arguments
+        switch message.member {
+        case "InterfacesAdded":
+            guard args.count == 2, case .objectPath(let object) = args[0],
+                let interfaces = try? args[1].decode([String: [String: DBusValue]].self)
+            else { return note("malformed InterfacesAdded from \(message.sender ?? "?")") }
+            tree.add(object, interfaces)
+            notify(.interfacesAdded(object, interfaces.keys.sorted()))
+        case "InterfacesRemoved":
+            guard args.count == 2, case .objectPath(let object) = args[0], let names = try? args[1].decode([String].self)
+            else { return note("malformed InterfacesRemoved from \(message.sender ?? "?")") }
+            tree.remove(object, names)
+            notify(.interfacesRemoved(object, names))
+        case "PropertiesChanged":
+            guard args.count == 3, case .string(let interface) = args[0],
+                let changed = try? args[1].decode([String: DBusValue].self),
+                let invalidated = try? args[2].decode([String].self)
+            else { return note("malformed PropertiesChanged on \(path)") }
+            guard tree.change(path, interface, changed, invalidated: invalidated) else { return }
+            notify(.propertiesChanged(path, interface: interface, changed: changed, invalidated: invalidated))
+        default:
+            return
+        }
+    }
+
+    func notifyRefreshed(_ path: ObjectPath, _ interface: String, _ name: String, _ value: DBusValue) {
+        notify(.propertiesChanged(path, interface: interface, changed: [name: value], invalidated: []))
+    }
+
+    private func notify(_ event: BlueZEvent) {
+        for observer in observers.values { observer(event) }
+    }
+
+    /// Reports a problem once.
+    func note(_ problem: String) {
+        if reportedProblems.count > 1000 { reportedProblems.removeAll() }
+        guard reportedProblems.insert(problem).inserted else { return }
+        diagnostics(problem)
+    }
+
+    func note(problems: [String]) { problems.forEach { note($0) } }
+}

@@ -1,0 +1,49 @@
+public import DBusCore
+
+/// A typed view of an `org.bluez.Device1` object.
+public struct Device: Sendable, Equatable {
+    /// The object path, such as `/org/bluez/hci0/dev_DC_A6_32_01_02_03`.
+    public let path: ObjectPath
+    /// The device's address (from the property, else from the path).
+    public let address: BluetoothAddress?
+    /// The adapter the device was seen on.
+    public let adapter: ObjectPath?
+    /// The name: the advertised local name, and after connecting the GAP name.
+    public let name: String?
+    /// The alias (the name, unless a user set one).
+    public let alias: String?
+    /// Signal strength of the last advertisement; nil when not scanning.
+    public let rssi: Int16?
+    /// Advertised transmit power.
+    public let txPower: Int16?
+    /// Advertised (and, once resolved, discovered) service UUIDs, lower case.
+    public let uuids: [String]
+    /// Manufacturer data by company identifier.
+    public let manufacturerData: [UInt16: [UInt8]]
+    /// Service data by UUID.
+    public let serviceData: [String: [UInt8]]
+    /// Whether the link is up (may lag: BlueZ can skip this signal, see the connect race).
+    public let connected: Bool
+    /// Whether GATT discovery finished and the service objects are exported.
+    public let servicesResolved: Bool
+
+    /// Reads the view from an object's properties.
+    public init(path: ObjectPath, _ reader: inout PropertyReader) {
+        self.path = path
+        address =
+            reader.read("Address", as: String.self).flatMap(BluetoothAddress.init)
+            ?? BluetoothAddress(devicePathElement: path.lastElement)
+        adapter = reader.read("Adapter")
+        name = reader.read("Name")
+        alias = reader.read("Alias")
+        rssi = reader.read("RSSI")
+        txPower = reader.read("TxPower")
+        uuids = (reader.read("UUIDs", as: [String].self) ?? []).map { $0.lowercased() }
+        let manufacturer = reader.read("ManufacturerData", as: [UInt16: DBusValue].self) ?? [:]
+        manufacturerData = manufacturer.compactMapValues { try? $0.decode([UInt8].self) }
+        let service = reader.read("ServiceData", as: [String: DBusValue].self) ?? [:]
+        serviceData = service.compactMapValues { try? $0.decode([UInt8].self) }
+        connected = reader.read("Connected") ?? false
+        servicesResolved = reader.read("ServicesResolved") ?? false
+    }
+}

@@ -1,0 +1,72 @@
+public import DBusCore
+
+/// The mirror of BlueZ's objects: path → interface → property → value.
+///
+/// BlueZ links only child → parent; the tree answers parent → children
+/// questions by path, which is how BlueZ nests its objects.
+public struct ObjectTree: Sendable {
+    /// Every object, by path.
+    public private(set) var objects: [ObjectPath: [String: [String: DBusValue]]] = [:]
+
+    /// Creates an empty tree.
+    public init() {}
+
+    /// Creates a tree from a `GetManagedObjects` reply.
+    public init(snapshot: [ObjectPath: [String: [String: DBusValue]]]) { objects = snapshot }
+
+    /// The properties of `interface` at `path`.
+    public func properties(_ path: ObjectPath, _ interface: String) -> [String: DBusValue]? {
+        objects[path]?[interface]
+    }
+
+    /// Whether `path` has `interface`.
+    public func has(_ path: ObjectPath, _ interface: String) -> Bool { objects[path]?[interface] != nil }
+
+    // MARK: Updates (applied before observers hear of them)
+
+    mutating func add(_ path: ObjectPath, _ interfaces: [String: [String: DBusValue]]) {
+        objects[path, default: [:]].merge(interfaces) { $1 }
+    }
+
+    mutating func remove(_ path: ObjectPath, _ interfaces: [String]) {
+        guard var object = objects[path] else { return }
+        for interface in interfaces { object[interface] = nil }
+        objects[path] = object.isEmpty ? nil : object
+    }
+
+    /// Applies a `PropertiesChanged`; returns false for an unknown object or
+    /// interface (the snapshot is newer, so the change is dropped).
+    mutating func change(
+        _ path: ObjectPath, _ interface: String, _ changed: [String: DBusValue], invalidated: [String]
+    ) -> Bool {
+        guard objects[path]?[interface] != nil else { return false }
+        objects[path]![interface]!.merge(changed) { $1 }
+        for name in invalidated { objects[path]![interface]![name] = nil }
+        return true
+    }
+
+    mutating func removeAll() { objects = [:] }
+
+    // MARK: Queries
+
+    /// Paths with `interface` directly below `parent` (or anywhere below when `parent` is nil).
+    public func paths(with interface: String, under parent: ObjectPath? = nil) -> [ObjectPath] {
+        objects.compactMap { path, interfaces in
+            guard interfaces[interface] != nil else { return nil }
+            if let parent, path.parent != parent { return nil }
+            return path
+        }.sorted()
+    }
+
+    /// Builds a typed view, collecting type problems.
+    public func view<T>(
+        _ path: ObjectPath, _ interface: String, problems: inout [String],
+        _ make: (ObjectPath, inout PropertyReader) -> T
+    ) -> T? {
+        guard let properties = properties(path, interface) else { return nil }
+        var reader = PropertyReader(properties)
+        let view = make(path, &reader)
+        problems += reader.problems.map { "\(path) \(interface) \($0)" }
+        return view
+    }
+}

@@ -1,0 +1,19 @@
+public import BlueZClient
+public import DBusCore
+
+/// Something the central observed, delivered after its state is updated.
+public enum CentralEvent: Sendable {
+    /// The central's state changed.
+    case stateChanged(CentralState)
+    /// A peripheral advertised while we scan and matched our scan's filter.
+    case discovered(Discovery)
+    /// BlueZ dropped a device object (out of range for a while, or removed).
+    case peripheralRemoved(BluetoothAddress, ObjectPath)
+    /// A link went down (`Connected=false`).
+    case disconnected(BluetoothAddress, ObjectPath)
+    /// GATT objects appeared or vanished under a connected peripheral (its
+    /// GATT application restarted, or services were resolved).
+    case servicesChanged(BluetoothAddress, ObjectPath)
+    /// A characteristic's value changed: a notification, or the echo of a read.
+    case valueUpdated(ObjectPath, [UInt8])
+}

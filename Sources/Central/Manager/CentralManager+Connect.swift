@@ -1,0 +1,66 @@
+public import BlueZClient
+public import DBusCore
+
+extension CentralManager {
+    /// Connects and waits for GATT services to be resolved.
+    ///
+    /// Our scan is stopped first (connecting while scanning is less reliable).
+    /// `timeout` bounds the `Connect` call and, separately, the wait for
+    /// `ServicesResolved`, which races `Connected=false` and the device's
+    /// removal. BlueZ may never signal `Connected=true` (its connect race), so
+    /// the reply is trusted and the property read back instead.
+    public func connect(_ peripheral: Peripheral, timeout: Duration = .seconds(10)) async throws(CentralError) {
+        guard state == .poweredOn else { throw .notPoweredOn(state) }
+        guard let device = device(peripheral.path) else { throw .peripheralGone }
+        await stopScan()
+        if !(device.connected && device.servicesResolved) {
+            let epoch = disconnects[peripheral.path, default: 0]
+            do {
+                try await client.connect(peripheral.path, timeout: timeout)
+            } catch {
+                throw Self.map(error)
+            }
+            _ = try? await client.refresh(peripheral.path, BlueZ.Interface.device, "Connected")
+            try await waitForServices(peripheral.path, since: epoch, timeout: timeout)
+        }
+    }
+
+    /// Disconnects (also cancels a pending connect).
+    public func cancelPeripheralConnection(_ peripheral: Peripheral) async {
+        try? await client.disconnect(peripheral.path)
+    }
+
+    /// How many times the device's link went down (or its object vanished) so far:
+    /// compare two readings to tell a fresh drop from a stale property.
+    public func disconnectCount(_ path: ObjectPath) -> Int { disconnects[path, default: 0] }
+
+    /// Whether the peripheral is connected with its services resolved.
+    public func isReady(_ peripheral: Peripheral) -> Bool {
+        guard let device = device(peripheral.path) else { return false }
+        return device.servicesResolved
+    }
+
+    private func waitForServices(_ path: ObjectPath, since epoch: Int, timeout: Duration) async throws(CentralError) {
+        let outcome = await wait(timeout: timeout) { central -> Result<Void, CentralError>? in
+            guard central.state == .poweredOn else { return .failure(.notPoweredOn(central.state)) }
+            guard let device = central.device(path) else { return .failure(.peripheralGone) }
+            if central.disconnects[path, default: 0] != epoch { return .failure(.disconnected) }
+            return device.servicesResolved ? .success(()) : nil
+        }
+        switch outcome {
+        case .success?: return
+        case .failure(let error)?: throw error
+        case nil:
+            try? await client.disconnect(path)
+            throw .servicesNotResolved
+        }
+    }
+
+    static func map(_ error: BlueZError) -> CentralError {
+        switch error {
+        case .unknownObject: .peripheralGone
+        case .timeout(let message): .timeout(message)
+        default: .bluez(error)
+        }
+    }
+}

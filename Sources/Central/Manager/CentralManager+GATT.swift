@@ -1,0 +1,98 @@
+public import BlueZClient
+public import DBusCore
+public import ThermometerProfiles
+
+extension CentralManager {
+    /// The peripheral's services with the given UUIDs (all when empty).
+    ///
+    /// BlueZ exports GATT objects once services are resolved, so this reads the
+    /// mirror; an empty result means the peripheral has none (yet).
+    public func discoverServices(_ uuids: [BluetoothUUID], for peripheral: Peripheral) -> [Service] {
+        mirror { $0.services(of: peripheral.path) }.compactMap { service in
+            let uuid = BluetoothUUID(service.uuid)
+            guard uuids.isEmpty || uuid.map(uuids.contains) == true else { return nil }
+            return Service(path: service.path, uuid: uuid, peripheral: peripheral.path)
+        }
+    }
+
+    /// The service's characteristics with the given UUIDs (all when empty).
+    public func discoverCharacteristics(_ uuids: [BluetoothUUID], for service: Service) -> [Characteristic] {
+        mirror { $0.characteristics(of: service.path) }.compactMap { characteristic in
+            let uuid = BluetoothUUID(characteristic.uuid)
+            guard uuids.isEmpty || uuid.map(uuids.contains) == true else { return nil }
+            return Characteristic(
+                path: characteristic.path, uuid: uuid, flags: characteristic.flags, service: service.path)
+        }
+    }
+
+    /// The characteristic's descriptors.
+    public func discoverDescriptors(for characteristic: Characteristic) -> [Descriptor] {
+        mirror { $0.descriptors(of: characteristic.path) }.map {
+            Descriptor(path: $0.path, uuid: BluetoothUUID($0.uuid))
+        }
+    }
+
+    /// Whether the characteristic object still exists (GATT apps restart).
+    public func exists(_ characteristic: Characteristic) -> Bool {
+        mirror { $0.tree.has(characteristic.path, BlueZ.Interface.gattCharacteristic) }
+    }
+
+    /// Reads a characteristic's value.
+    public func readValue(for characteristic: Characteristic) async throws(CentralError) -> [UInt8] {
+        try await read(characteristic.path, BlueZ.Interface.gattCharacteristic)
+    }
+
+    /// Reads a descriptor's value.
+    public func readValue(for descriptor: Descriptor) async throws(CentralError) -> [UInt8] {
+        try await read(descriptor.path, BlueZ.Interface.gattDescriptor)
+    }
+
+    private func read(_ path: ObjectPath, _ interface: String) async throws(CentralError) -> [UInt8] {
+        // BlueZ echoes a read as PropertiesChanged(Value) before replying; that
+        // echo is not a notification, so it is held back while the read runs.
+        readsInFlight[path, default: 0] += 1
+        defer {
+            readsInFlight[path, default: 1] -= 1
+            if readsInFlight[path] == 0 { readsInFlight[path] = nil }
+        }
+        do {
+            return try await client.readValue(path, interface: interface)
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
+    /// Writes a characteristic's value.
+    public func writeValue(_ value: [UInt8], for characteristic: Characteristic) async throws(CentralError) {
+        do {
+            try await client.writeValue(characteristic.path, value)
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
+    /// Turns notifications on or off; updates arrive as ``CentralEvent/valueUpdated(_:_:)``.
+    ///
+    /// A session this client already holds is not started twice: BlueZ keeps
+    /// it across reconnects and re-enables notifications itself.
+    public func setNotifyValue(_ enabled: Bool, for characteristic: Characteristic) async throws(CentralError) {
+        let path = characteristic.path
+        let notifying = mirror { $0.characteristic(path)?.notifying } ?? false
+        do {
+            if enabled {
+                guard !(notifySessions.contains(path) && notifying) else { return }
+                do {
+                    try await client.startNotify(path)
+                } catch .inProgress {
+                    // Already started for this client (a request raced ours).
+                }
+                notifySessions.insert(path)
+            } else {
+                guard notifySessions.remove(path) != nil else { return }
+                try await client.stopNotify(path)
+            }
+        } catch {
+            throw Self.map(error)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+public import BlueZClient
+public import DBusCore
+public import ThermometerProfiles
+
+/// What a scan looks for: a device matches when it advertises one of the
+/// services or one of the names (or anything, when both are empty).
+public struct ScanFilter: Sendable, Equatable {
+    /// Service UUIDs to match in the advertisement.
+    public var services: [BluetoothUUID]
+    /// Local names to match exactly.
+    public var names: [String]
+
+    /// Creates a filter.
+    public init(services: [BluetoothUUID] = [], names: [String] = []) {
+        self.services = services
+        self.names = names
+    }
+
+    /// Whether an advertisement matches.
+    public func matches(_ advertisement: AdvertisementData) -> Bool {
+        if services.isEmpty, names.isEmpty { return true }
+        if let name = advertisement.localName, names.contains(name) { return true }
+        return !Set(services).isDisjoint(with: advertisement.serviceUUIDs)
+    }
+}
+
+extension CentralManager {
+    /// Starts scanning; discoveries arrive as ``CentralEvent/discovered(_:)``.
+    ///
+    /// The BlueZ filter is only `Transport=le` (with duplicates, so RSSI
+    /// updates keep coming): BlueZ merges filters across clients and a name
+    /// cannot be filtered there, so matching happens here. The scan resumes
+    /// by itself after bluetoothd restarts or the adapter comes back on.
+    public func scanForPeripherals(matching filter: ScanFilter) async throws(CentralError) {
+        scanFilter = filter
+        try await applyScan()
+        for device in knownDevices() where device.rssi != nil { reportDiscovery(device.path) }
+    }
+
+    /// Stops our scan (BlueZ keeps scanning while other clients hold sessions).
+    public func stopScan() async {
+        scanFilter = nil
+        guard discoveryActive, let adapter = adapterPath else { return }
+        discoveryActive = false
+        try? await client.stopDiscovery(adapter)
+    }
+
+    /// Stops and starts our discovery session again (a fresh scan window:
+    /// some controllers report each advertiser once per scan).
+    public func restartScan() async throws(CentralError) {
+        guard scanFilter != nil, discoveryActive, let adapter = adapterPath else { return }
+        discoveryActive = false
+        try? await client.stopDiscovery(adapter)
+        try await applyScan()
+    }
+
+    /// Whether we hold a discovery session.
+    public var isScanning: Bool { discoveryActive }
+
+    func applyScan() async throws(CentralError) {
+        guard scanFilter != nil, !discoveryActive else { return }
+        guard state == .poweredOn, let adapter = adapterPath else { throw .notPoweredOn(state) }
+        do {
+            try await client.setDiscoveryFilter(
+                adapter, [("Transport", .string("le")), ("DuplicateData", .boolean(true))])
+            try await client.startDiscovery(adapter)
+            discoveryActive = true
+        } catch {
+            if case .inProgress = error {
+                discoveryActive = true
+                return
+            }
+            throw .bluez(error)
+        }
+    }
+
+    func resumeScanIfWanted() {
+        guard scanFilter != nil, state == .poweredOn else { return }
+        Task { try? await applyScan() }
+    }
+
+    func reportDiscovery(_ path: ObjectPath) {
+        guard let filter = scanFilter, discoveryActive, let device = device(path),
+            device.adapter == nil || device.adapter == adapterPath, let address = device.address
+        else { return }
+        let advertisement = AdvertisementData(
+            localName: device.name, serviceUUIDs: device.uuids.compactMap(BluetoothUUID.init),
+            manufacturerData: device.manufacturerData, serviceData: device.serviceData, txPower: device.txPower)
+        guard filter.matches(advertisement) else { return }
+        let peripheral = Peripheral(address: address, path: path, name: device.name)
+        emit(.discovered(Discovery(peripheral: peripheral, advertisement: advertisement, rssi: device.rssi)))
+    }
+}

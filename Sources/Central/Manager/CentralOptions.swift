@@ -1,0 +1,38 @@
+public import BlueZClient
+
+/// Which adapter the central uses.
+public enum AdapterSelection: Sendable, Hashable {
+    /// The first powered adapter with the central role, else the first with it.
+    case automatic
+    /// The adapter with this interface name, such as `hci1`.
+    case name(String)
+    /// The adapter with this address.
+    case address(BluetoothAddress)
+
+    /// Parses `hci0`, an address, or an empty string (automatic).
+    public init?(_ text: String) {
+        if text.isEmpty || text == "auto" {
+            self = .automatic
+        } else if let address = BluetoothAddress(text) {
+            self = .address(address)
+        } else if text.hasPrefix("hci"), Int(text.dropFirst(3)) != nil {
+            self = .name(text)
+        } else {
+            return nil
+        }
+    }
+}
+
+/// How the central behaves.
+public struct CentralOptions: Sendable {
+    /// Which adapter to use.
+    public var adapter: AdapterSelection
+    /// Whether to switch the adapter on when it is off.
+    public var powerOnAdapter: Bool
+
+    /// Creates options.
+    public init(adapter: AdapterSelection = .automatic, powerOnAdapter: Bool = false) {
+        self.adapter = adapter
+        self.powerOnAdapter = powerOnAdapter
+    }
+}

@@ -1,0 +1,78 @@
+public import BlueZClient
+public import DBusCore
+public import ThermometerProfiles
+
+/// A remote device, identified by its address (never by name: BlueZ replaces
+/// the advertised name by the GAP name once connected).
+public struct Peripheral: Sendable, Hashable {
+    /// The device's address.
+    public let address: BluetoothAddress
+    /// BlueZ's object path for it.
+    public let path: ObjectPath
+    /// The advertised name when it was discovered.
+    public let name: String?
+
+    /// Creates a peripheral.
+    public init(address: BluetoothAddress, path: ObjectPath, name: String?) {
+        self.address = address
+        self.path = path
+        self.name = name
+    }
+
+    public static func == (lhs: Peripheral, rhs: Peripheral) -> Bool { lhs.address == rhs.address }
+    public func hash(into hasher: inout Hasher) { hasher.combine(address) }
+}
+
+/// What a peripheral advertised.
+public struct AdvertisementData: Sendable, Equatable {
+    /// The advertised local name.
+    public var localName: String?
+    /// Advertised service UUIDs.
+    public var serviceUUIDs: [BluetoothUUID]
+    /// Manufacturer data by company identifier.
+    public var manufacturerData: [UInt16: [UInt8]]
+    /// Service data by UUID.
+    public var serviceData: [String: [UInt8]]
+    /// Advertised transmit power.
+    public var txPower: Int16?
+}
+
+/// One discovery: a peripheral, what it advertised, and how strongly.
+public struct Discovery: Sendable {
+    /// The peripheral.
+    public let peripheral: Peripheral
+    /// Its advertisement.
+    public let advertisement: AdvertisementData
+    /// Signal strength in dBm (nil when BlueZ has none; 127 means unknown).
+    public let rssi: Int16?
+}
+
+/// A GATT service of a connected peripheral.
+public struct Service: Sendable, Hashable {
+    /// BlueZ's object path (changes when handles shift: find services by UUID).
+    public let path: ObjectPath
+    /// The service UUID.
+    public let uuid: BluetoothUUID?
+    /// The peripheral's path.
+    public let peripheral: ObjectPath
+}
+
+/// A GATT characteristic.
+public struct Characteristic: Sendable, Hashable {
+    /// BlueZ's object path.
+    public let path: ObjectPath
+    /// The characteristic UUID.
+    public let uuid: BluetoothUUID?
+    /// Its properties (`read`, `notify`, `write`, …).
+    public let flags: [String]
+    /// The service's path.
+    public let service: ObjectPath
+}
+
+/// A GATT descriptor.
+public struct Descriptor: Sendable, Hashable {
+    /// BlueZ's object path.
+    public let path: ObjectPath
+    /// The descriptor UUID (0x2901 is the user description).
+    public let uuid: BluetoothUUID?
+}

@@ -1,0 +1,39 @@
+public import ThermometerProfiles
+
+/// What the thermometer monitor looks for and how patiently.
+public struct ThermometerConfiguration: Sendable {
+    /// Advertised local names that mark a thermometer (the Pi's cputemp advertises "Thermometer").
+    public var names: [String]
+    /// Profiles: which services and characteristics hold temperatures, and how to decode them.
+    public var profiles: ProfileRegistry
+    /// Backoff between reconnect attempts.
+    public var reconnect: ReconnectPolicy
+    /// Deadline for `Connect`, and separately for `ServicesResolved`.
+    public var connectTimeout: Duration
+    /// No value for this long on a subscribed link → reconnect (about 3× the notify period).
+    public var dataTimeout: Duration
+    /// How long to wait for a thermometer's GATT service to (re)appear on a live link.
+    public var serviceTimeout: Duration
+    /// While still looking for a thermometer, restart discovery this often
+    /// (some controllers report an advertiser once per scan).
+    public var rescanInterval: Duration
+    /// Report a peripheral already seen again at most this often (RSSI updates).
+    public var seenReportInterval: Duration
+
+    /// Creates a configuration with the defaults that suit the Pi thermometer.
+    public init(
+        names: [String] = [PiCPUTemperatureProfile.advertisedLocalName], profiles: ProfileRegistry = .standard,
+        reconnect: ReconnectPolicy = ReconnectPolicy(), connectTimeout: Duration = .seconds(15),
+        dataTimeout: Duration = .seconds(16), serviceTimeout: Duration = .seconds(30),
+        rescanInterval: Duration = .seconds(8), seenReportInterval: Duration = .seconds(10)
+    ) {
+        self.names = names
+        self.profiles = profiles
+        self.reconnect = reconnect
+        self.connectTimeout = connectTimeout
+        self.dataTimeout = dataTimeout
+        self.serviceTimeout = serviceTimeout
+        self.rescanInterval = rescanInterval
+        self.seenReportInterval = seenReportInterval
+    }
+}

@@ -1,0 +1,161 @@
+public import BlueZClient
+public import DBusCore
+public import ThermometerProfiles
+
+/// Why a subscribed thermometer stopped delivering.
+enum StreamLoss: Equatable {
+    case adapterOff(CentralState)
+    case disconnected
+    case removed
+    case gattReplaced
+    case silent
+
+    var reason: String {
+        switch self {
+        case .adapterOff(.resetting), .adapterOff(.unsupported): "bluetoothd went away"
+        case .adapterOff(let state): "adapter \(state.rawValue)"
+        case .disconnected: "link lost"
+        case .removed: "device removed by BlueZ"
+        case .gattReplaced: "GATT service replaced (peripheral app restarted)"
+        case .silent: "no data for too long"
+        }
+    }
+}
+
+extension ThermometerMonitor {
+    /// One thermometer's life: connect, stream, and recover, until cancelled.
+    func runSession(_ address: BluetoothAddress) async {
+        var failures = 0
+        while !Task.isCancelled {
+            guard await waitForPower() else { return }
+            guard let peripheral = await findDevice(address) else { continue }
+            do {
+                let characteristic = try await connectAndSubscribe(peripheral)
+                failures = 0
+                let loss = await watch(peripheral, characteristic)
+                streams[characteristic.path] = nil
+                if loss != .gattReplaced { report(.disconnected(address: address, reason: loss.reason)) }
+                log(5, "thermometer \(address): \(loss.reason)")
+                if loss == .silent { await central.cancelPeripheralConnection(peripheral) }
+                if loss == .gattReplaced { continue }
+            } catch {
+                failures += 1
+                log(4, "thermometer \(address): \(error) (attempt \(failures))")
+                await recover(from: error, peripheral)
+            }
+            let delay = configuration.reconnect.delay(attempt: max(failures, 1), using: &random)
+            try? await Task.sleep(for: delay)
+        }
+    }
+
+    private func recover(from error: any Error, _ peripheral: Peripheral) async {
+        switch error as? CentralError {
+        case .peripheralGone?:
+            awaitingDevice.insert(peripheral.address)
+            reconcileScan()
+        case .bluez(.inProgress)?, .servicesNotResolved?, .notFound?, .timeout?:
+            // A pending or half-done connect: Disconnect cancels it before the retry.
+            await central.cancelPeripheralConnection(peripheral)
+        default:
+            break
+        }
+    }
+
+    /// Waits for the adapter to be on (never spinning on `NotReady`); false when cancelled.
+    private func waitForPower() async -> Bool {
+        await central.wait(timeout: nil) { central in central.state == .poweredOn ? true : nil } ?? false
+    }
+
+    /// The thermometer's device object; while it is missing, scan for it and
+    /// restart the scan every `rescanInterval`.
+    private func findDevice(_ address: BluetoothAddress) async -> Peripheral? {
+        if let peripheral = knownPeripheral(address) { return peripheral }
+        awaitingDevice.insert(address)
+        reconcileScan()
+        let found = await central.wait(timeout: configuration.rescanInterval) { central in
+            central.knownDevices().first { $0.address == address }.map { $0.path }
+        }
+        guard let path = found else {
+            try? await central.restartScan()
+            return nil
+        }
+        awaitingDevice.remove(address)
+        reconcileScan()
+        return Peripheral(address: address, path: path, name: advertisedNames[address])
+    }
+
+    private func knownPeripheral(_ address: BluetoothAddress) -> Peripheral? {
+        let device = central.assumeIsolated { $0.knownDevices() }.first { $0.address == address }
+        return device.map { Peripheral(address: address, path: $0.path, name: advertisedNames[address]) }
+    }
+
+    /// Connects (unless already up), finds the temperature characteristic by
+    /// UUID, reads it and the user descriptions, and subscribes.
+    private func connectAndSubscribe(_ peripheral: Peripheral) async throws -> Characteristic {
+        connectsInFlight += 1
+        reconcileScan()
+        defer {
+            connectsInFlight -= 1
+            reconcileScan()
+        }
+        let epoch = await central.disconnectCount(peripheral.path)
+        try await central.connect(peripheral, timeout: configuration.connectTimeout)
+        let (characteristic, profile) = try await findTemperature(peripheral, epoch: epoch)
+        await describe(peripheral, characteristic)
+        streams[characteristic.path] = Stream(address: peripheral.address, profile: profile, lastValue: .now)
+        let value = try await central.readValue(for: characteristic)
+        deliver(characteristic.path, value)
+        try await central.setNotifyValue(true, for: characteristic)
+        report(.connected(address: peripheral.address, name: advertisedNames[peripheral.address]))
+        return characteristic
+    }
+
+    /// The first temperature characteristic of a known profile; waits for the
+    /// GATT objects when they are not (yet, or again) exported.
+    private func findTemperature(_ peripheral: Peripheral, epoch: Int) async throws -> (
+        Characteristic, any ThermometerProfile
+    ) {
+        let profiles = configuration.profiles
+        let found = await central.wait(timeout: configuration.serviceTimeout) {
+            central -> Result<(Characteristic, any ThermometerProfile), CentralError>? in
+            guard central.state == .poweredOn else { return .failure(.notPoweredOn(central.state)) }
+            guard central.device(peripheral.path) != nil else { return .failure(.peripheralGone) }
+            if central.disconnects[peripheral.path, default: 0] != epoch { return .failure(.disconnected) }
+            for service in central.discoverServices(profiles.allServiceUUIDs, for: peripheral) {
+                guard let uuid = service.uuid, let profile = profiles.profile(forService: uuid) else { continue }
+                let candidates = central.discoverCharacteristics(profile.temperatureCharacteristicUUIDs, for: service)
+                if let characteristic = candidates.first { return .success((characteristic, profile)) }
+            }
+            return nil
+        }
+        guard let found else { throw CentralError.notFound("thermometer service on \(peripheral.address)") }
+        return try found.get()
+    }
+
+    /// Logs the characteristic's 0x2901 user description (e.g. "CPU Temperature").
+    private func describe(_ peripheral: Peripheral, _ characteristic: Characteristic) async {
+        let userDescription = BluetoothUUID(UInt16(0x2901))
+        for descriptor in await central.discoverDescriptors(for: characteristic) where descriptor.uuid == userDescription {
+            guard let bytes = try? await central.readValue(for: descriptor) else { continue }
+            log(6, "thermometer \(peripheral.address): \(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
+
+    /// Waits until the stream is lost; the data watchdog is the last resort.
+    private func watch(_ peripheral: Peripheral, _ characteristic: Characteristic) async -> StreamLoss {
+        let path = peripheral.path
+        let epoch = await central.disconnectCount(path)
+        while !Task.isCancelled {
+            let loss = await central.wait(timeout: configuration.dataTimeout) { central -> StreamLoss? in
+                guard central.state == .poweredOn else { return .adapterOff(central.state) }
+                guard central.device(path) != nil else { return .removed }
+                if central.disconnects[path, default: 0] != epoch { return .disconnected }
+                return central.exists(characteristic) ? nil : .gattReplaced
+            }
+            if let loss { return loss }
+            guard let last = streams[characteristic.path]?.lastValue else { return .gattReplaced }
+            if ContinuousClock.now - last >= configuration.dataTimeout { return .silent }
+        }
+        return .disconnected
+    }
+}

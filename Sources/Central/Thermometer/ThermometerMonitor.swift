@@ -1,0 +1,218 @@
+public import BlueZClient
+public import DBusCore
+public import ThermometerProfiles
+
+/// Keeps every thermometer connected and subscribed: the seed app's flow,
+/// run continuously and recovering from every fault BlueZ shows.
+///
+/// Power state → scan → discover a thermometer (by name or advertised
+/// service) → stop the scan → connect → find the service and characteristics
+/// by UUID → read → subscribe → report. Each thermometer has its own session
+/// task; all of them run on the D-Bus connection's executor.
+public actor ThermometerMonitor {
+    /// The central underneath.
+    public nonisolated let central: CentralManager
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { central.unownedExecutor }
+
+    let configuration: ThermometerConfiguration
+    let report: @Sendable (ThermometerEvent) -> Void
+
+    /// Sessions by thermometer.
+    var sessions: [BluetoothAddress: Task<Void, Never>] = [:]
+    /// Subscribed temperature characteristics → their thermometer.
+    var streams: [ObjectPath: Stream] = [:]
+    /// Thermometers whose device object is missing: scanning finds them again.
+    var awaitingDevice: Set<BluetoothAddress> = []
+    /// Connects under way (our scan pauses meanwhile, as the seed does).
+    var connectsInFlight = 0
+    /// Advertised names, remembered because BlueZ replaces them by the GAP name on connect.
+    var advertisedNames: [BluetoothAddress: String] = [:]
+    private var lastSeenReport: [BluetoothAddress: ContinuousClock.Instant] = [:]
+    private var scanUntil: ContinuousClock.Instant?
+    private var scanReconciling = false
+    private var scanDirty = false
+    private var observer: UInt64?
+    var random = SystemRandomNumberGenerator()
+
+    /// One subscribed characteristic.
+    struct Stream {
+        let address: BluetoothAddress
+        let profile: any ThermometerProfile
+        var lastValue: ContinuousClock.Instant
+    }
+
+    /// Creates a monitor; `report` is called on the connection's executor.
+    public init(
+        central: CentralManager, configuration: ThermometerConfiguration = ThermometerConfiguration(),
+        report: @escaping @Sendable (ThermometerEvent) -> Void
+    ) {
+        self.central = central
+        self.configuration = configuration
+        self.report = report
+    }
+
+    /// Starts following the central: sessions start as thermometers are found.
+    public func start() async {
+        observer = await central.addObserver { [weak self] event in
+            self?.assumeIsolated { $0.handle(event) }
+        }
+        let state = await central.state
+        handle(.stateChanged(state))
+    }
+
+    /// Stops every session: notifications off, links down, scan stopped.
+    public func shutdown() async {
+        if let observer { await central.removeObserver(observer) }
+        sessions.values.forEach { $0.cancel() }
+        sessions = [:]
+        for (path, _) in streams {
+            try? await central.setNotifyValue(
+                false, for: Characteristic(path: path, uuid: nil, flags: [], service: path))
+        }
+        for device in await central.knownDevices() where device.connected {
+            if let address = device.address, advertisedNames[address] != nil || isTracked(address) {
+                await central.cancelPeripheralConnection(Peripheral(address: address, path: device.path, name: nil))
+            }
+        }
+        streams = [:]
+        await central.stopScan()
+    }
+
+    /// Scans for `duration` even when every thermometer is connected (for `blectl scan`).
+    public func scan(for duration: Duration) async {
+        scanUntil = .now + duration
+        reconcileScan()
+        try? await Task.sleep(for: duration)
+        if let until = scanUntil, until <= .now { scanUntil = nil }
+        reconcileScan()
+    }
+
+    /// Reads a thermometer now and returns the reading (not reported: the caller records it).
+    public func readNow(_ address: BluetoothAddress) async throws -> TemperatureReading {
+        guard let (path, stream) = streams.first(where: { $0.value.address == address }) else {
+            throw CentralError.notFound("no subscribed thermometer \(address)")
+        }
+        let bytes = try await central.readValue(
+            for: Characteristic(path: path, uuid: nil, flags: [], service: path))
+        streams[path]?.lastValue = .now
+        return try stream.profile.decode(bytes).get()
+    }
+
+    /// Addresses of thermometers with a session.
+    public var thermometers: [BluetoothAddress] { sessions.keys.sorted() }
+
+    func isTracked(_ address: BluetoothAddress) -> Bool { sessions[address] != nil }
+
+    // MARK: Events from the central
+
+    private func handle(_ event: CentralEvent) {
+        switch event {
+        case .stateChanged(let state):
+            let adapter = central.assumeIsolated { $0.adapterPath }.map { String($0.lastElement) }
+            report(.adapterState(adapter: adapter, state: state))
+            if state == .poweredOn { adoptConnectedThermometers() }
+            reconcileScan()
+        case .discovered(let discovery):
+            discovered(discovery)
+        case .peripheralRemoved(let address, _):
+            lastSeenReport[address] = nil
+            report(.peripheralLost(address: address))
+        case .valueUpdated(let path, let bytes):
+            deliver(path, bytes)
+        case .disconnected, .servicesChanged:
+            break  // sessions wait on the central's state for these
+        }
+    }
+
+    private func discovered(_ discovery: Discovery) {
+        let address = discovery.peripheral.address
+        let advertisement = discovery.advertisement
+        if let name = advertisement.localName, !central.assumeIsolated({ $0.device(discovery.peripheral.path)?.connected ?? false }) {
+            advertisedNames[address] = name
+        }
+        let isThermometer = isThermometer(advertisement) || isTracked(address)
+        reportSeen(discovery, isThermometer: isThermometer)
+        guard isThermometer else { return }
+        if awaitingDevice.remove(address) != nil { reconcileScan() }
+        startSession(address)
+    }
+
+    private func isThermometer(_ advertisement: AdvertisementData) -> Bool {
+        if let name = advertisement.localName, configuration.names.contains(name) { return true }
+        return !Set(configuration.profiles.allServiceUUIDs).isDisjoint(with: advertisement.serviceUUIDs)
+    }
+
+    private func reportSeen(_ discovery: Discovery, isThermometer: Bool) {
+        let address = discovery.peripheral.address
+        let now = ContinuousClock.now
+        if let last = lastSeenReport[address], now - last < configuration.seenReportInterval { return }
+        lastSeenReport[address] = now
+        report(
+            .peripheralSeen(
+                address: address, name: advertisedNames[address] ?? discovery.advertisement.localName,
+                rssi: discovery.rssi, isThermometer: isThermometer))
+    }
+
+    /// Links left up (by us before a restart, or by another client) to devices
+    /// that serve a thermometer profile: BlueZ shows them with their GAP name,
+    /// so they are recognised by their services.
+    private func adoptConnectedThermometers() {
+        let serviceUUIDs = Set(configuration.profiles.allServiceUUIDs.map(\.uuidString))
+        for device in central.assumeIsolated({ $0.knownDevices() }) where device.connected {
+            guard let address = device.address, !isTracked(address) else { continue }
+            let services = central.assumeIsolated { $0.mirror { $0.services(of: device.path) } }
+            if services.contains(where: { serviceUUIDs.contains($0.uuid) }) { startSession(address) }
+        }
+    }
+
+    private func startSession(_ address: BluetoothAddress) {
+        guard sessions[address] == nil else { return }
+        sessions[address] = Task { await runSession(address) }
+    }
+
+    // MARK: Values
+
+    func deliver(_ path: ObjectPath, _ bytes: [UInt8]) {
+        guard var stream = streams[path] else { return }
+        stream.lastValue = .now
+        streams[path] = stream
+        let name = advertisedNames[stream.address]
+        switch stream.profile.decode(bytes) {
+        case .success(let reading): report(.reading(address: stream.address, name: name, reading))
+        case .failure(let error): report(.readingError(address: stream.address, name: name, error))
+        }
+    }
+
+    // MARK: Scanning
+
+    /// Brings our scan in line with what is needed, one change at a time.
+    func reconcileScan() {
+        guard !scanReconciling else {
+            scanDirty = true
+            return
+        }
+        scanReconciling = true
+        Task {
+            repeat {
+                scanDirty = false
+                let wanted = scanWanted()
+                let scanning = await central.isScanning
+                if wanted, !scanning {
+                    try? await central.scanForPeripherals(matching: ScanFilter())
+                } else if !wanted, scanning {
+                    await central.stopScan()
+                }
+            } while scanDirty
+            scanReconciling = false
+        }
+    }
+
+    private func scanWanted() -> Bool {
+        guard central.assumeIsolated({ $0.state }) == .poweredOn else { return false }
+        if let until = scanUntil, until > .now { return true }
+        guard connectsInFlight == 0 else { return false }
+        return sessions.isEmpty || !awaitingDevice.isEmpty
+    }
+
+    func log(_ level: Int, _ message: String) { report(.log(level: level, message: message)) }
+}

@@ -1,0 +1,103 @@
+public import BlectlProtocol
+public import Central
+public import UnixSupport
+
+/// Connects the BLE side to the hub: thermometer events become hub events, in
+/// order, and the hub's scan and read requests go to the monitor.
+public final class CentralBridge: CentralControl {
+    private let monitor: ThermometerMonitor
+    private let events: AsyncStream<DaemonEvent>.Continuation
+    private let log: Log
+
+    /// Events waiting for the hub; a bound the hub never comes near in practice.
+    static let queueLimit = 65_536
+
+    /// Creates the monitor over `central` and starts forwarding its events to `hub`.
+    public init(
+        hub: Hub, central: CentralManager, configuration: ThermometerConfiguration, log: Log
+    ) {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DaemonEvent.self, bufferingPolicy: .bufferingOldest(Self.queueLimit))
+        self.events = continuation
+        self.log = log
+        monitor = ThermometerMonitor(central: central, configuration: configuration) {
+            [continuation, log] event in
+            Self.forward(event, to: continuation, log: log)
+        }
+        // One consumer applies events in the order the monitor reported them.
+        Task { for await event in stream { await hub.apply(event) } }
+    }
+
+    /// Starts the monitor: scanning and connecting begin.
+    public func start() async { await monitor.start() }
+
+    /// Unsubscribes, disconnects and stops scanning; then ends the event stream.
+    public func shutdown() async {
+        await monitor.shutdown()
+        events.finish()
+    }
+
+    public func scan(for duration: Duration) async throws {
+        await monitor.scan(for: duration)
+    }
+
+    public func readNow(address: String) async throws -> TemperatureSample {
+        guard let parsed = BluetoothAddress(address) else {
+            throw ErrorInfo(.badRequest, "not a Bluetooth address: \(address)")
+        }
+        do {
+            return Self.sample(try await monitor.readNow(parsed))
+        } catch {
+            throw ErrorInfo(.unavailable, "\(error)")
+        }
+    }
+
+    // MARK: Translation
+
+    private static func forward(
+        _ event: ThermometerEvent, to continuation: AsyncStream<DaemonEvent>.Continuation, log: Log
+    ) {
+        guard let translated = translate(event, log: log) else { return }
+        if case .dropped = continuation.yield(translated) {
+            log.error("event queue full: the hub is not keeping up; an event was dropped")
+        }
+    }
+
+    static func translate(_ event: ThermometerEvent, log: Log) -> DaemonEvent? {
+        switch event {
+        case .adapterState(let adapter, let state):
+            log.notice("adapter \(adapter ?? "-"): \(state.rawValue)")
+            return .adapterState(adapter: adapter ?? "", state: AdapterState(rawValue: state.rawValue) ?? .unknown)
+        case .peripheralSeen(let address, let name, let rssi, let isThermometer):
+            return .peripheralSeen(
+                address: address.description, name: name, rssi: rssi.map(Int.init), isThermometer: isThermometer)
+        case .peripheralLost(let address):
+            return .peripheralLost(address: address.description)
+        case .connected(let address, let name):
+            log.notice("connected to \(name ?? "thermometer") \(address)")
+            return .connected(address: address.description, name: name)
+        case .disconnected(let address, let reason):
+            log.notice("lost \(address): \(reason)")
+            return .disconnected(address: address.description, reason: reason)
+        case .reading(let address, let name, let reading):
+            return .reading(address: address.description, name: name, sample: sample(reading))
+        case .readingError(let address, _, let error):
+            log.warning("bad value from \(address): \(error)")
+            return .readingError(address: address.description, message: "\(error)", raw: error.raw)
+        case .log(let level, let message):
+            log.log(LogLevel(rawValue: level) ?? .info, message)
+            return nil
+        }
+    }
+
+    static func sample(_ reading: TemperatureReading) -> TemperatureSample {
+        TemperatureSample(
+            celsius: reading.celsius, raw: reading.rawText ?? reading.raw.map { hex($0) }.joined(),
+            unit: reading.unit == .fahrenheit ? .fahrenheit : .celsius)
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    }
+}

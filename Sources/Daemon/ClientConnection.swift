@@ -1,0 +1,274 @@
+import BlectlProtocol
+import Dispatch
+import Glibc
+import UnixSupport
+
+/// One client of the socket server: reads request lines, answers them in order, queues
+/// output without blocking, and closes itself on error, EOF or overload.
+///
+/// The descriptor is closed only after both dispatch sources have been cancelled (their
+/// cancel handlers count down), as libdispatch requires.
+final class ClientConnection: @unchecked Sendable {
+    // @unchecked Sendable: confined to the server's queue like the server itself; it is
+    // only captured by closures that run there.
+
+    let id: Int
+    private let fd: Int32
+    private unowned let server: SocketServer
+    private var readSource: (any DispatchSourceRead)?
+    private var writeSource: (any DispatchSourceWrite)?
+    private var readSuspended = false
+    private var readCancelled = false
+    /// A new source is inactive, which counts as suspended.
+    private var writeSuspended = true
+    private var liveSources = 0
+    private var input: LineBuffer
+    private var output = OutputQueue()
+    /// A request is being answered; the next waits for it.
+    private var busy = false
+    private var inputEnded = false
+    private var closingAfterFlush = false
+    private(set) var closed = false
+    /// The event types pushed to this client; nil until it subscribes.
+    private var subscription: Set<EventType>?
+
+    init(id: Int, fd: Int32, server: SocketServer) {
+        self.id = id
+        self.fd = fd
+        self.server = server
+        self.input = LineBuffer(maxLineLength: server.configuration.maxLineLength)
+    }
+
+    func start() {
+        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: server.queue)
+        read.setEventHandler { [unowned self] in readAvailable() }
+        read.setCancelHandler { [self] in sourceCancelled() }  // strong: keeps self until the fd is closed
+        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: server.queue)
+        write.setEventHandler { [unowned self] in flush() }
+        write.setCancelHandler { [self] in sourceCancelled() }
+        readSource = read
+        writeSource = write
+        liveSources = 2
+        read.resume()
+        // The write source stays inactive until a write would block.
+    }
+
+    func wants(_ type: EventType) -> Bool {
+        !closed && subscription?.contains(type) == true
+    }
+
+    // MARK: - Input
+
+    private func readAvailable() {
+        guard !closed, !readCancelled else { return }
+        switch UnixSocket.receive(fd, into: server.receiveBuffer) {
+        case .transferred(let count):
+            input.append(UnsafeRawBufferPointer(rebasing: server.receiveBuffer[..<count]))
+            processInput()
+        case .wouldBlock:
+            return
+        case .endOfFile:
+            endInput()
+        case .failed(let error):
+            close(reason: "read failed: \(error.reason)")
+        }
+    }
+
+    /// The client shut its sending side: answer what it sent, then close once done.
+    ///
+    /// Even a subscriber is closed then: a half-closed and a fully closed peer look the
+    /// same from here, and a dead subscriber must not hold a client slot until the next
+    /// event happens to fail on it.
+    private func endInput() {
+        inputEnded = true
+        stopReading()
+        input.finish()
+        processInput()
+        closeIfFinished()
+    }
+
+    private func processInput() {
+        while !busy && !closed && !closingAfterFlush {
+            switch input.next() {
+            case .line(let line):
+                handle(line)
+            case .incomplete:
+                applyBackpressure()
+                return
+            case .tooLong:
+                rejectLongLine()
+                return
+            }
+        }
+        applyBackpressure()
+    }
+
+    /// Stops reading while a request is being answered and a full line's worth of input
+    /// is already waiting; resumes when it is not. This bounds buffered input.
+    private func applyBackpressure() {
+        guard let readSource, !readCancelled else { return }
+        let shouldPause = busy && input.bufferedCount >= server.configuration.maxLineLength
+        if shouldPause && !readSuspended {
+            readSuspended = true
+            readSource.suspend()
+        } else if !shouldPause && readSuspended {
+            readSuspended = false
+            readSource.resume()
+        }
+    }
+
+    private func handle(_ line: [UInt8]) {
+        if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
+        switch Request.parse(line) {
+        case .failure(let error):
+            server.statistics.badRequests += 1
+            send(Response.failure(error.error).line(id: error.id))
+        case .success(let request):
+            if case .subscribe(let types) = request.command {
+                subscribe(to: types ?? Set(EventType.allCases), id: request.id)
+            } else {
+                answer(request)
+            }
+        }
+    }
+
+    /// Subscribing is the connection's business: from this point on the queue order
+    /// guarantees every event after `lastSeq` follows the reply.
+    private func subscribe(to types: Set<EventType>, id: Int?) {
+        subscription = types
+        let result = SubscribeResult(events: types.sorted { $0.rawValue < $1.rawValue }, lastSeq: server.lastSeq)
+        send(Response.subscribed(result).line(id: id))
+    }
+
+    private func answer(_ request: Request) {
+        busy = true
+        let handler = server.handler
+        let queue = server.queue
+        Task {
+            // Encode here, off the server's queue: a history page can be large.
+            let reply = await handler.handle(request.command).line(id: request.id)
+            queue.async { [self] in finishRequest(reply) }
+        }
+    }
+
+    private func finishRequest(_ reply: [UInt8]) {
+        guard !closed else { return }
+        busy = false
+        send(reply)
+        processInput()
+        closeIfFinished()
+    }
+
+    private func rejectLongLine() {
+        server.statistics.closedForLongLines += 1
+        server.log.notice("client \(id) sent a line over \(server.configuration.maxLineLength) bytes; closing")
+        stopReading()
+        input.reset()
+        let error = ErrorInfo(.lineTooLong, "lines are limited to \(server.configuration.maxLineLength) bytes")
+        send(Response.failure(error).line(id: nil))
+        closeAfterFlush()
+    }
+
+    // MARK: - Output
+
+    /// Queues `bytes` and writes what the socket takes now; drops the client if its queue
+    /// would exceed the bound.
+    func send(_ bytes: [UInt8]) {
+        guard !closed else { return }
+        if output.byteCount + bytes.count > server.configuration.maxQueuedBytes {
+            server.statistics.droppedSlow += 1
+            server.log.warning(
+                "client \(id) is not reading (over \(server.configuration.maxQueuedBytes) bytes queued); dropping it")
+            close(reason: "output queue full")
+            return
+        }
+        output.append(bytes)
+        flush()
+    }
+
+    private func flush() {
+        guard !closed else { return }
+        while !output.isEmpty {
+            var outcome = IOResult.wouldBlock
+            output.writeFront { buffer in
+                outcome = UnixSocket.send(fd, buffer)
+                if case .transferred(let count) = outcome { return count }
+                return 0
+            }
+            switch outcome {
+            case .transferred:
+                continue
+            case .wouldBlock:
+                setWriteArmed(true)
+                return
+            case .endOfFile, .failed:
+                close(reason: "the client went away")
+                return
+            }
+        }
+        setWriteArmed(false)
+        if closingAfterFlush {
+            close(reason: "closed after an error")
+        } else {
+            closeIfFinished()
+        }
+    }
+
+    private func setWriteArmed(_ armed: Bool) {
+        guard let writeSource, armed == writeSuspended else { return }
+        writeSuspended = !armed
+        if armed { writeSource.resume() } else { writeSource.suspend() }
+    }
+
+    // MARK: - Closing
+
+    private func closeIfFinished() {
+        if inputEnded && !busy && output.isEmpty && input.bufferedCount == 0 {
+            close(reason: "the client finished")
+        }
+    }
+
+    /// Closes once the queued output is written, or after the grace period at the latest.
+    private func closeAfterFlush() {
+        closingAfterFlush = true
+        let grace = server.configuration.closeGrace
+        server.queue.asyncAfter(deadline: .now() + .milliseconds(Int(grace.seconds * 1000))) { [self] in
+            close(reason: "did not read its last reply in time")
+        }
+        if output.isEmpty { close(reason: "closed after an error") }
+    }
+
+    private func stopReading() {
+        guard let readSource, !readCancelled else { return }
+        readCancelled = true
+        readSource.cancel()
+        if readSuspended {
+            readSuspended = false
+            readSource.resume()  // a suspended source never runs its cancel handler
+        }
+    }
+
+    /// Closes the connection now; queued output is discarded.
+    func close(reason: String) {
+        guard !closed else { return }
+        closed = true
+        server.remove(self, reason: reason)
+        stopReading()
+        if let writeSource {
+            writeSource.cancel()
+            if writeSuspended {
+                writeSuspended = false
+                writeSource.resume()  // also activates a source that never was
+            }
+        }
+    }
+
+    private func sourceCancelled() {
+        liveSources -= 1
+        guard liveSources == 0 else { return }
+        Glibc.close(fd)
+        readSource = nil
+        writeSource = nil
+        server.descriptorClosed()
+    }
+}

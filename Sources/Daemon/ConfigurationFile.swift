@@ -1,0 +1,67 @@
+extension DaemonConfiguration {
+    /// Applies a configuration file's `key = value` lines over the current settings.
+    ///
+    /// `#` starts a comment at the beginning of a line or after whitespace; values may be
+    /// wrapped in double quotes (keeping a `#` or surrounding spaces); keys may be written
+    /// with `-` or `_`. Each key may appear once; every mistake is reported as
+    /// `path:line: message`.
+    public mutating func apply(fileText text: String, path: String) throws(ConfigurationError) {
+        var lineOfKey: [String: Int] = [:]
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            let line = Self.strippingComment(rawLine).trimmed
+            if line.isEmpty { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw .file(path: path, line: number, message: "expected 'key = value', got '\(line)'")
+            }
+            let key = line[..<equals].trimmed.lowercased().replacing("-", with: "_")
+            let value = Self.unquoted(line[line.index(after: equals)...].trimmed)
+            guard let setting = ConfigurationSetting.named(key) else {
+                throw .file(path: path, line: number, message: "unknown key '\(key)'")
+            }
+            if let first = lineOfKey[key] {
+                throw .file(path: path, line: number, message: "'\(key)' is already set on line \(first)")
+            }
+            lineOfKey[key] = number
+            do {
+                try setting.apply(&self, Self.values(value, kind: setting.kind))
+            } catch {
+                throw .file(path: path, line: number, message: "\(key): \(error.message)")
+            }
+        }
+        if reconnect.maximum < reconnect.minimum {
+            let line = lineOfKey["reconnect_max"] ?? lineOfKey["reconnect_min"] ?? 0
+            throw .file(path: path, line: line, message: "reconnect_max is smaller than reconnect_min")
+        }
+    }
+
+    private static func values(_ value: String, kind: ConfigurationSetting.Kind) throws(SettingError) -> [String] {
+        guard kind == .list else {
+            guard !value.isEmpty else { throw SettingError("missing value") }
+            return [value]
+        }
+        let items = value.split(separator: ",", omittingEmptySubsequences: false).map { unquoted($0.trimmed) }
+        guard !items.contains(where: \.isEmpty) else { throw SettingError("empty item in list '\(value)'") }
+        return items
+    }
+
+    /// The line up to a `#` that starts it or follows whitespace, outside double quotes.
+    private static func strippingComment(_ line: Substring) -> Substring {
+        var inQuotes = false
+        var previous: Character = " "
+        for index in line.indices {
+            let character = line[index]
+            if character == "\"" { inQuotes.toggle() }
+            if character == "#", !inQuotes, previous == " " || previous == "\t" {
+                return line[..<index]
+            }
+            previous = character
+        }
+        return line
+    }
+
+    private static func unquoted(_ value: String) -> String {
+        guard value.count >= 2, value.first == "\"", value.last == "\"" else { return value }
+        return String(value.dropFirst().dropLast())
+    }
+}

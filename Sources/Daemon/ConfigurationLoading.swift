@@ -1,0 +1,89 @@
+import BlectlProtocol
+import Glibc
+public import UnixSupport
+
+extension DaemonConfiguration {
+    /// The options blectld accepts, for help and for the parser.
+    static var options: [OptionSpec] {
+        [.value("config", "PATH", help: "Configuration file (default \(defaultConfigPath))")]
+            + ConfigurationSetting.all.compactMap(\.option)
+            + [
+                .flag("mock", help: "Use the built-in mock adapter instead of BlueZ"),
+                .flag("help", short: "h", help: "Show this help"),
+                .flag("version", help: "Show the version"),
+            ]
+    }
+
+    /// Builds the configuration from the command line, the configuration file it names
+    /// (or the default one, which may be absent) and `BLECTL_SOCKET`.
+    ///
+    /// The command line is parsed first, so a usage error is reported before any file is
+    /// read; precedence is defaults < file < environment < command line.
+    public static func load(
+        arguments: [String],
+        environment: [String: String],
+        readFile: (String) throws(SystemError) -> String? = { path throws(SystemError) in try readTextFile(path) }
+    ) throws(ConfigurationError) -> DaemonInvocation {
+        let parsed: ParsedArguments
+        do {
+            parsed = try ArgvParser(globals: options).parse(arguments)
+        } catch {
+            throw .usage(error)
+        }
+        if parsed.flag("help") { return .help(helpText) }
+        if parsed.flag("version") { return .version("blectld \(ProtocolInfo.softwareVersion)") }
+
+        var configuration = DaemonConfiguration()
+        if let path = parsed.value("config") { configuration.configPath = path }
+        let text: String?
+        do {
+            text = try readFile(configuration.configPath)
+        } catch {
+            throw .unreadable(error)
+        }
+        if let text {
+            try configuration.apply(fileText: text, path: configuration.configPath)
+        } else if parsed.value("config") != nil {
+            // Only the default file may be absent: a file named on purpose must exist.
+            throw .unreadable(SystemError("open(\(configuration.configPath))", code: ENOENT))
+        }
+        if let socket = environment[ProtocolInfo.socketEnvironmentVariable], !socket.isEmpty {
+            try configuration.applyOverride("socket", [socket], source: ProtocolInfo.socketEnvironmentVariable)
+        }
+        try configuration.apply(parsed)
+        return .run(configuration)
+    }
+
+    /// Applies the command line's settings over the current ones.
+    private mutating func apply(_ parsed: ParsedArguments) throws(ConfigurationError) {
+        for setting in ConfigurationSetting.all {
+            guard let flag = setting.flag, parsed.flag(flag) else { continue }
+            let values = setting.kind == .boolean ? ["yes"] : parsed.values(flag)
+            try applyOverride(setting.key, values, source: "--\(flag)")
+        }
+        if parsed.flag("mock") { mock = true }
+    }
+
+    private mutating func applyOverride(_ key: String, _ values: [String], source: String) throws(ConfigurationError) {
+        do {
+            try ConfigurationSetting.named(key)!.apply(&self, values)
+        } catch {
+            throw .usage(UsageError("\(source): \(error.message)"))
+        }
+    }
+
+    /// Help for `blectld --help`.
+    public static var helpText: String {
+        """
+        Usage: blectld [OPTIONS]
+
+        Keeps BLE thermometers connected and publishes peripherals and temperatures on a
+        Unix socket (JSON Lines; see docs/protocol.md). Runs in the foreground and logs to
+        stderr, as a systemd service expects. Settings come from \(defaultConfigPath),
+        then BLECTL_SOCKET, then these options.
+
+        Options:
+        \(options.helpLines())
+        """
+    }
+}

@@ -1,0 +1,95 @@
+import BlectlProtocol
+public import UnixSupport
+
+/// Everything blectld can be told: built-in defaults, overridden by the configuration
+/// file, then by `BLECTL_SOCKET`, then by command-line flags.
+public struct DaemonConfiguration: Equatable, Sendable {
+    /// How reconnection attempts back off after a thermometer is lost.
+    public struct Backoff: Equatable, Sendable {
+        /// The first delay.
+        public var minimum: Duration = .seconds(1)
+        /// The largest delay; delays double up to it.
+        public var maximum: Duration = .seconds(60)
+        /// Random spread as a fraction of each delay (0.2 = ±20 %).
+        public var jitter: Double = 0.2
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The default configuration file.
+    public static let defaultConfigPath = "/etc/blectl/blectld.conf"
+
+    /// The configuration file read (or that would have been read).
+    public var configPath = defaultConfigPath
+    /// The Unix socket clients connect to.
+    public var socketPath = ProtocolInfo.defaultSocketPath
+    /// The group that owns the socket (mode 0660), so its members may use blectl.
+    public var socketGroup: String?
+    /// The Bluetooth adapter, e.g. `hci0`.
+    public var adapter = "hci0"
+    /// The least severe log level written.
+    public var logLevel = LogLevel.info
+    /// Advertised names that mark a thermometer (the reference peripheral advertises
+    /// no service UUID, so names are how it is found).
+    public var names = ["Thermometer"]
+    /// Extra thermometer service UUIDs, normalised to lowercase 128-bit form, on top of
+    /// the built-in ones.
+    public var serviceUUIDs: [String] = []
+    /// Reconnection back-off.
+    public var reconnect = Backoff()
+    /// Readings (and reading errors) kept per device for `history`.
+    public var historySize = 1000
+    /// The most clients served at once.
+    public var maxClients = 64
+    /// The longest request line accepted, in bytes.
+    public var maxLineLength = 64 * 1024
+    /// The most bytes queued for one client before it is dropped as too slow.
+    public var clientQueueBytes = 1 << 20
+    /// How long a `scan` lasts when the request gives no timeout.
+    public var scanTimeout: Duration = .seconds(10)
+    /// Whether to switch the adapter on when it is off.
+    public var powerOnAdapter = false
+    /// Whether to run against the built-in mock adapter instead of BlueZ.
+    public var mock = false
+
+    /// The defaults.
+    public init() {}
+}
+
+/// What the daemon's command line asks for.
+public enum DaemonInvocation: Equatable, Sendable {
+    /// Run with this configuration.
+    case run(DaemonConfiguration)
+    /// Print this help text and exit 0.
+    case help(String)
+    /// Print this version line and exit 0.
+    case version(String)
+}
+
+/// A configuration mistake, with where it is and how to exit.
+public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The command line was wrong.
+    case usage(UsageError)
+    /// A line of the configuration file was wrong.
+    case file(path: String, line: Int, message: String)
+    /// The configuration file could not be read.
+    case unreadable(SystemError)
+
+    /// The exit status: 64 for the command line, 78 (`EX_CONFIG`) for the file.
+    public var exitCode: Int32 {
+        switch self {
+        case .usage: ExitCode.usage
+        case .file, .unreadable: ExitCode.configuration
+        }
+    }
+
+    /// A readable form, for logs and messages.
+    public var description: String {
+        switch self {
+        case .usage(let error): error.message
+        case .file(let path, let line, let message): "\(path):\(line): \(message)"
+        case .unreadable(let error): "cannot read configuration: \(error)"
+        }
+    }
+}

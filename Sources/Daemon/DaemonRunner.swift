@@ -1,0 +1,139 @@
+import BlectlProtocol
+public import Central
+import Dispatch
+import Glibc
+public import UnixSupport
+
+/// blectld's life: start everything, serve until SIGTERM, shut down cleanly.
+public struct DaemonRunner {
+    let configuration: DaemonConfiguration
+    let log: Log
+    private let notifier = SystemdNotifier()
+
+    /// Creates a runner for a loaded configuration.
+    public init(configuration: DaemonConfiguration, log: Log) {
+        self.configuration = configuration
+        self.log = log
+    }
+
+    /// Runs the daemon; returns its exit status.
+    public func run() async -> Int32 {
+        ProcessSignals.ignoreBrokenPipe()
+        // Watch signals before anything can fail, so SIGTERM during start-up is not lost.
+        let signals = SignalWatcher.stream([.terminate, .interrupt, .hangup])
+        let mock: MockStack?
+        do {
+            mock = configuration.mock ? try MockStack.start(log: log) : nil
+        } catch {
+            log.error("cannot start the mock adapter: \(error)")
+            return ExitCode.failure
+        }
+        defer { mock?.stop() }
+        let bus: BlueZBus = mock.map { .address($0.busAddress) } ?? .system
+        let central: CentralManager
+        do {
+            central = try await CentralManager.connect(
+                to: bus, options: centralOptions, diagnostics: { [log] in log.warning("BlueZ: \($0)") })
+        } catch {
+            log.error("cannot connect to the \(mock == nil ? "system" : "mock") D-Bus bus: \(error)")
+            return ExitCode.failure
+        }
+        let service = DaemonService(configuration: configuration, log: log)
+        let bridge = CentralBridge(
+            hub: service.hub, central: central, configuration: thermometerConfiguration, log: log)
+        await service.hub.attach(bridge)
+        do {
+            try await service.start(inheriting: listenFDs().first)
+        } catch {
+            log.error("cannot listen on \(configuration.socketPath): \(error)")
+            await central.close()
+            return ExitCode.failure
+        }
+        await reportState(central)
+        await bridge.start()
+        await announceReady(service.hub, central)
+        await serve(until: signals)
+        log.notice("stopping")
+        try? notifier.stopping()
+        await bridge.shutdown()
+        await service.stop()
+        await central.close()
+        return ExitCode.success
+    }
+
+    private func serve(until signals: AsyncStream<UnixSignal>) async {
+        for await signal in signals {
+            if signal == .hangup {
+                reload()
+                continue
+            }
+            log.notice("received \(signal)")
+            return
+        }
+    }
+
+    /// SIGHUP: re-reads the configuration file and reports what it found.
+    private func reload() {
+        var arguments = ["--config", configuration.configPath]
+        if configuration.mock { arguments.append("--mock") }
+        do {
+            _ = try DaemonConfiguration.load(arguments: arguments, environment: ProcessEnvironment.current)
+            log.notice("configuration \(configuration.configPath) is valid; changes apply on restart")
+        } catch {
+            log.error("reload: \(error); keeping the running configuration")
+        }
+    }
+
+    private func reportState(_ central: CentralManager) async {
+        let state = await central.state
+        if state == .unauthorized {
+            log.error(
+                "BlueZ refused access (D-Bus AccessDenied): run blectld as root or as a member of the "
+                    + "'bluetooth' group (the systemd unit does this)")
+        }
+    }
+
+    private func announceReady(_ hub: Hub, _ central: CentralManager) async {
+        let notifier = notifier
+        let status = await hub.status()
+        try? notifier.ready(status: Self.statusLine(status))
+        log.notice("ready: socket \(configuration.socketPath)")
+        // STATUS= follows the adapter and the links, not every reading.
+        await hub.addListener { event in
+            guard [.adapterState, .connected, .disconnected].contains(event.type) else { return }
+            Task { try? notifier.status(Self.statusLine(await hub.status())) }
+        }
+        if let interval = SystemdNotifier.watchdogInterval() { startWatchdog(interval, central) }
+    }
+
+    /// Pings systemd's watchdog from the D-Bus executor, so a wedged event loop stops the pings.
+    private func startWatchdog(_ interval: Duration, _ central: CentralManager) {
+        let notifier = notifier
+        Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval / 2)
+                await central.ping()
+                try? notifier.watchdog()
+            }
+        }
+    }
+
+    static func statusLine(_ status: StatusResult) -> String {
+        "adapter \(status.adapter ?? "-") \(status.state.rawValue), \(status.connected.count) connected"
+    }
+
+    private var centralOptions: CentralOptions {
+        CentralOptions(
+            adapter: AdapterSelection(configuration.adapter) ?? .automatic, powerOnAdapter: configuration.powerOnAdapter)
+    }
+
+    private var thermometerConfiguration: ThermometerConfiguration {
+        let extra = configuration.serviceUUIDs.compactMap(BluetoothUUID.init)
+        return ThermometerConfiguration(
+            names: configuration.names,
+            profiles: ProfileRegistry.standard.addingPiCPUTemperatureUUIDs(services: extra),
+            reconnect: ReconnectPolicy(
+                initialDelay: configuration.reconnect.minimum, maximumDelay: configuration.reconnect.maximum,
+                jitter: configuration.reconnect.jitter))
+    }
+}

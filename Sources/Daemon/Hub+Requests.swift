@@ -1,0 +1,147 @@
+public import BlectlProtocol
+import FoundationEssentials
+
+extension Hub {
+    /// Daemon and adapter state, and the connected thermometers with their latest readings.
+    public func status() -> StatusResult {
+        let connected = table.connected.map { record in
+            ConnectedPeripheral(
+                address: record.address, name: record.name,
+                since: Timestamp(record.connectedSince ?? record.lastSeen),
+                lastReading: store.latestReading(record.address))
+        }
+        return StatusResult(
+            adapter: adapterName, state: adapterState, connected: connected, lastSeq: lastSeq,
+            started: Timestamp(started))
+    }
+
+    /// The peripheral table: connected first, then thermometers, then by signal strength.
+    public func peripherals() -> [PeripheralInfo] {
+        table.records.values.map { record in
+            PeripheralInfo(
+                address: record.address, name: record.name, rssi: record.rssi, thermometer: record.isThermometer,
+                connected: record.connectedSince != nil, lastSeen: Timestamp(record.lastSeen))
+        }.sorted(by: Self.displayOrder)
+    }
+
+    private static func displayOrder(_ lhs: PeripheralInfo, _ rhs: PeripheralInfo) -> Bool {
+        if lhs.connected != rhs.connected { return lhs.connected }
+        if lhs.thermometer != rhs.thermometer { return lhs.thermometer }
+        if lhs.rssi != rhs.rssi { return (lhs.rssi ?? Int.min) > (rhs.rssi ?? Int.min) }
+        return lhs.address < rhs.address
+    }
+
+    /// Stored readings and reading errors after `since`, for one device (address or name) or all.
+    public func history(address selector: String?, since: UInt64, limit: Int?) -> HistoryResult {
+        let page = min(max(limit ?? limits.historyPage, 1), limits.historyPage)
+        let address = selector.map { resolve($0) ?? Self.normalized($0) }
+        let (events, complete, more) = store.history(address: address, since: since, limit: page)
+        return HistoryResult(events: events, lastSeq: lastSeq, complete: complete, more: more)
+    }
+
+    /// Scans for `timeout` (or the default), then returns the peripherals seen since the
+    /// scan began, plus the connected ones. A scan already running is joined, not repeated.
+    public func scan(timeout: Duration?) async throws(ErrorInfo) -> [PeripheralInfo] {
+        guard let central else {
+            throw ErrorInfo(.unavailable, "the daemon has no Bluetooth central")
+        }
+        if [.poweredOff, .unsupported, .unauthorized].contains(adapterState) {
+            throw ErrorInfo(.unavailable, "adapter \(adapterName ?? "?") is \(adapterState.rawValue)")
+        }
+        let duration = min(max(timeout ?? limits.defaultScan, .zero), limits.maxScan)
+        let startedAt = now()
+        let task = scanTask ?? Task { try await central.scan(for: duration) }
+        scanTask = task
+        let result = await task.result
+        if scanTask == task { scanTask = nil }
+        if case .failure(let error) = result { throw ErrorInfo(describing: error) }
+        return peripherals().filter { $0.connected || $0.lastSeen.date >= startedAt }
+    }
+
+    /// A current temperature from each connected thermometer matching `selector` (an
+    /// address or a name; all when nil), waiting up to `timeout` for one to connect.
+    ///
+    /// Each thermometer is read afresh when the central can; otherwise its latest
+    /// reading is reported with its age. With nothing connected, the latest readings of
+    /// matching devices are reported; with none of those either, the reply is an error.
+    public func read(matching selector: String?, timeout: Duration?) async throws(ErrorInfo) -> [ReadingReport] {
+        let requestedAt = Timestamp(now())
+        let wait = min(max(timeout ?? limits.defaultReadTimeout, .zero), limits.maxReadTimeout)
+        let deadline = ContinuousClock.now + wait
+        _ = await self.wait(until: deadline) { !connectedThermometers(matching: selector).isEmpty }
+        let targets = connectedThermometers(matching: selector)
+        guard !targets.isEmpty else {
+            return try storedReports(matching: selector, waited: wait)
+        }
+        var reports: [ReadingReport] = []
+        await withTaskGroup(of: ReadingReport?.self) { group in
+            for address in targets {
+                group.addTask { await self.report(for: address, since: requestedAt, deadline: deadline) }
+            }
+            for await report in group {
+                if let report { reports.append(report) }
+            }
+        }
+        guard !reports.isEmpty else {
+            throw ErrorInfo(.timeout, "no temperature arrived within \(Self.format(wait))")
+        }
+        return reports.sorted { $0.address < $1.address }
+    }
+
+    /// One thermometer's temperature: read now, else the stored one, else the first to arrive.
+    private func report(for address: String, since requestedAt: Timestamp, deadline: ContinuousClock.Instant) async
+        -> ReadingReport?
+    {
+        if let central {
+            let readDeadline = min(deadline, ContinuousClock.now + limits.freshRead)
+            if case .success(let sample) = await TimeLimit.run(
+                until: readDeadline, { try await central.readNow(address: address) })
+            {
+                let reading = record(sample, address: address, name: nil)
+                waiters.wakeAll()
+                return report(reading, fresh: true)
+            }
+        }
+        _ = await wait(until: deadline) { store.latestReading(address) != nil }
+        return store.latestReading(address).map { report($0, fresh: $0.time >= requestedAt) }
+    }
+
+    /// `fresh`: the reading arrived after the request did (a stored one is not fresh).
+    private func report(_ reading: Reading, fresh: Bool) -> ReadingReport {
+        let age = max(0, now().timeIntervalSince(reading.time.date))
+        return ReadingReport(reading, fresh: fresh, ageSeconds: (age * 1000).rounded() / 1000)
+    }
+
+    private func storedReports(matching selector: String?, waited: Duration) throws(ErrorInfo) -> [ReadingReport] {
+        let stored = store.latestReadings { address, name in matches(selector, address: address, name: name) }
+        if !stored.isEmpty { return stored.map { report($0, fresh: false) } }
+        if let selector, resolve(selector) == nil {
+            throw ErrorInfo(.notFound, "no thermometer matches \"\(selector)\"")
+        }
+        throw ErrorInfo(.timeout, "no thermometer connected within \(Self.format(waited))")
+    }
+
+    private func connectedThermometers(matching selector: String?) -> [String] {
+        table.connected.filter { matches(selector, address: $0.address, name: $0.name) }.map(\.address)
+    }
+
+    /// Whether a device is the one `selector` names: its address, or its name, in any case.
+    private func matches(_ selector: String?, address: String, name: String?) -> Bool {
+        guard let selector else { return true }
+        return address == Self.normalized(selector) || name?.lowercased() == selector.lowercased()
+            || store.name(of: address)?.lowercased() == selector.lowercased()
+    }
+
+    /// The address of the known device `selector` names, if any.
+    private func resolve(_ selector: String) -> String? {
+        if let record = table.records.values.first(where: { matches(selector, address: $0.address, name: $0.name) }) {
+            return record.address
+        }
+        return store.latestReadings { matches(selector, address: $0, name: $1) }.first?.address
+    }
+
+    private static func format(_ duration: Duration) -> String {
+        let seconds = duration.seconds
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+}

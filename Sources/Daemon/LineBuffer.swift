@@ -1,0 +1,100 @@
+/// Accumulates bytes from a socket and hands out complete lines, bounded in length.
+///
+/// Lines end with `\n`; a trailing `\r` is dropped. A line (or an unfinished tail) longer
+/// than `maxLineLength` is reported once as too long, and the buffer is then useless:
+/// the connection is closed.
+struct LineBuffer {
+    enum Next: Equatable {
+        /// A complete line, without its terminator.
+        case line([UInt8])
+        /// No complete line yet.
+        case incomplete
+        /// A line exceeded the maximum length.
+        case tooLong
+    }
+
+    let maxLineLength: Int
+    private var bytes: [UInt8] = []
+    private var start = 0
+    /// Where the search for the next newline resumes: earlier bytes hold none.
+    private var scanned = 0
+
+    init(maxLineLength: Int) {
+        self.maxLineLength = maxLineLength
+    }
+
+    /// Bytes received and not yet handed out.
+    var bufferedCount: Int { bytes.count - start }
+
+    mutating func append(_ chunk: UnsafeRawBufferPointer) {
+        if start > 0 && start >= bytes.count / 2 {
+            bytes.removeFirst(start)
+            scanned -= start
+            start = 0
+        }
+        bytes.append(contentsOf: chunk)
+    }
+
+    /// Ends the input: an unterminated last line counts as a line.
+    mutating func finish() {
+        if bufferedCount > 0 && bytes.last != UInt8(ascii: "\n") {
+            bytes.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    mutating func next() -> Next {
+        let newline = bytes[max(scanned, start)...].firstIndex(of: UInt8(ascii: "\n"))
+        guard let newline else {
+            scanned = bytes.count
+            return bufferedCount > maxLineLength ? .tooLong : .incomplete
+        }
+        var end = newline
+        if end > start && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        let line = Array(bytes[start..<end])
+        start = newline + 1
+        scanned = start
+        return line.count > maxLineLength ? .tooLong : .line(line)
+    }
+
+    /// Drops everything buffered.
+    mutating func reset() {
+        bytes = []
+        start = 0
+        scanned = 0
+    }
+}
+
+/// Bytes waiting to be written to one client, counted so the bound can be enforced.
+struct OutputQueue {
+    private var chunks: [[UInt8]] = []
+    private var head = 0
+    /// How much of the first chunk was already written.
+    private var offset = 0
+    /// Bytes queued and not yet written.
+    private(set) var byteCount = 0
+
+    var isEmpty: Bool { byteCount == 0 }
+
+    mutating func append(_ chunk: [UInt8]) {
+        guard !chunk.isEmpty else { return }
+        chunks.append(chunk)
+        byteCount += chunk.count
+    }
+
+    /// Calls `body` with the unwritten part of the first chunk; `body` returns how many
+    /// bytes it wrote, which are then dropped from the queue.
+    mutating func writeFront(_ body: (UnsafeRawBufferPointer) -> Int) {
+        guard head < chunks.count else { return }
+        let written = chunks[head].withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+        offset += written
+        byteCount -= written
+        if offset == chunks[head].count {
+            head += 1
+            offset = 0
+            if head == chunks.count || head >= 64 {
+                chunks.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import FoundationEssentials
+
+/// What the hub knows about one peripheral.
+struct PeripheralRecord: Equatable, Sendable {
+    var address: String
+    var name: String?
+    var rssi: Int?
+    var isThermometer: Bool
+    var lastSeen: Date
+    /// When a `peripheral_seen` event last went out for it.
+    var lastAnnounced: Date?
+    /// When it connected, while it is connected.
+    var connectedSince: Date?
+}
+
+/// The peripheral table, bounded: when full, the peripheral not seen for the longest
+/// time (and not connected) makes room.
+struct PeripheralTable {
+    let capacity: Int
+    private(set) var records: [String: PeripheralRecord] = [:]
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    subscript(address: String) -> PeripheralRecord? {
+        records[address]
+    }
+
+    var connected: [PeripheralRecord] {
+        records.values.filter { $0.connectedSince != nil }.sorted { $0.address < $1.address }
+    }
+
+    /// Records a sighting; returns whether it deserves a `peripheral_seen` event: new,
+    /// renamed, changed kind, or not announced for `refresh` (RSSI alone changes too
+    /// often to announce every time).
+    mutating func see(
+        address: String, name: String?, rssi: Int?, isThermometer: Bool, at now: Date, refresh: Duration
+    ) -> Bool {
+        var record =
+            records[address]
+            ?? PeripheralRecord(address: address, rssi: rssi, isThermometer: isThermometer, lastSeen: now)
+        let changed =
+            record.lastAnnounced == nil || (name != nil && name != record.name)
+            || isThermometer != record.isThermometer
+        let stale = record.lastAnnounced.map { now.timeIntervalSince($0) >= refresh.seconds } ?? true
+        record.name = name ?? record.name
+        record.rssi = rssi ?? record.rssi
+        record.isThermometer = isThermometer
+        record.lastSeen = now
+        let announce = changed || stale
+        if announce { record.lastAnnounced = now }
+        insert(record)
+        return announce
+    }
+
+    /// Removes a peripheral that went away; a connected one stays until it disconnects.
+    mutating func lose(_ address: String) -> PeripheralRecord? {
+        guard let record = records[address] else { return nil }
+        if record.connectedSince == nil { records[address] = nil }
+        return record
+    }
+
+    /// Marks `address` connected (adding it if unknown: only thermometers are connected).
+    mutating func connect(_ address: String, name: String?, at now: Date) {
+        var record =
+            records[address] ?? PeripheralRecord(address: address, isThermometer: true, lastSeen: now)
+        record.name = name ?? record.name
+        record.lastSeen = now
+        record.connectedSince = record.connectedSince ?? now
+        insert(record)
+    }
+
+    /// Marks `address` disconnected; returns the record if it was connected.
+    mutating func disconnect(_ address: String, at now: Date) -> PeripheralRecord? {
+        guard var record = records[address], record.connectedSince != nil else { return nil }
+        record.connectedSince = nil
+        record.lastSeen = now
+        records[address] = record
+        return record
+    }
+
+    /// Notes that `address` was heard from (a reading), learning its name if given.
+    mutating func heard(_ address: String, name: String?, at now: Date) {
+        guard var record = records[address] else { return }
+        record.name = name ?? record.name
+        record.lastSeen = now
+        records[address] = record
+    }
+
+    private mutating func insert(_ record: PeripheralRecord) {
+        records[record.address] = record
+        guard records.count > capacity else { return }
+        let evictable = records.values.filter { $0.connectedSince == nil && $0.address != record.address }
+        if let oldest = evictable.min(by: { $0.lastSeen < $1.lastSeen }) {
+            records[oldest.address] = nil
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a `Double`.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

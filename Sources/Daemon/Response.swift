@@ -1,0 +1,86 @@
+public import BlectlProtocol
+
+/// A command's outcome, typed; the socket server turns it into a reply line.
+public enum Response: Equatable, Sendable {
+    /// The result of `status`.
+    case status(StatusResult)
+    /// The result of `peripherals` and `scan`.
+    case peripherals([PeripheralInfo])
+    /// The result of `read`.
+    case readings([ReadingReport])
+    /// The result of `history`.
+    case history(HistoryResult)
+    /// The result of `subscribe`.
+    case subscribed(SubscribeResult)
+    /// A failure.
+    case failure(ErrorInfo)
+
+    /// The reply line for the request with `id`, newline included.
+    public func line(id: Int?) -> [UInt8] {
+        do {
+            switch self {
+            case .status(let result): return try JSONLines.encode(Reply.success(id: id, result))
+            case .peripherals(let result): return try JSONLines.encode(Reply.success(id: id, result))
+            case .readings(let result): return try JSONLines.encode(Reply.success(id: id, result))
+            case .history(let result): return try JSONLines.encode(Reply.success(id: id, result))
+            case .subscribed(let result): return try JSONLines.encode(Reply.success(id: id, result))
+            case .failure(let error): return try JSONLines.encode(Reply<Empty>.failure(id: id, error))
+            }
+        } catch {
+            // Encoding plain structs cannot fail in practice (only non-finite numbers
+            // could); answer anyway so the client is not left waiting.
+            let fallback = Reply<Empty>.failure(id: id, ErrorInfo(.internal, "could not encode the reply"))
+            return (try? JSONLines.encode(fallback)) ?? Array("{\"ok\":false}\n".utf8)
+        }
+    }
+}
+
+/// Answers commands; the socket server calls it for every request but `subscribe`,
+/// which belongs to the connection.
+public protocol RequestHandling: Sendable {
+    /// The outcome of `command`.
+    func handle(_ command: Command) async -> Response
+}
+
+/// Answers commands from a ``Hub``.
+public struct RequestDispatcher: RequestHandling {
+    /// The state the answers come from.
+    public let hub: Hub
+
+    /// Creates a dispatcher for `hub`.
+    public init(hub: Hub) {
+        self.hub = hub
+    }
+
+    /// Answers `command` from the hub.
+    public func handle(_ command: Command) async -> Response {
+        switch command {
+        case .status:
+            return .status(await hub.status())
+        case .peripherals:
+            return .peripherals(await hub.peripherals())
+        case .history(let address, let since, let limit):
+            return .history(await hub.history(address: address, since: since, limit: limit))
+        case .read(let address, let timeout):
+            do {
+                return .readings(try await hub.read(matching: address, timeout: Self.duration(timeout)))
+            } catch {
+                return .failure(error)
+            }
+        case .scan(let timeout):
+            do {
+                return .peripherals(try await hub.scan(timeout: Self.duration(timeout)))
+            } catch {
+                return .failure(error)
+            }
+        case .subscribe:
+            return .failure(ErrorInfo(.internal, "subscribe is handled by the connection"))
+        }
+    }
+
+    /// Seconds as a duration; capped at a day before converting, so an absurd value cannot
+    /// overflow (the hub applies the real limits).
+    private static func duration(_ seconds: Double?) -> Duration? {
+        seconds.map { .milliseconds(Int64(min($0, 86_400) * 1000)) }
+    }
+}

@@ -1,0 +1,90 @@
+import BlectlProtocol
+import FoundationEssentials
+import Glibc
+import UnixSupport
+
+/// Writes blectl's output: text or JSON, colour only on a terminal without `NO_COLOR`.
+struct Terminal {
+    /// A colour for a piece of text.
+    enum Color: String {
+        case green = "32"
+        case yellow = "33"
+        case red = "31"
+        case dim = "2"
+        case bold = "1"
+    }
+
+    var json: Bool
+    var color: Bool
+
+    init(json: Bool, environment: [String: String]) {
+        self.json = json
+        let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
+        color = !json && !noColor && isatty(STDOUT_FILENO) != 0
+    }
+
+    /// Writes one line to stdout at once (stdout may be a pipe: no stdio buffering).
+    func print(_ line: String) {
+        writeAll(STDOUT_FILENO, Array((line + "\n").utf8))
+    }
+
+    /// Writes `value` as one line of JSON.
+    func printJSON(_ value: some Encodable) {
+        print((try? JSONLines.encodeString(value)) ?? "null")
+    }
+
+    func paint(_ text: String, _ color: Color) -> String {
+        self.color ? "\u{1B}[\(color.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// Rows as columns separated by two spaces; `paint` colours a cell after padding so
+    /// escape codes do not upset the alignment.
+    func table(_ rows: [[String]], paint: (_ row: Int, _ column: Int, _ text: String) -> String = { $2 }) -> [String] {
+        let columns = rows.map(\.count).max() ?? 0
+        let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        return rows.enumerated().map { index, row in
+            row.enumerated().map { column, cell in
+                let padded =
+                    column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+                return paint(index, column, padded)
+            }.joined(separator: "  ")
+        }
+    }
+}
+
+/// Formatting shared by the commands.
+enum Format {
+    static func celsius(_ value: Double) -> String {
+        let tenths = (value * 10).rounded() / 10
+        return "\(tenths) °C"
+    }
+
+    /// "just now", "2 s ago", "5 min ago", "3 h ago", "2 d ago".
+    static func age(seconds: Double) -> String {
+        switch seconds {
+        case ..<1: "just now"
+        case ..<60: "\(Int(seconds)) s ago"
+        case ..<3600: "\(Int(seconds / 60)) min ago"
+        case ..<86_400: "\(Int(seconds / 3600)) h ago"
+        default: "\(Int(seconds / 86_400)) d ago"
+        }
+    }
+
+    /// Seconds since `time`, by this machine's clock.
+    static func secondsSince(_ time: Timestamp) -> Double {
+        max(0, Date().timeIntervalSince(time.date))
+    }
+
+    /// The local time of day, `HH:MM:SS`.
+    static func clock(_ time: Timestamp) -> String {
+        var seconds = time_t(time.date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
+    static func name(_ name: String?) -> String {
+        name ?? "(unnamed)"
+    }
+}

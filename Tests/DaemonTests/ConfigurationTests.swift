@@ -1,0 +1,157 @@
+import BlectlProtocol
+import Daemon
+import Glibc
+import Testing
+import UnixSupport
+
+@Suite("Daemon configuration")
+struct ConfigurationTests {
+    static let sample = """
+        # blectld configuration
+        socket = /run/test/blectld.sock
+        socket-group = blectl        # trailing comment
+        adapter = hci1
+        log_level = debug
+        names = Thermometer, "Pi #2"
+        service_uuids = 1809, 0x181A, 00000001-710E-4A5B-8D75-3E5B444BC3CF
+        reconnect_min = 500ms
+        reconnect_max = 2m
+        reconnect_jitter = 0.5
+        history_size = 50
+        max_clients = 8
+        max_line_length = 4096
+        client_queue_bytes = 131072
+        scan_timeout = 7.5s
+        power_on_adapter = yes
+        """
+
+    private func load(
+        _ arguments: [String] = [], file: String? = nil, environment: [String: String] = [:]
+    ) throws(ConfigurationError) -> DaemonInvocation {
+        try DaemonConfiguration.load(arguments: arguments, environment: environment) { _ in file }
+    }
+
+    private func configuration(
+        _ arguments: [String] = [], file: String? = nil, environment: [String: String] = [:]
+    ) throws -> DaemonConfiguration {
+        guard case .run(let configuration) = try load(arguments, file: file, environment: environment) else {
+            throw TestFailure("not a run")
+        }
+        return configuration
+    }
+
+    @Test("Without a file or options, the defaults apply")
+    func defaults() throws {
+        let defaults = try configuration()
+        #expect(defaults == DaemonConfiguration())
+        #expect(defaults.socketPath == "/run/blectl/blectld.sock")
+        #expect(defaults.names == ["Thermometer"])
+        #expect(defaults.maxClients == 64 && defaults.maxLineLength == 65536)
+    }
+
+    @Test("Every key of the file is applied")
+    func everyKey() throws {
+        let config = try configuration(file: Self.sample)
+        #expect(config.socketPath == "/run/test/blectld.sock")
+        #expect(config.socketGroup == "blectl")
+        #expect(config.adapter == "hci1")
+        #expect(config.logLevel == .debug)
+        #expect(config.names == ["Thermometer", "Pi #2"])
+        #expect(
+            config.serviceUUIDs == [
+                "00001809-0000-1000-8000-00805f9b34fb", "0000181a-0000-1000-8000-00805f9b34fb",
+                "00000001-710e-4a5b-8d75-3e5b444bc3cf",
+            ])
+        #expect(config.reconnect.minimum == .milliseconds(500))
+        #expect(config.reconnect.maximum == .seconds(120))
+        #expect(config.reconnect.jitter == 0.5)
+        #expect(config.historySize == 50 && config.maxClients == 8)
+        #expect(config.maxLineLength == 4096 && config.clientQueueBytes == 131072)
+        #expect(config.scanTimeout == .milliseconds(7500))
+        #expect(config.powerOnAdapter)
+    }
+
+    @Test("Command line beats environment beats file")
+    func precedence() throws {
+        let file = "socket = /from/file.sock\nadapter = hci1\nnames = A, B"
+        let fromEnvironment = try configuration(file: file, environment: ["BLECTL_SOCKET": "/from/env.sock"])
+        #expect(fromEnvironment.socketPath == "/from/env.sock")
+        #expect(fromEnvironment.adapter == "hci1")
+        let fromFlags = try configuration(
+            [
+                "--socket", "/from/flag.sock", "--adapter=hci2", "--name", "C", "--name", "D", "--mock", "--log-level",
+                "err",
+            ],
+            file: file, environment: ["BLECTL_SOCKET": "/from/env.sock"])
+        #expect(fromFlags.socketPath == "/from/flag.sock")
+        #expect(fromFlags.adapter == "hci2")
+        #expect(fromFlags.names == ["C", "D"])
+        #expect(fromFlags.mock)
+        #expect(fromFlags.logLevel == .error)
+    }
+
+    @Test(
+        "File mistakes name the file and line",
+        arguments: [
+            ("adapter = hci0\nbogus = 1", 2, "unknown key 'bogus'"),
+            ("\n\nmax_clients = lots", 3, "max_clients: expected a whole number"),
+            ("adapter = hci0\nadapter = hci1", 2, "'adapter' is already set on line 1"),
+            ("just words", 1, "expected 'key = value'"),
+            ("log_level = loud", 1, "unknown log level"),
+            ("service_uuids = 1809, banana", 1, "not a UUID"),
+            ("socket = relative.sock", 1, "must be absolute"),
+            ("names = A,,B", 1, "empty item"),
+            ("reconnect_min = 10\nreconnect_max = 5", 2, "smaller than reconnect_min"),
+            ("scan_timeout = 0.1", 1, "out of range"),
+        ])
+    func fileErrors(text: String, line: Int, message: String) {
+        do {
+            _ = try load(["--config", "/etc/test.conf"], file: text)
+            Issue.record("accepted: \(text)")
+        } catch {
+            guard case .file(let path, let reportedLine, let reported) = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
+            #expect(path == "/etc/test.conf")
+            #expect(reportedLine == line)
+            #expect(reported.contains(message), "\(reported)")
+            #expect(error.exitCode == 78)
+            #expect(error.description.hasPrefix("/etc/test.conf:\(line): "))
+        }
+    }
+
+    @Test(
+        "Command-line mistakes are usage errors (exit 64)",
+        arguments: [["--frob"], ["--max-clients", "0"], ["--log-level"], ["extra"], ["--service-uuid", "zz"]])
+    func usageErrors(arguments: [String]) {
+        do {
+            _ = try load(arguments)
+            Issue.record("accepted \(arguments)")
+        } catch {
+            guard case .usage = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
+            #expect(error.exitCode == ExitCode.usage)
+        }
+    }
+
+    @Test("A missing default file is fine; a missing --config file is not")
+    func missingFile() throws {
+        #expect(try configuration(file: nil) == DaemonConfiguration())
+        #expect(throws: ConfigurationError.unreadable(SystemError("open(/nope.conf)", code: ENOENT))) {
+            try load(["--config", "/nope.conf"], file: nil)
+        }
+    }
+
+    @Test("--help and --version short-circuit")
+    func helpAndVersion() throws {
+        guard case .help(let text) = try load(["--help"]) else {
+            Issue.record("no help")
+            return
+        }
+        #expect(text.contains("--socket PATH") && text.contains("--service-uuid UUID") && text.contains("--mock"))
+        #expect(try load(["--version"]) == .version("blectld 0.1.0"))
+    }
+}

@@ -1,0 +1,255 @@
+import BlectlProtocol
+@testable import Daemon
+import FoundationEssentials
+import Synchronization
+import Testing
+
+/// A clock tests move by hand.
+final class ManualClock: Sendable {
+    private let current = Mutex(Date(timeIntervalSince1970: 1_796_000_000))
+
+    var now: Date { current.withLock { $0 } }
+
+    func advance(by seconds: Double) {
+        current.withLock { $0 += seconds }
+    }
+}
+
+/// Collects what a hub broadcasts.
+final class EventLog: Sendable {
+    private let events = Mutex<[Event]>([])
+
+    var all: [Event] { events.withLock { $0 } }
+
+    func append(_ event: Event) {
+        events.withLock { $0.append(event) }
+    }
+}
+
+@Suite("Hub")
+struct HubTests {
+    let pi = "DC:A6:32:01:02:03"
+    let other = "AA:BB:CC:DD:EE:FF"
+
+    private func makeHub(
+        historyPerDevice: Int = 1000, central: (any CentralControl)? = nil, clock: ManualClock = ManualClock()
+    )
+        -> Hub
+    {
+        var limits = Hub.Limits()
+        limits.historyPerDevice = historyPerDevice
+        return Hub(limits: limits, central: central, now: { clock.now })
+    }
+
+    @Test("Readings get increasing seq across devices, and history resumes after any seq")
+    func historyResume() async {
+        let hub = makeHub()
+        for index in 0..<6 {
+            let isPi = index.isMultiple(of: 2)
+            await hub.apply(.fahrenheit(isPi ? pi : other, 100 + Double(index), name: isPi ? "Thermometer" : "Other"))
+        }
+        await hub.apply(.readingError(address: pi, message: "not a number", raw: [0xff, 0x00]))
+        #expect(await hub.lastSeq == 7)
+        let all = await hub.history(address: nil, since: 0, limit: nil)
+        #expect(all.events.compactMap(\.seq) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(all.complete && !all.more)
+        let resumed = await hub.history(address: nil, since: 4, limit: nil)
+        #expect(resumed.events.compactMap(\.seq) == [5, 6, 7])
+        guard case .readingError(let failure) = resumed.events.last else {
+            Issue.record("no reading error")
+            return
+        }
+        #expect(failure.rawHex == "ff00")
+        let onlyPi = await hub.history(address: pi.lowercased(), since: 0, limit: nil)
+        #expect(onlyPi.events.compactMap(\.seq) == [1, 3, 5, 7])
+        let byName = await hub.history(address: "thermometer", since: 6, limit: nil)
+        #expect(byName.events.compactMap(\.seq) == [7])
+    }
+
+    @Test("History is bounded per device and says when a resume has a gap")
+    func boundedHistory() async {
+        let hub = makeHub(historyPerDevice: 3)
+        for index in 0..<10 { await hub.apply(.fahrenheit(pi, 90 + Double(index))) }
+        let fromStart = await hub.history(address: pi, since: 0, limit: nil)
+        #expect(fromStart.events.compactMap(\.seq) == [8, 9, 10])
+        #expect(!fromStart.complete)
+        let recent = await hub.history(address: pi, since: 7, limit: nil)
+        #expect(recent.events.compactMap(\.seq) == [8, 9, 10])
+        #expect(recent.complete)
+    }
+
+    @Test("History pages with limit and more")
+    func paging() async {
+        let hub = makeHub()
+        for index in 0..<5 { await hub.apply(.fahrenheit(pi, 90 + Double(index))) }
+        let first = await hub.history(address: nil, since: 0, limit: 2)
+        #expect(first.events.compactMap(\.seq) == [1, 2] && first.more)
+        let last = await hub.history(address: nil, since: 4, limit: 2)
+        #expect(last.events.compactMap(\.seq) == [5] && !last.more)
+    }
+
+    @Test("Readings are normalised: upper-case address, Celsius to 0.01, name from the table")
+    func normalisedReading() async {
+        let hub = makeHub()
+        await hub.apply(.connected(address: pi.lowercased(), name: "Thermometer"))
+        await hub.apply(.fahrenheit(pi.lowercased(), 112.5, name: nil))
+        let events = await hub.history(address: nil, since: 0, limit: nil).events
+        guard case .reading(let reading) = events.first else {
+            Issue.record("no reading")
+            return
+        }
+        #expect(reading.address == pi && reading.name == "Thermometer")
+        #expect(reading.celsius == 44.72 && reading.raw == "112.5 F" && reading.unit == .fahrenheit)
+    }
+
+    @Test("Listeners get events in order; repeated sightings are throttled")
+    func listeners() async {
+        let clock = ManualClock()
+        let hub = makeHub(clock: clock)
+        let log = EventLog()
+        let registration = await hub.addListener { log.append($0) }
+        #expect(registration.lastSeq == 0)
+        await hub.apply(.adapterState(adapter: "hci0", state: .poweredOn))
+        await hub.apply(.adapterState(adapter: "hci0", state: .poweredOn))  // unchanged: silent
+        await hub.apply(.peripheralSeen(address: pi, name: "Thermometer", rssi: -60, isThermometer: true))
+        await hub.apply(.peripheralSeen(address: pi, name: "Thermometer", rssi: -61, isThermometer: true))  // throttled
+        clock.advance(by: 11)
+        await hub.apply(.peripheralSeen(address: pi, name: "Thermometer", rssi: -62, isThermometer: true))
+        await hub.apply(.connected(address: pi, name: nil))
+        await hub.apply(.fahrenheit(pi, 100))
+        await hub.apply(.disconnected(address: pi, reason: "connection timeout"))
+        await hub.apply(.disconnected(address: pi, reason: "again"))  // not connected: silent
+        await hub.apply(.peripheralLost(address: pi))
+        #expect(
+            log.all.map(\.type) == [
+                .adapterState, .peripheralSeen, .peripheralSeen, .connected, .reading, .disconnected, .peripheralLost,
+            ])
+        await hub.removeListener(registration.id)
+        await hub.apply(.fahrenheit(pi, 101))
+        #expect(log.all.count == 7)
+    }
+
+    @Test("Status shows the adapter and connected thermometers with their latest reading")
+    func status() async {
+        let hub = makeHub()
+        await hub.apply(.adapterState(adapter: "hci0", state: .poweredOn))
+        await hub.apply(.connected(address: pi, name: "Thermometer"))
+        await hub.apply(.fahrenheit(pi, 112.5))
+        let status = await hub.status()
+        #expect(status.adapter == "hci0" && status.state == .poweredOn && status.lastSeq == 1)
+        #expect(status.connected.map(\.address) == [pi])
+        #expect(status.connected.first?.lastReading?.raw == "112.5 F")
+    }
+
+    @Test("read returns a fresh value when the central can read")
+    func freshRead() async throws {
+        let central = FakeCentral()
+        await central.script(read: .success(TemperatureSample(celsius: 44.7, raw: "44.7 C", unit: .celsius)))
+        let hub = makeHub(central: central)
+        await hub.apply(.connected(address: pi, name: "Thermometer"))
+        let reports = try await hub.read(matching: nil, timeout: .seconds(1))
+        #expect(reports.count == 1)
+        #expect(reports.first?.fresh == true && reports.first?.seq == 1 && reports.first?.celsius == 44.7)
+        #expect(await central.reads == [pi])
+    }
+
+    @Test("read falls back to the latest reading with its age when a fresh read fails")
+    func staleRead() async throws {
+        let clock = ManualClock()
+        let central = FakeCentral()
+        let hub = makeHub(central: central, clock: clock)
+        await hub.apply(.connected(address: pi, name: "Thermometer"))
+        await hub.apply(.fahrenheit(pi, 112.5))
+        clock.advance(by: 42)
+        let reports = try await hub.read(matching: "THERMOMETER", timeout: .zero)
+        #expect(reports.first?.fresh == false)
+        #expect(reports.first?.ageSeconds == 42)
+        #expect(reports.first?.raw == "112.5 F")
+    }
+
+    @Test("read waits for a thermometer to connect and report")
+    func readWaits() async throws {
+        let hub = makeHub()
+        let pending = Task { try await hub.read(matching: pi, timeout: .seconds(20)) }
+        await hub.apply(.connected(address: pi, name: "Thermometer"))
+        await hub.apply(.fahrenheit(pi, 98.6))
+        let reports = try await pending.value
+        #expect(reports.map(\.raw) == ["98.6 F"])
+        #expect(reports.first?.fresh == true)
+    }
+
+    @Test("read fails with timeout or not_found when nothing can answer")
+    func readFails() async {
+        let hub = makeHub()
+        await #expect(throws: ErrorInfo(.timeout, "no thermometer connected within 0 s")) {
+            try await hub.read(matching: nil, timeout: .zero)
+        }
+        await #expect(throws: ErrorInfo(.notFound, "no thermometer matches \"Kitchen\"")) {
+            try await hub.read(matching: "Kitchen", timeout: .milliseconds(50))
+        }
+    }
+
+    @Test("scan goes through the central and returns what it saw")
+    func scan() async throws {
+        let central = FakeCentral()
+        let hub = makeHub(central: central)
+        await central.script(
+            sightings: [
+                .peripheralSeen(address: pi, name: "Thermometer", rssi: -50, isThermometer: true),
+                .peripheralSeen(address: other, name: nil, rssi: -80, isThermometer: false),
+            ], hub: hub)
+        let found = try await hub.scan(timeout: .seconds(3))
+        #expect(found.map(\.address) == [pi, other])
+        #expect(found.map(\.thermometer) == [true, false])
+        #expect(await central.scans == [.seconds(3)])
+        await hub.apply(.adapterState(adapter: "hci0", state: .poweredOff))
+        await #expect(throws: ErrorInfo.self) { try await hub.scan(timeout: nil) }
+        await #expect(throws: ErrorInfo(.unavailable, "the daemon has no Bluetooth central")) {
+            try await makeHub().scan(timeout: nil)
+        }
+    }
+
+    @Test("The peripheral table is bounded")
+    func boundedTable() async {
+        var limits = Hub.Limits()
+        limits.peripherals = 4
+        let hub = Hub(limits: limits)
+        for index in 0..<10 {
+            await hub.apply(
+                .peripheralSeen(address: "00:00:00:00:00:0\(index)", name: nil, rssi: -70, isThermometer: false))
+        }
+        #expect(await hub.peripherals().count == 4)
+    }
+}
+
+@Suite("Buffers")
+struct BufferTests {
+    @Test("BoundedBuffer keeps the newest elements and reports evictions")
+    func boundedBuffer() {
+        var buffer = BoundedBuffer<Int>(capacity: 3)
+        var evicted: [Int] = []
+        for value in 1...10 {
+            if let old = buffer.append(value) { evicted.append(old) }
+        }
+        #expect(evicted == Array(1...7))
+        #expect((0..<buffer.count).map { buffer[$0] } == [8, 9, 10])
+        #expect(buffer.partitionPoint { $0 <= 8 } == 1)
+        #expect(Array(buffer.suffix(from: 1, limit: 5)) == [9, 10])
+    }
+
+    @Test("LineBuffer splits lines, strips CR, and bounds length")
+    func lineBuffer() {
+        var lines = LineBuffer(maxLineLength: 8)
+        Array("ab\r\ncd".utf8).withUnsafeBytes { lines.append($0) }
+        #expect(lines.next() == .line(Array("ab".utf8)))
+        #expect(lines.next() == .incomplete)
+        Array("e\n".utf8).withUnsafeBytes { lines.append($0) }
+        #expect(lines.next() == .line(Array("cde".utf8)))
+        Array("123456789".utf8).withUnsafeBytes { lines.append($0) }
+        #expect(lines.next() == .tooLong)
+        var last = LineBuffer(maxLineLength: 8)
+        Array("tail".utf8).withUnsafeBytes { last.append($0) }
+        last.finish()
+        #expect(last.next() == .line(Array("tail".utf8)))
+    }
+}

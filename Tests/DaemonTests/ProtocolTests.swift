@@ -1,0 +1,132 @@
+import BlectlProtocol
+import FoundationEssentials
+import Testing
+
+@Suite("Wire protocol")
+struct ProtocolTests {
+    static let time = Timestamp(rfc3339: "2026-11-30T01:02:03.456Z")!
+
+    private func text(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONLines.encode(value).dropLast(), as: UTF8.self)
+    }
+
+    @Test("Every command survives encode and parse")
+    func requestRoundTrip() throws {
+        let commands: [Command] = [
+            .status, .peripherals, .read(address: "DC:A6:32:01:02:03", timeout: 2.5), .read(address: nil, timeout: nil),
+            .history(address: nil, since: 12, limit: 50), .subscribe(events: [.reading, .connected]),
+            .subscribe(events: nil), .scan(timeout: 4),
+        ]
+        for (index, command) in commands.enumerated() {
+            let line = try JSONLines.encode(Request(id: index, command))
+            #expect(Request.parse(line) == .success(Request(id: index, command)))
+        }
+    }
+
+    @Test("The documented request shape parses")
+    func documentedRequest() {
+        let line = Array(#"{"v":1,"id":7,"cmd":"history","address":"DC:A6:32:01:02:03","since":12}"#.utf8)
+        #expect(
+            Request.parse(line)
+                == .success(Request(id: 7, .history(address: "DC:A6:32:01:02:03", since: 12, limit: nil))))
+    }
+
+    @Test(
+        "Bad requests get the right error code and keep their id when readable",
+        arguments: [
+            ("garbage", nil, ErrorCode.parseError),
+            ("[1,2,3]", nil, .parseError),
+            (#"{"v":1,"id":3}"#, 3, .badRequest),
+            (#"{"id":4,"cmd":"status"}"#, 4, .badRequest),
+            (#"{"v":2,"id":5,"cmd":"status"}"#, 5, .unsupportedVersion),
+            (#"{"v":1,"id":6,"cmd":"reboot"}"#, 6, .unknownCommand),
+            (#"{"v":1,"id":7,"cmd":"history","since":-1}"#, 7, .badRequest),
+            (#"{"v":1,"id":8,"cmd":"history"}"#, 8, .badRequest),
+            (#"{"v":1,"id":9,"cmd":"subscribe","events":["reading","nope"]}"#, 9, .badRequest),
+            (#"{"v":1,"id":10,"cmd":"read","timeout":"soon"}"#, 10, .badRequest),
+            (#"{"v":1,"id":"x","cmd":"status"}"#, nil, .badRequest),
+        ] as [(String, Int?, ErrorCode)])
+    func badRequests(line: String, id: Int?, code: ErrorCode) {
+        guard case .failure(let error) = Request.parse(Array(line.utf8)) else {
+            Issue.record("\(line) parsed")
+            return
+        }
+        #expect(error.id == id)
+        #expect(error.error.code == code)
+    }
+
+    @Test("Hello, replies and events have the documented shapes")
+    func shapes() throws {
+        #expect(try text(Hello()) == #"{"daemon":"blectld","type":"hello","v":1,"version":"0.1.0"}"#)
+        let reading = Reading(
+            seq: 12, time: Self.time, address: "DC:A6:32:01:02:03", name: "Thermometer", celsius: 44.7, raw: "112.5 F",
+            unit: .fahrenheit)
+        #expect(
+            try text(Event.reading(reading))
+                == #"{"address":"DC:A6:32:01:02:03","celsius":44.7,"name":"Thermometer","raw":"112.5 F","seq":12,"time":"2026-11-30T01:02:03.456Z","type":"reading","unit":"F"}"#
+        )
+        let failure = ReadingFailure(
+            seq: 13, time: Self.time, address: "DC:A6:32:01:02:03", name: nil, error: "not a number", rawHex: "ff00")
+        #expect(
+            try text(Event.readingError(failure))
+                == #"{"address":"DC:A6:32:01:02:03","error":"not a number","raw_hex":"ff00","seq":13,"time":"2026-11-30T01:02:03.456Z","type":"reading_error"}"#
+        )
+        let adapter = AdapterChange(time: Self.time, adapter: "hci0", state: .poweredOn)
+        #expect(
+            try text(Event.adapterState(adapter))
+                == #"{"adapter":"hci0","state":"poweredOn","time":"2026-11-30T01:02:03.456Z","type":"adapter_state"}"#)
+        #expect(
+            try text(Reply<Empty>.failure(id: nil, ErrorInfo(.parseError, "not a JSON object")))
+                == #"{"error":{"code":"parse_error","message":"not a JSON object"},"id":null,"ok":false,"v":1}"#)
+        #expect(try text(Reply.success(id: 7, [String]())) == #"{"id":7,"ok":true,"result":[],"v":1}"#)
+    }
+
+    @Test("Unknown names are null, not missing")
+    func nullNames() throws {
+        let sighting = PeripheralSighting(
+            time: Self.time, address: "AA:BB:CC:DD:EE:FF", name: nil, rssi: nil, thermometer: false)
+        let line = try text(Event.peripheralSeen(sighting))
+        #expect(line.contains(#""name":null"#))
+        #expect(line.contains(#""rssi":null"#))
+    }
+
+    @Test("Events decode back to themselves")
+    func eventRoundTrip() throws {
+        let events: [Event] = [
+            .peripheralSeen(PeripheralSighting(time: Self.time, address: "A", name: "T", rssi: -60, thermometer: true)),
+            .peripheralLost(PeripheralChange(time: Self.time, address: "A", name: "T")),
+            .connected(PeripheralChange(time: Self.time, address: "A", name: nil)),
+            .disconnected(PeripheralChange(time: Self.time, address: "A", name: "T", reason: "timeout")),
+            .adapterState(AdapterChange(time: Self.time, adapter: "hci0", state: .poweredOff)),
+        ]
+        for event in events {
+            #expect(try JSONLines.decode(Event.self, from: JSONLines.encode(event)) == event)
+        }
+    }
+
+    @Test("Timestamps are RFC 3339 UTC with milliseconds and parse with or without them")
+    func timestamps() {
+        #expect(Self.time.rfc3339 == "2026-11-30T01:02:03.456Z")
+        #expect(Timestamp(rfc3339: "2026-11-30T01:02:03Z") != nil)
+        #expect(Timestamp(rfc3339: "yesterday") == nil)
+        #expect(Timestamp(Date(timeIntervalSince1970: 0)).rfc3339 == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp(Date(timeIntervalSince1970: -0.001)).rfc3339 == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp(Date(timeIntervalSince1970: 1_709_164_800.5)).rfc3339 == "2024-02-29T00:00:00.500Z")
+        for _ in 0..<200 {
+            let stamp = Timestamp(Date(timeIntervalSince1970: Double.random(in: -2e9...4e9)))
+            #expect(Timestamp(rfc3339: stamp.rfc3339) == stamp, "\(stamp)")
+        }
+    }
+
+    @Test("Clients can tell hello, replies and events apart")
+    func classify() throws {
+        #expect(ServerLine.classify(try JSONLines.encode(Hello())) == .hello(Hello()))
+        #expect(
+            ServerLine.classify(Array(#"{"v":1,"id":3,"ok":false,"error":{"code":"x","message":"y"}}"#.utf8))
+                == .reply(id: 3, ok: false))
+        let event = Event.connected(PeripheralChange(time: Self.time, address: "A", name: nil))
+        #expect(ServerLine.classify(try JSONLines.encode(event)) == .event(event))
+        #expect(ServerLine.classify(Array(#"{"type":"from_the_future"}"#.utf8)) == .unknown)
+        #expect(ServerLine.classify(Array("garbage".utf8)) == .unknown)
+    }
+}

@@ -1,0 +1,41 @@
+#!/bin/sh
+# make run: the whole stack on the mock adapter, no Bluetooth needed.
+# Starts `blectld --mock` (its own private dbus-daemon and blectl-mock) on a
+# socket in a temporary directory, shows `blectl scan` and `blectl read`, then
+# streams with `blectl watch` until Ctrl-C (or for $RUN_SECONDS seconds).
+# Everything it started is stopped on exit.
+set -eu
+bin=${1:-.build/release}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/blectl-run-XXXXXX")
+socket="$dir/blectld.sock"
+log="$dir/blectld.log"
+export BLECTL_SOCKET="$socket"
+
+"$bin/blectld" --mock --socket "$socket" --log-level info 2>"$log" &
+daemon=$!
+cleanup() {
+    kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null || true
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The daemon logs "ready" once its socket is listening.
+timeout 15 sh -c "tail -n +1 -f '$log' | grep -q -m 1 'ready: socket'" || {
+    echo "blectld did not start; its log:" >&2
+    cat "$log" >&2
+    exit 1
+}
+
+echo "\$ blectl scan --all --timeout 3"
+"$bin/blectl" scan --all --timeout 3
+echo
+echo "\$ blectl read --timeout 15"
+"$bin/blectl" read --timeout 15
+echo
+echo "\$ blectl watch        (Ctrl-C to stop; daemon log: $log)"
+if [ -n "${RUN_SECONDS:-}" ]; then
+    timeout "$RUN_SECONDS" "$bin/blectl" watch || true
+else
+    "$bin/blectl" watch || true
+fi
