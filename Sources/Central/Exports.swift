@@ -16,3 +16,11 @@ public typealias TemperatureReading = ThermometerProfiles.TemperatureReading
 public typealias ReadingError = ThermometerProfiles.ReadingError
 /// The thermometer profiles by service UUID.
 public typealias ProfileRegistry = ThermometerProfiles.ProfileRegistry
+/// A way of decoding temperatures, selected by service UUID.
+public typealias ThermometerProfile = ThermometerProfiles.ThermometerProfile
+/// The Raspberry Pi cputemp profile (text values, both UUID spellings).
+public typealias PiCPUTemperatureProfile = ThermometerProfiles.PiCPUTemperatureProfile
+/// The Bluetooth SIG Health Thermometer profile.
+public typealias HealthThermometerProfile = ThermometerProfiles.HealthThermometerProfile
+/// The Bluetooth SIG Environmental Sensing profile.
+public typealias EnvironmentalSensingProfile = ThermometerProfiles.EnvironmentalSensingProfile

@@ -3,26 +3,55 @@ public import DBusCore
 public import ThermometerProfiles
 
 extension CentralManager {
-    /// The peripheral's services with the given UUIDs (all when empty).
+    /// The peripheral's services with the given UUIDs (all when empty), waiting
+    /// up to `timeout` for at least one.
     ///
-    /// BlueZ exports GATT objects once services are resolved, so this reads the
-    /// mirror; an empty result means the peripheral has none (yet).
-    public func discoverServices(_ uuids: [BluetoothUUID], for peripheral: Peripheral) -> [Service] {
+    /// Real BlueZ signals `ServicesResolved=true` *before* it exports the GATT
+    /// objects (InterfacesAdded follows within milliseconds), so a central that
+    /// reads the object tree right after resolution finds nothing; this waits.
+    public func discoverServices(
+        _ uuids: [BluetoothUUID], for peripheral: Peripheral, timeout: Duration = .seconds(5)
+    ) async -> [Service] {
+        await wait(timeout: timeout) { central in
+            let found = central.currentServices(uuids, of: peripheral)
+            return found.isEmpty ? nil : found
+        } ?? []
+    }
+
+    /// The service's characteristics with the given UUIDs (all when empty),
+    /// waiting up to `timeout` for at least one.
+    public func discoverCharacteristics(
+        _ uuids: [BluetoothUUID], for service: Service, timeout: Duration = .seconds(5)
+    ) async -> [Characteristic] {
+        await wait(timeout: timeout) { central in
+            let found = central.currentCharacteristics(uuids, of: service)
+            return found.isEmpty ? nil : found
+        } ?? []
+    }
+
+    /// The services exported now, without waiting.
+    public func currentServices(_ uuids: [BluetoothUUID], of peripheral: Peripheral) -> [Service] {
         mirror { $0.services(of: peripheral.path) }.compactMap { service in
             let uuid = BluetoothUUID(service.uuid)
-            guard uuids.isEmpty || uuid.map(uuids.contains) == true else { return nil }
+            guard Self.wanted(uuid, uuids) else { return nil }
             return Service(path: service.path, uuid: uuid, peripheral: peripheral.path)
         }
     }
 
-    /// The service's characteristics with the given UUIDs (all when empty).
-    public func discoverCharacteristics(_ uuids: [BluetoothUUID], for service: Service) -> [Characteristic] {
+    /// The characteristics exported now, without waiting.
+    public func currentCharacteristics(_ uuids: [BluetoothUUID], of service: Service) -> [Characteristic] {
         mirror { $0.characteristics(of: service.path) }.compactMap { characteristic in
             let uuid = BluetoothUUID(characteristic.uuid)
-            guard uuids.isEmpty || uuid.map(uuids.contains) == true else { return nil }
+            guard Self.wanted(uuid, uuids) else { return nil }
             return Characteristic(
                 path: characteristic.path, uuid: uuid, flags: characteristic.flags, service: service.path)
         }
+    }
+
+    private static func wanted(_ uuid: BluetoothUUID?, _ uuids: [BluetoothUUID]) -> Bool {
+        guard !uuids.isEmpty else { return true }
+        guard let uuid else { return false }
+        return uuids.contains(uuid)
     }
 
     /// The characteristic's descriptors.

@@ -19,13 +19,19 @@ public struct ThermometerConfiguration: Sendable {
     public var rescanInterval: Duration
     /// Report a peripheral already seen again at most this often (RSSI updates).
     public var seenReportInterval: Duration
+    /// How long to keep scanning after start-up and after each new thermometer,
+    /// to find the others.
+    public var discoveryWindow: Duration
+    /// How often to scan again for new thermometers once all known ones stream.
+    public var rescanPeriod: Duration
 
     /// Creates a configuration with the defaults that suit the Pi thermometer.
     public init(
         names: [String] = [PiCPUTemperatureProfile.advertisedLocalName], profiles: ProfileRegistry = .standard,
         reconnect: ReconnectPolicy = ReconnectPolicy(), connectTimeout: Duration = .seconds(15),
         dataTimeout: Duration = .seconds(16), serviceTimeout: Duration = .seconds(30),
-        rescanInterval: Duration = .seconds(8), seenReportInterval: Duration = .seconds(10)
+        rescanInterval: Duration = .seconds(8), seenReportInterval: Duration = .seconds(10),
+        discoveryWindow: Duration = .seconds(20), rescanPeriod: Duration = .seconds(300)
     ) {
         self.names = names
         self.profiles = profiles
@@ -35,5 +41,7 @@ public struct ThermometerConfiguration: Sendable {
         self.serviceTimeout = serviceTimeout
         self.rescanInterval = rescanInterval
         self.seenReportInterval = seenReportInterval
+        self.discoveryWindow = discoveryWindow
+        self.rescanPeriod = rescanPeriod
     }
 }

@@ -121,9 +121,9 @@ extension ThermometerMonitor {
             guard central.state == .poweredOn else { return .failure(.notPoweredOn(central.state)) }
             guard central.device(peripheral.path) != nil else { return .failure(.peripheralGone) }
             if central.disconnects[peripheral.path, default: 0] != epoch { return .failure(.disconnected) }
-            for service in central.discoverServices(profiles.allServiceUUIDs, for: peripheral) {
+            for service in central.currentServices(profiles.allServiceUUIDs, of: peripheral) {
                 guard let uuid = service.uuid, let profile = profiles.profile(forService: uuid) else { continue }
-                let candidates = central.discoverCharacteristics(profile.temperatureCharacteristicUUIDs, for: service)
+                let candidates = central.currentCharacteristics(profile.temperatureCharacteristicUUIDs, of: service)
                 if let characteristic = candidates.first { return .success((characteristic, profile)) }
             }
             return nil

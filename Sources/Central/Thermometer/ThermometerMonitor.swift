@@ -32,6 +32,7 @@ public actor ThermometerMonitor {
     private var scanReconciling = false
     private var scanDirty = false
     private var observer: UInt64?
+    private var rescanner: Task<Void, Never>?
     var random = SystemRandomNumberGenerator()
 
     /// One subscribed characteristic.
@@ -52,17 +53,29 @@ public actor ThermometerMonitor {
     }
 
     /// Starts following the central: sessions start as thermometers are found.
+    ///
+    /// Scanning runs in windows: at start, after each new thermometer, and every
+    /// `rescanPeriod`, plus whenever a known thermometer is missing. A daemon
+    /// that scanned all the time would wake for every advertisement nearby.
     public func start() async {
         observer = await central.addObserver { [weak self] event in
             self?.assumeIsolated { $0.handle(event) }
         }
         let state = await central.state
         handle(.stateChanged(state))
+        openScanWindow(configuration.discoveryWindow)
+        rescanner = Task { [weak self, period = configuration.rescanPeriod, window = configuration.discoveryWindow] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: period)
+                await self?.openScanWindow(window)
+            }
+        }
     }
 
     /// Stops every session: notifications off, links down, scan stopped.
     public func shutdown() async {
         if let observer { await central.removeObserver(observer) }
+        rescanner?.cancel()
         sessions.values.forEach { $0.cancel() }
         sessions = [:]
         for (path, _) in streams {
@@ -80,11 +93,20 @@ public actor ThermometerMonitor {
 
     /// Scans for `duration` even when every thermometer is connected (for `blectl scan`).
     public func scan(for duration: Duration) async {
-        scanUntil = .now + duration
-        reconcileScan()
+        openScanWindow(duration)
         try? await Task.sleep(for: duration)
-        if let until = scanUntil, until <= .now { scanUntil = nil }
+    }
+
+    /// Keeps our scan on for at least `duration` (paused only while connecting).
+    func openScanWindow(_ duration: Duration) {
+        let end = ContinuousClock.now + duration
+        if let until = scanUntil, until >= end { return }
+        scanUntil = end
         reconcileScan()
+        Task { [weak self] in
+            try? await Task.sleep(for: duration)
+            await self?.reconcileScan()
+        }
     }
 
     /// Reads a thermometer now and returns the reading (not reported: the caller records it).
@@ -134,6 +156,7 @@ public actor ThermometerMonitor {
         reportSeen(discovery, isThermometer: isThermometer)
         guard isThermometer else { return }
         if awaitingDevice.remove(address) != nil { reconcileScan() }
+        if !isTracked(address) { openScanWindow(configuration.discoveryWindow) }
         startSession(address)
     }
 

@@ -1,0 +1,67 @@
+import Central
+import MockBlueZ
+import Testing
+
+@Suite("The thermometer monitor against the mock")
+struct MonitorTests {
+    @Test("two thermometers at once, one per UUID spelling, °F and °C both normalised")
+    func twoThermometers() async throws {
+        try await MockFixture.with { fixture in
+            let (monitor, log) = await startMonitor(fixture)
+            let fahrenheit = try await log.first(reading(from: MockFixture.fahrenheitPi))
+            let celsius = try await log.first(reading(from: MockFixture.celsiusPi))
+            #expect(fahrenheit.unit == .fahrenheit && fahrenheit.rawText?.hasSuffix(" F") == true)
+            #expect(celsius.unit == .celsius && celsius.rawText?.hasSuffix(" C") == true)
+            for reading in [fahrenheit, celsius] { #expect((30.0...90.0).contains(reading.celsius)) }
+            // Notifications keep coming (every 200 ms in this world).
+            let mark = log.count
+            _ = try await log.first(after: mark, within: .seconds(3), reading(from: MockFixture.fahrenheitPi))
+            // Non-thermometers are seen but never connected.
+            let seen = log.all.compactMap { event -> (String, Bool)? in
+                if case .peripheralSeen(let address, _, _, let isThermometer) = event {
+                    return (address.description, isThermometer)
+                }
+                return nil
+            }
+            #expect(seen.contains { !$0.1 })
+            #expect(await monitor.thermometers.map(\.description).sorted() == [MockFixture.fahrenheitPi, MockFixture.celsiusPi])
+            await monitor.shutdown()
+        }
+    }
+
+    @Test("readNow returns a fresh value from the peripheral")
+    func readNow() async throws {
+        try await MockFixture.with { fixture in
+            let (monitor, log) = await startMonitor(fixture)
+            _ = try await log.first(reading(from: MockFixture.fahrenheitPi))
+            try await fixture.mock.setTemperature(40.0, address: MockFixture.fahrenheitPi)
+            let reading = try await monitor.readNow(BluetoothAddress(MockFixture.fahrenheitPi)!)
+            #expect(reading.rawText == "104.0 F")
+            #expect(reading.celsius == 40.0)
+            await monitor.shutdown()
+        }
+    }
+
+    @Test("malformed values become reading errors with their raw bytes, and good values follow")
+    func malformedValues() async throws {
+        try await MockFixture.with { fixture in
+            let (monitor, log) = await startMonitor(fixture)
+            _ = try await log.first(reading(from: MockFixture.fahrenheitPi))
+            for value in MockMalformedValue.allCases {
+                let mark = log.count
+                try await fixture.mock.inject(.malformedValues(value, times: 1, address: MockFixture.fahrenheitPi))
+                let error = try await log.first(after: mark) { event -> ReadingError? in
+                    if case .readingError(let address, _, let error) = event,
+                        address.description == MockFixture.fahrenheitPi
+                    {
+                        return error
+                    }
+                    return nil
+                }
+                #expect(error.raw == value.bytes, "\(value)")
+                _ = try await log.first(after: mark, reading(from: MockFixture.fahrenheitPi))
+            }
+            await monitor.shutdown()
+        }
+    }
+}

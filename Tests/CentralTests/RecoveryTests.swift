@@ -1,0 +1,113 @@
+import Central
+import MockBlueZ
+import Testing
+
+/// Each fault the mock can inject, with the recovery asserted: readings from
+/// the thermometer resume by themselves, well inside the bound.
+@Suite("Recovery from BlueZ faults")
+struct RecoveryTests {
+    static let pi = MockFixture.fahrenheitPi
+
+    /// Waits for the first reading, injects `fault`, and expects readings to resume.
+    func recovers(
+        from fault: MockFault, scenario: MockScenario = MockFixture.scenario(thermometers: 1, others: 0),
+        then: MockFault? = nil, within bound: Duration = .seconds(15),
+        expecting: ((EventLog, Int) async throws -> Void)? = nil
+    ) async throws {
+        try await MockFixture.with(scenario: scenario) { fixture in
+            let (monitor, log) = await startMonitor(fixture)
+            _ = try await log.first(reading(from: Self.pi))
+            let mark = log.count
+            try await fixture.mock.inject(fault)
+            if let then {
+                try await Task.sleep(for: .milliseconds(300))
+                try await fixture.mock.inject(then)
+            }
+            let resumedMark = log.count
+            let start = ContinuousClock.now
+            _ = try await log.first(after: max(mark, resumedMark), within: bound) { event -> Bool? in
+                guard case .reading(let address, _, _) = event, address.description == Self.pi else { return nil }
+                return true
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(elapsed < bound)
+            try await expecting?(log, mark)
+            await monitor.shutdown()
+        }
+    }
+
+    @Test("adapter off, then on: poweredOff is reported and readings resume")
+    func adapterPower() async throws {
+        try await recovers(from: .powerOff(adapter: "hci0"), then: .powerOn(adapter: "hci0")) { log, mark in
+            _ = try await log.first(after: mark) { event -> Bool? in
+                if case .adapterState(_, .poweredOff) = event { return true }
+                return nil
+            }
+        }
+    }
+
+    @Test("a remote disconnect is reported and the link comes back")
+    func remoteDisconnect() async throws {
+        try await recovers(from: .remoteDisconnect(address: Self.pi, adapter: nil)) { log, mark in
+            _ = try await log.first(after: mark) { event -> Bool? in
+                if case .disconnected = event { return true }
+                return nil
+            }
+        }
+    }
+
+    @Test("the peripheral's GATT app restarts with the link up: re-found by UUID and re-subscribed")
+    func gattRestart() async throws {
+        try await recovers(from: .gattRestart(address: Self.pi))
+    }
+
+    @Test("Connect fails with le-connection-abort-by-local, then InProgress, then succeeds")
+    func connectFailures() async throws {
+        try await recovers(
+            from: .failConnect(times: 2, error: .abortedByLocal, address: Self.pi),
+            then: .remoteDisconnect(address: Self.pi, adapter: nil))
+        try await recovers(
+            from: .failConnect(times: 2, error: .inProgress, address: Self.pi),
+            then: .remoteDisconnect(address: Self.pi, adapter: nil))
+    }
+
+    @Test("Connect succeeds without the Connected=true signal (the connect race)")
+    func connectRace() async throws {
+        try await recovers(
+            from: .connectRace(times: 3, address: Self.pi), then: .remoteDisconnect(address: Self.pi, adapter: nil))
+    }
+
+    @Test("ServicesResolved never arrives once: disconnect and retry")
+    func servicesNeverResolve() async throws {
+        try await recovers(
+            from: .servicesNeverResolve(times: 1, address: Self.pi),
+            then: .remoteDisconnect(address: Self.pi, adapter: nil))
+    }
+
+    @Test("slow replies from bluetoothd")
+    func slowReplies() async throws {
+        try await recovers(
+            from: .slowReplies(delay: .milliseconds(500), times: 4, methods: ["Connect", "ReadValue", "StartNotify"]),
+            then: .remoteDisconnect(address: Self.pi, adapter: nil))
+    }
+
+    @Test("bluetoothd stops cleanly and comes back")
+    func bluetoothdStops() async throws {
+        try await recovers(from: .stopBluetoothd(restartAfter: .milliseconds(500)))
+    }
+
+    @Test("bluetoothd crashes (only NameOwnerChanged) and comes back")
+    func bluetoothdCrashes() async throws {
+        try await recovers(from: .crashBluetoothd(restartAfter: .milliseconds(500))) { log, mark in
+            _ = try await log.first(after: mark) { event -> Bool? in
+                if case .adapterState(_, .resetting) = event { return true }
+                return nil
+            }
+        }
+    }
+
+    @Test("the adapter is removed and re-added")
+    func adapterRemoved() async throws {
+        try await recovers(from: .removeAdapter("hci0"), then: .addAdapter("hci0"))
+    }
+}
