@@ -32,8 +32,22 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         let argv = ([path] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
+        // The child starts with default signal handling and nothing blocked: our
+        // SIGTERM/SIGINT/SIGHUP are ignored (dispatch sources handle them), and an
+        // ignored disposition would otherwise be inherited.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, nil, argv + [nil], environ)
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv + [nil], environ)
         close(pipeFDs[1])
         guard result == 0 else {
             close(pipeFDs[0])

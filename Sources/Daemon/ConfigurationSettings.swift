@@ -1,3 +1,4 @@
+import Central
 import BlectlProtocol
 import UnixSupport
 
@@ -53,9 +54,11 @@ extension ConfigurationSetting {
         single("socket_group", flag: "socket-group", "GROUP", "Group owning the socket (mode 0660)") { config, value in
             config.socketGroup = value
         },
-        single("adapter", flag: "adapter", "NAME", "Bluetooth adapter, e.g. hci0") {
+        single("adapter", flag: "adapter", "NAME", "Bluetooth adapter: hci0, its address, or auto") {
             config, value throws(SettingError) in
-            guard !value.contains("/") else { throw SettingError("not an adapter name: \(value)") }
+            guard AdapterSelection(value) != nil else {
+                throw SettingError("not an adapter (hciN, an address, or auto): \(value)")
+            }
             config.adapter = value
         },
         single("log_level", flag: "log-level", "LEVEL", "Log level: \(LogLevel.names)") {

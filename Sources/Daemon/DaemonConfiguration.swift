@@ -7,9 +7,9 @@ public struct DaemonConfiguration: Equatable, Sendable {
     /// How reconnection attempts back off after a thermometer is lost.
     public struct Backoff: Equatable, Sendable {
         /// The first delay.
-        public var minimum: Duration = .seconds(1)
+        public var minimum: Duration = .milliseconds(250)
         /// The largest delay; delays double up to it.
-        public var maximum: Duration = .seconds(60)
+        public var maximum: Duration = .seconds(10)
         /// Random spread as a fraction of each delay (0.2 = ±20 %).
         public var jitter: Double = 0.2
 
@@ -26,8 +26,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var socketPath = ProtocolInfo.defaultSocketPath
     /// The group that owns the socket (mode 0660), so its members may use blectl.
     public var socketGroup: String?
-    /// The Bluetooth adapter, e.g. `hci0`.
-    public var adapter = "hci0"
+    /// The Bluetooth adapter: `hci0`, its address, or `auto` (the first powered one with the central role).
+    public var adapter = "auto"
     /// The least severe log level written.
     public var logLevel = LogLevel.info
     /// Advertised names that mark a thermometer (the reference peripheral advertises

@@ -17,14 +17,24 @@ public final class MockStack: Sendable {
         self.directory = directory
     }
 
+    /// The environment variable with extra `blectl-mock` options (`--notify-interval 1s --fast`…).
+    public static let optionsVariable = "BLECTL_MOCK_OPTIONS"
+
     /// Starts the bus, then the mock adapter, and waits until it owns `org.bluez`.
     ///
-    /// - Parameter mockArguments: extra `blectl-mock` options (scenario knobs).
-    public static func start(mockArguments: [String] = [], log: Log) throws(SystemError) -> MockStack {
+    /// - Parameter mockArguments: extra `blectl-mock` options (scenario knobs); by
+    ///   default those in `BLECTL_MOCK_OPTIONS`, split on spaces.
+    public static func start(
+        mockArguments: [String] = (ProcessEnvironment.current[optionsVariable] ?? "").split(separator: " ").map(
+            String.init),
+        log: Log
+    ) throws(SystemError) -> MockStack {
         let directory = try makeDirectory()
+        let config = "\(directory)/bus.conf"
+        try writeFile(config, busConfiguration(socket: "\(directory)/bus"))
         let bus = try ChildProcess.spawn(
             try locate("dbus-daemon", in: ["/usr/bin", "/bin"]),
-            ["--session", "--nofork", "--nopidfile", "--address=unix:path=\(directory)/bus", "--print-address"])
+            ["--config-file=\(config)", "--nofork", "--nopidfile", "--print-address"])
         let address: String
         do {
             address = try bus.readLine(timeout: .seconds(10))
@@ -50,7 +60,34 @@ public final class MockStack: Sendable {
         mock.stop()
         bus.stop()
         unlink("\(directory)/bus")
+        unlink("\(directory)/bus.conf")
         rmdir(directory)
+    }
+
+    /// A bus only this daemon and its mock use: anyone may own any name on it.
+    /// (Its own file, not `--session`, which watches config directories with inotify.)
+    static func busConfiguration(socket: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:path=\(socket)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """
+    }
+
+    private static func writeFile(_ path: String, _ text: String) throws(SystemError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .current("open(\(path))") }
+        defer { close(fd) }
+        writeAll(fd, Array(text.utf8))
     }
 
     private static func makeDirectory() throws(SystemError) -> String {

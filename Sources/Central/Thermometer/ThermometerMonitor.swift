@@ -93,6 +93,8 @@ public actor ThermometerMonitor {
 
     /// Scans for `duration` even when every thermometer is connected (for `blectl scan`).
     public func scan(for duration: Duration) async {
+        // Everyone in range is reported again in this window, not only newcomers.
+        lastSeenReport = [:]
         openScanWindow(duration)
         try? await Task.sleep(for: duration)
     }

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// The real `blectld --mock` and `blectl` binaries, end to end.
+@Suite("blectld --mock and blectl", .serialized)
+struct CLITests {
+    @Test("scan, read and status print the documented JSON shapes")
+    func jsonShapes() async throws {
+        try await DaemonFixture.with { fixture in
+            try await fixture.waitForConnected(2)
+            let read = try await fixture.blectl(["read", "--json", "--timeout", "15"])
+            #expect(read.status == 0)
+            let readings = try #require(try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [[String: Any]])
+            #expect(readings.count == 2)
+            for reading in readings {
+                for key in ["address", "name", "celsius", "raw", "unit", "time", "seq"] {
+                    #expect(reading[key] != nil, "read --json lacks \(key)")
+                }
+                #expect(rfc3339(reading["time"] as? String ?? "") != nil)
+                #expect((reading["celsius"] as? Double).map { (30.0...90.0).contains($0) } == true)
+            }
+            #expect(Set(readings.compactMap { $0["unit"] as? String }) == ["F", "C"])
+
+            let scan = try await fixture.blectl(["scan", "--all", "--json", "--timeout", "3"])
+            #expect(scan.status == 0)
+            let peripherals = try #require(try JSONSerialization.jsonObject(with: Data(scan.output.utf8)) as? [[String: Any]])
+            for peripheral in peripherals {
+                for key in ["address", "name", "rssi", "thermometer"] { #expect(peripheral.keys.contains(key)) }
+            }
+            #expect(peripherals.contains { $0["thermometer"] as? Bool == false })
+
+            let status = try await fixture.blectl(["status", "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any])
+            #expect(object["state"] as? String == "poweredOn")
+            #expect((object["connected"] as? [Any])?.count == 2)
+        }
+    }
+
+    @Test("human output: aligned columns with °C and the raw text")
+    func humanOutput() async throws {
+        try await DaemonFixture.with { fixture in
+            try await fixture.waitForConnected(2)
+            let read = try await fixture.blectl(["read", "--timeout", "15"])
+            #expect(read.status == 0)
+            let lines = read.output.split(separator: "\n")
+            #expect(lines.count == 2)
+            #expect(lines.allSatisfy { $0.hasPrefix("Thermometer  DC:A6:32:00:00:0") && $0.contains(" °C  (raw \"") })
+        }
+    }
+
+    @Test("watch streams readings, and a reading follows a remote disconnect")
+    func watchAfterFault() async throws {
+        try await DaemonFixture.with { fixture in
+            _ = try await fixture.blectl(["read", "--timeout", "15"])
+            let watch = try ChildProcessLines.start(DaemonFixture.binary("blectl"), ["--socket", fixture.socket, "watch", "--json"])
+            defer { watch.stop() }
+            _ = try await watch.first { $0["type"] as? String == "reading" }
+            try await fixture.inject("disconnect", [("address", .string("DC:A6:32:00:00:01"))])
+            _ = try await watch.first {
+                $0["type"] as? String == "disconnected" && $0["address"] as? String == "DC:A6:32:00:00:01"
+            }
+            let after = try await watch.first {
+                $0["type"] as? String == "reading" && $0["address"] as? String == "DC:A6:32:00:00:01"
+            }
+            #expect(after["raw"] as? String != nil)
+        }
+    }
+
+    @Test("SIGTERM: the socket is removed, the mock stack stopped, exit 0")
+    func sigterm() async throws {
+        try await DaemonFixture.with { fixture in
+            fixture.daemon.signal(SIGTERM)
+            let status = await fixture.daemon.waitForExit(timeout: .seconds(10))
+            #expect(status == 0)
+            #expect(!FileManager.default.fileExists(atPath: fixture.socket))
+            let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: fixture.directory.path)) ?? []
+            #expect(!leftovers.contains { $0.hasPrefix("blectld-mock-") })
+        }
+    }
+
+    @Test("exit codes: 1 when the daemon is not running (with a hint), 64 for usage errors")
+    func exitCodes() async throws {
+        let missing = try await run(DaemonFixture.binary("blectl"), ["--socket", "/nonexistent/blectld.sock", "status"])
+        #expect(missing.status == 1)
+        let usage = try await run(DaemonFixture.binary("blectl"), ["frobnicate"])
+        #expect(usage.status == 64)
+    }
+}
+
+/// Parses an RFC 3339 time with fractional seconds.
+func rfc3339(_ text: String) -> Date? {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.date(from: text)
+}
