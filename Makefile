@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: deps build release test test-tsan run e2e bench install format lint clean
+.PHONY: deps build release test test-tsan run e2e bench install uninstall format lint clean
 
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
@@ -32,6 +32,29 @@ test-tsan: deps
 
 run: release
 	@scripts/run-mock.sh .build/release
+
+UNITDIR ?= /etc/systemd/system
+SYSCONFDIR ?= /etc
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/blectl \
+		$(DESTDIR)$(PREFIX)/share/doc/blectl
+	install -m 0755 .build/release/blectld .build/release/blectl .build/release/blectl-mock $(DESTDIR)$(PREFIX)/bin/
+	for unit in blectld.service blectld.socket; do \
+		sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' -e 's|/usr/local/share/|$(PREFIX)/share/|g' \
+			-e 's|/etc/blectl/|$(SYSCONFDIR)/blectl/|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit; \
+	done
+	@# Never overwrite an administrator's configuration.
+	test -e $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf || \
+		install -m 0644 etc/blectld.conf $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/blectl/
+	@echo "installed; enable with: systemctl daemon-reload && systemctl enable --now blectld.socket blectld.service"
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/blectld $(DESTDIR)$(PREFIX)/bin/blectl $(DESTDIR)$(PREFIX)/bin/blectl-mock
+	rm -f $(DESTDIR)$(UNITDIR)/blectld.service $(DESTDIR)$(UNITDIR)/blectld.socket
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/blectl
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

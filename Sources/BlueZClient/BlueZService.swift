@@ -4,7 +4,9 @@ public import DBusCore
 ///
 /// Start-up follows the rule that keeps mirrors right: add the match rules
 /// first, then take the `GetManagedObjects` snapshot. Signals that arrive while
-/// the snapshot is on its way are older than it and are dropped. The client
+/// the snapshot is on its way are held; those bluetoothd sent before its reply
+/// (lower serial) are already in the snapshot and are dropped, the others are
+/// applied on top of it. The client
 /// follows `NameOwnerChanged` of `org.bluez`, so a bluetoothd that stops or
 /// crashes empties the mirror and one that returns is snapshotted again.
 ///
@@ -25,6 +27,8 @@ public actor BlueZService {
     private var observers: [UInt64: @Sendable (BlueZEvent) -> Void] = [:]
     private var nextObserver: UInt64 = 0
     private var snapshotInFlight = false
+    /// Signals received while a snapshot is on its way.
+    private var heldSignals: [DBusMessage] = []
     private var snapshotAgain = false
     private var reportedProblems: Set<String> = []
     private let diagnostics: @Sendable (String) -> Void
@@ -83,20 +87,45 @@ public actor BlueZService {
         } while snapshotAgain
     }
 
+    /// Takes the snapshot, retrying a few times when bluetoothd owns its name but
+    /// does not answer yet (it requests the name before it attaches its
+    /// ObjectManager, so an early `GetManagedObjects` fails).
     private func takeSnapshot() async {
+        var delay = Duration.milliseconds(100)
+        for _ in 0..<6 {
+            guard await trySnapshot() else { return }
+            try? await Task.sleep(for: delay)
+            delay *= 2
+        }
+    }
+
+    /// One attempt; returns whether it is worth trying again.
+    private func trySnapshot() async -> Bool {
         do {
             let reply = try await connection.call(
                 destination: BlueZ.service, path: .root, interface: BlueZ.Interface.objectManager,
                 member: "GetManagedObjects", timeout: .seconds(10))
             tree = ObjectTree(snapshot: try reply.decodeSingle([ObjectPath: [String: [String: DBusValue]]].self))
+            // The reply is handled after signals that followed it on the wire were
+            // already dispatched: apply those (sent after the reply) on top.
+            for message in heldSignals where message.sender == reply.sender && message.serial > reply.serial {
+                apply(message, notifying: false)
+            }
+            heldSignals = []
             accessDenied = nil
             isServiceAvailable = true
             notify(.serviceAppeared)
+            return false
         } catch {
+            heldSignals = []
             let classified = BlueZError(any: error)
             if case .accessDenied = classified { accessDenied = classified }
             note("cannot read BlueZ's objects: \(classified)")
             if isServiceAvailable { vanish() }
+            switch classified {
+            case .serviceUnavailable, .accessDenied, .disconnected: return false
+            default: return true
+            }
         }
     }
 
@@ -114,31 +143,46 @@ public actor BlueZService {
     // MARK: Signals
 
     private func receive(_ message: DBusMessage) {
-        // Older than the snapshot on its way: the snapshot already has it.
-        guard !snapshotInFlight, isServiceAvailable, let path = message.path else { return }
+        guard !snapshotInFlight else {
+            heldSignals.append(message)
+            return
+        }
+        guard isServiceAvailable else {
+            // bluetoothd is talking, so it is there: the snapshot we lack is due.
+            Task { await snapshot() }
+            return
+        }
+        apply(message, notifying: true)
+    }
+
+    /// Applies one signal to the mirror, then (when `notifying`) tells the observers.
+    private func apply(_ message: DBusMessage, notifying: Bool) {
+        guard let path = message.path else { return }
         let args = message.arguments
+        let event: BlueZEvent
         switch message.member {
         case "InterfacesAdded":
             guard args.count == 2, case .objectPath(let object) = args[0],
                 let interfaces = try? args[1].decode([String: [String: DBusValue]].self)
             else { return note("malformed InterfacesAdded from \(message.sender ?? "?")") }
             tree.add(object, interfaces)
-            notify(.interfacesAdded(object, interfaces.keys.sorted()))
+            event = .interfacesAdded(object, interfaces.keys.sorted())
         case "InterfacesRemoved":
             guard args.count == 2, case .objectPath(let object) = args[0], let names = try? args[1].decode([String].self)
             else { return note("malformed InterfacesRemoved from \(message.sender ?? "?")") }
             tree.remove(object, names)
-            notify(.interfacesRemoved(object, names))
+            event = .interfacesRemoved(object, names)
         case "PropertiesChanged":
             guard args.count == 3, case .string(let interface) = args[0],
                 let changed = try? args[1].decode([String: DBusValue].self),
                 let invalidated = try? args[2].decode([String].self)
             else { return note("malformed PropertiesChanged on \(path)") }
             guard tree.change(path, interface, changed, invalidated: invalidated) else { return }
-            notify(.propertiesChanged(path, interface: interface, changed: changed, invalidated: invalidated))
+            event = .propertiesChanged(path, interface: interface, changed: changed, invalidated: invalidated)
         default:
             return
         }
+        if notifying { notify(event) }
     }
 
     func notifyRefreshed(_ path: ObjectPath, _ interface: String, _ name: String, _ value: DBusValue) {

@@ -1,6 +1,10 @@
 import CBlueZ
 import Dispatch
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Drives one libdbus connection from its dispatch queue, as BlueZ's
 /// `gdbus/mainloop.c` does from GLib: every `DBusWatch` becomes a dispatch
 /// source, watch toggles suspend or resume it, timeouts become timers, and the
@@ -64,17 +68,21 @@ final class MainLoop: @unchecked Sendable {
     // MARK: Watches
 
     fileprivate func add(watch: OpaquePointer) {
-        let fd = dbus_watch_get_unix_fd(watch)
         let flags = dbus_watch_get_flags(watch)
         var sources: [any DispatchSourceProtocol] = []
-        if flags & cbluez_watch_readable != 0 {
+        // Each source watches its own duplicate of the socket, closed by its cancel
+        // handler: libdbus closes its descriptor right after removing the watch,
+        // and libdispatch must not see a descriptor closed under a live source.
+        if flags & cbluez_watch_readable != 0, let fd = duplicate(watch) {
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
             source.setEventHandler { [unowned self] in handle(watch, cbluez_watch_readable) }
+            source.setCancelHandler { close(fd) }
             sources.append(source)
         }
-        if flags & cbluez_watch_writable != 0 {
+        if flags & cbluez_watch_writable != 0, let fd = duplicate(watch) {
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
             source.setEventHandler { [unowned self] in handle(watch, cbluez_watch_writable) }
+            source.setCancelHandler { close(fd) }
             sources.append(source)
         }
         watches[watch] = sources
@@ -84,6 +92,11 @@ final class MainLoop: @unchecked Sendable {
     }
 
     private var suspended: Set<OpaquePointer> = []
+
+    private func duplicate(_ watch: OpaquePointer) -> Int32? {
+        let fd = fcntl(dbus_watch_get_unix_fd(watch), F_DUPFD_CLOEXEC, 0)
+        return fd >= 0 ? fd : nil
+    }
 
     fileprivate func remove(watch: OpaquePointer) {
         guard let sources = watches.removeValue(forKey: watch) else { return }

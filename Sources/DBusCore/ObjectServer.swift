@@ -53,7 +53,10 @@ public actor DBusObjectServer {
         let removed = names.filter { object.remove($0) }
         objects[path] = object.isEmpty ? nil : object
         guard !removed.isEmpty, let root = managerRoot(for: path) else { return }
-        let listed = object.isEmpty && listsStandardInterfaces ? [Self.introspectableInterface] + removed + [Self.propertiesInterface] : removed
+        // gdbus lists the standard interfaces first when a whole object goes.
+        let listed =
+            object.isEmpty && listsStandardInterfaces
+            ? [Self.propertiesInterface, Self.introspectableInterface] + removed : removed
         try emit(
             path: root, interface: Self.objectManagerInterface, member: "InterfacesRemoved",
             [.objectPath(path), .strings(listed)])
@@ -123,15 +126,24 @@ public actor DBusObjectServer {
     private func receive(_ message: DBusMessage) -> Bool {
         guard let path = message.path, let member = message.member else { return false }
         let call = MethodCall(message: message, arguments: message.arguments)
+        // Answers that read the object table are sent at once, so that no signal
+        // sent after them can describe a newer state than they do (a client that
+        // snapshots with GetManagedObjects relies on that order).
         switch message.interface {
-        case Self.propertiesInterface?: return respond(call) { try await self.properties(member, call) }
+        case Self.propertiesInterface? where objects[path] != nil && member == "Set":
+            return respond(call) { try await self.set(call) }
+        case Self.propertiesInterface? where objects[path] != nil:
+            return replyNow(call) { try self.properties(member, call) }
         case Self.objectManagerInterface? where managerRoots.contains(path) && member == "GetManagedObjects":
-            let objects = managedObjects(under: path)
-            return respond(call) { [objects] }
+            return replyNow(call) { [self.managedObjects(under: path)] }
         case Self.introspectableInterface? where member == "Introspect":
-            let xml = introspect(path)
-            return respond(call) { [.string(xml)] }
+            return replyNow(call) { [.string(self.introspect(path))] }
         default:
+            guard objects[path] != nil || managerRoots.contains(path) else {
+                return replyNow(call) {
+                    throw DBusError(name: DBusError.Name.unknownObject, message: "No such object path '\(path)'")
+                }
+            }
             guard let method = findMethod(path, message.interface, member) else { return false }
             return respond(call) {
                 if let expected = method.inSignature, call.message.signature != expected {
@@ -154,25 +166,36 @@ public actor DBusObjectServer {
     /// and sends its reply or error.
     private func respond(_ call: MethodCall, _ body: @escaping @Sendable () async throws -> [DBusValue]) -> Bool {
         Task {
-            let reply: DBusMessage
-            do {
-                reply = try call.message.makeReply(try await body())
-            } catch let error as DBusError {
-                reply = try call.message.makeErrorReply(error)
-            } catch {
-                reply = try call.message.makeErrorReply(DBusError(name: DBusError.Name.failed, message: "\(error)"))
-            }
-            guard !call.message.noReplyExpected else { return }
-            try? await connection.send(reply)
+            let result: Result<[DBusValue], any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            send(result, to: call)
         }
         return true
     }
 
-    private func properties(_ member: String, _ call: MethodCall) async throws -> [DBusValue] {
-        let interface = try call.argument(0, as: String.self)
-        guard let served = objects[call.path]?.interface(interface) else {
-            throw DBusError(name: DBusError.Name.invalidArgs, message: "No such interface '\(interface)'")
+    /// Answers at once, from the current state.
+    private func replyNow(_ call: MethodCall, _ body: () throws -> [DBusValue]) -> Bool {
+        send(Result { try body() }, to: call)
+        return true
+    }
+
+    private func send(_ result: Result<[DBusValue], any Error>, to call: MethodCall) {
+        guard !call.message.noReplyExpected else { return }
+        let reply: DBusMessage?
+        switch result {
+        case .success(let values):
+            reply = try? call.message.makeReply(values)
+        case .failure(let error as DBusError):
+            reply = try? call.message.makeErrorReply(error)
+        case .failure(let error):
+            reply = try? call.message.makeErrorReply(DBusError(name: DBusError.Name.failed, message: "\(error)"))
         }
+        guard let reply else { return }
+        connection.assumeIsolated { try? $0.send(reply) }
+    }
+
+    private func properties(_ member: String, _ call: MethodCall) throws -> [DBusValue] {
+        let served = try servedInterface(call)
         switch member {
         case "GetAll":
             return [.propertyMap(served.properties.map { ($0.name, $0.value) })]
@@ -182,15 +205,21 @@ public actor DBusObjectServer {
                 throw DBusError(name: DBusError.Name.invalidArgs, message: "No such property '\(name)'")
             }
             return [.variant(property.value)]
-        case "Set":
-            try await set(served, call)
-            return []
         default:
             throw DBusError(name: DBusError.Name.unknownMethod, message: "Properties has no method \(member)")
         }
     }
 
-    private func set(_ served: ExportedInterface, _ call: MethodCall) async throws {
+    private func servedInterface(_ call: MethodCall) throws -> ExportedInterface {
+        let interface = try call.argument(0, as: String.self)
+        guard let served = objects[call.path]?.interface(interface) else {
+            throw DBusError(name: DBusError.Name.invalidArgs, message: "No such interface '\(interface)'")
+        }
+        return served
+    }
+
+    private func set(_ call: MethodCall) async throws -> [DBusValue] {
+        let served = try servedInterface(call)
         let name = try call.argument(1, as: String.self)
         let value = try call.argument(2, as: DBusValue.self)
         guard let property = served.properties.first(where: { $0.name == name }) else {
@@ -206,6 +235,7 @@ public actor DBusObjectServer {
         }
         try await served.setter?(name, value, call)
         try setProperty(call.path, served.name, name, value)
+        return []
     }
 
     // MARK: ObjectManager and introspection

@@ -27,6 +27,8 @@ final class PendingReply: @unchecked Sendable {
     }
 
     func complete() {
+        // Once only: libdbus aborts when asked to steal a reply twice.
+        guard !finished else { return }
         guard let reply = dbus_pending_call_steal_reply(pending) else {
             return finish(.failure(DBusError.disconnected("no reply")))
         }

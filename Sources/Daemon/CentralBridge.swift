@@ -1,4 +1,4 @@
-public import BlectlProtocol
+import BlectlProtocol
 public import Central
 public import UnixSupport
 

@@ -1,5 +1,5 @@
 import Glibc
-public import UnixSupport
+import UnixSupport
 
 /// A child process started with `posix_spawn`, whose stdout is a pipe we read.
 ///

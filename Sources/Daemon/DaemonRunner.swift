@@ -1,5 +1,5 @@
 import BlectlProtocol
-public import Central
+import Central
 import Dispatch
 import Glibc
 public import UnixSupport

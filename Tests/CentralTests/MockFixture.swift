@@ -28,7 +28,8 @@ struct MockFixture {
         try await withPrivateBus { bus in
             let mock = try await MockBluetoothd.start(address: bus.address, scenario: scenario)
             do {
-                let central = try await CentralManager.connect(to: .address(bus.address), options: options)
+                let central = try await CentralManager.connect(
+                    to: .address(bus.address), options: options, diagnostics: { print("diagnostic:", $0) })
                 try await body(MockFixture(bus: bus, mock: mock, central: central))
                 await central.close()
                 await mock.stop()

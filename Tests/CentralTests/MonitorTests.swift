@@ -34,6 +34,7 @@ struct MonitorTests {
         try await MockFixture.with { fixture in
             let (monitor, log) = await startMonitor(fixture)
             _ = try await log.first(reading(from: MockFixture.fahrenheitPi))
+            try await fixture.mock.setPattern(.constant, address: MockFixture.fahrenheitPi)
             try await fixture.mock.setTemperature(40.0, address: MockFixture.fahrenheitPi)
             let reading = try await monitor.readNow(BluetoothAddress(MockFixture.fahrenheitPi)!)
             #expect(reading.rawText == "104.0 F")

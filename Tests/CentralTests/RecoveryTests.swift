@@ -25,9 +25,15 @@ struct RecoveryTests {
             }
             let resumedMark = log.count
             let start = ContinuousClock.now
-            _ = try await log.first(after: max(mark, resumedMark), within: bound) { event -> Bool? in
-                guard case .reading(let address, _, _) = event, address.description == Self.pi else { return nil }
-                return true
+            do {
+                _ = try await log.first(after: max(mark, resumedMark), within: bound) { event -> Bool? in
+                    guard case .reading(let address, _, _) = event, address.description == Self.pi else { return nil }
+                    return true
+                }
+            } catch {
+                // What the monitor saw, for the failure report.
+                for event in log.all.suffix(from: mark) { print("event:", event) }
+                throw error
             }
             let elapsed = ContinuousClock.now - start
             #expect(elapsed < bound)

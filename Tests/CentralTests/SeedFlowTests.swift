@@ -34,9 +34,9 @@ struct SeedFlowTests {
             let service = try #require(services.first)
 
             // 5. discoverCharacteristics; read each; subscribe to the temperature.
-            let characteristics = await central.discoverCharacteristics([], for: service)
-            let temperature = try #require(characteristics.first { pi.isTemperatureCharacteristic($0.uuid!) })
-            let unit = try #require(characteristics.first { pi.isUnitCharacteristic($0.uuid!) })
+            let temperature = try #require(
+                await central.discoverCharacteristics(pi.temperatureCharacteristicUUIDs, for: service).first)
+            let unit = try #require(await central.discoverCharacteristics(pi.unitCharacteristicUUIDs, for: service).first)
             let text = try await central.readValue(for: temperature)
             let reading = try pi.decode(text).get()
             #expect((30.0...90.0).contains(reading.celsius))

@@ -12,7 +12,7 @@ struct CallTests {
         }
     }
 
-    @Test("an unknown method gets UnknownMethod; an unknown object too")
+    @Test("an unknown method gets UnknownMethod; an unknown object UnknownObject")
     func unknownMethod() async throws {
         try await EchoFixture.with { fixture in
             let error = await #expect(throws: DBusError.self) { try await fixture.call("Nope") }
@@ -22,7 +22,7 @@ struct CallTests {
                     destination: EchoFixture.name, path: "/nowhere", interface: EchoFixture.interface,
                     member: "Echo")
             }
-            #expect(noObject?.name == DBusError.Name.unknownMethod)
+            #expect(noObject?.name == DBusError.Name.unknownObject)
         }
     }
 

@@ -101,19 +101,23 @@ struct DaemonFixture {
 }
 
 /// Runs a program to completion (bounded), returning its exit status and stdout.
+///
+/// Stdout goes to a file read after the exit: waiting for a pipe's end of file
+/// through Foundation's readability handler is not reliable on Linux.
 func run(_ path: String, _ arguments: [String], timeout: Duration = .seconds(30)) async throws -> (
     status: Int32, output: String
 ) {
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent("blectl-out-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: out) }
-    let process = try ChildProcess.start(path, arguments, logFile: out, captureStdout: true)
-    var lines: [String] = []
-    let collected = try await withTimeout(timeout) { [lines] in
-        var lines = lines
-        for await line in process.stdoutLines { lines.append(line) }
-        return lines
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("blectl-run-\(UUID().uuidString)")
+    let out = base.appendingPathExtension("out")
+    let err = base.appendingPathExtension("err")
+    defer {
+        try? FileManager.default.removeItem(at: out)
+        try? FileManager.default.removeItem(at: err)
     }
-    lines = collected
-    let status = await process.waitForExit(timeout: .seconds(5)) ?? -1
-    return (status, lines.joined(separator: "\n"))
+    let process = try ChildProcess.start(path, arguments, logFile: err, stdoutFile: out)
+    guard let status = await process.waitForExit(timeout: timeout) else {
+        await process.stop(signal: SIGKILL)
+        throw TestSupportError("\(path) \(arguments) did not finish in \(timeout)")
+    }
+    return (status, (try? String(contentsOf: out, encoding: .utf8)) ?? "")
 }

@@ -18,10 +18,10 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Starts `executable` with `arguments`; stderr goes to `logFile`, and stdout too
-    /// unless `captureStdout` (then read it with ``stdoutLines``).
+    /// unless `captureStdout` (then read it with ``stdoutLines``) or `stdoutFile` is given.
     public static func start(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-        logFile: URL, captureStdout: Bool = false
+        logFile: URL, captureStdout: Bool = false, stdoutFile: URL? = nil
     ) throws -> ChildProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -44,6 +44,10 @@ public final class ChildProcess: @unchecked Sendable {
                     splitter.feed(data)
                 }
             }
+        } else if let stdoutFile {
+            _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
+            continuation.finish()
         } else {
             process.standardOutput = log
             continuation.finish()
@@ -93,11 +97,11 @@ public final class ChildProcess: @unchecked Sendable {
         return try? await withTimeout(timeout) { await exit.wait() }
     }
 
-    /// Stops the process: SIGTERM, then SIGKILL after 3 s.
-    public func stop() async {
+    /// Stops the process: `signal` (SIGTERM), then SIGKILL after `grace`.
+    public func stop(signal first: Int32 = SIGTERM, grace: Duration = .seconds(3)) async {
         guard process.isRunning else { return }
-        signal(SIGTERM)
-        if await waitForExit(timeout: .seconds(3)) == nil {
+        signal(first)
+        if await waitForExit(timeout: grace) == nil {
             signal(SIGKILL)
             _ = await waitForExit(timeout: .seconds(3))
         }

@@ -1,4 +1,4 @@
-public import BlueZClient
+import BlueZClient
 public import DBusCore
 
 extension CentralManager {

@@ -1,4 +1,4 @@
-public import BlueZClient
+import BlueZClient
 import DBusCore
 
 /// Which message bus has the `org.bluez` to use.

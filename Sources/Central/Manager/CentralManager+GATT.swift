@@ -1,5 +1,5 @@
-public import BlueZClient
-public import DBusCore
+import BlueZClient
+import DBusCore
 public import ThermometerProfiles
 
 extension CentralManager {
@@ -20,6 +20,9 @@ extension CentralManager {
 
     /// The service's characteristics with the given UUIDs (all when empty),
     /// waiting up to `timeout` for at least one.
+    ///
+    /// BlueZ exports characteristics one by one: ask for the UUIDs you need
+    /// (one call per characteristic) rather than for all of them at once.
     public func discoverCharacteristics(
         _ uuids: [BluetoothUUID], for service: Service, timeout: Duration = .seconds(5)
     ) async -> [Characteristic] {

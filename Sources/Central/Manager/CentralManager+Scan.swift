@@ -1,5 +1,5 @@
-public import BlueZClient
-public import DBusCore
+import BlueZClient
+import DBusCore
 public import ThermometerProfiles
 
 /// What a scan looks for: a device matches when it advertises one of the

@@ -1,6 +1,6 @@
 public import BlueZClient
 public import DBusCore
-public import ThermometerProfiles
+import ThermometerProfiles
 import Synchronization
 
 /// A BLE central over BlueZ, shaped like CoreBluetooth's `CBCentralManager`

@@ -1,6 +1,6 @@
-public import BlueZClient
-public import DBusCore
-public import ThermometerProfiles
+import BlueZClient
+import DBusCore
+import ThermometerProfiles
 
 /// Why a subscribed thermometer stopped delivering.
 enum StreamLoss: Equatable {

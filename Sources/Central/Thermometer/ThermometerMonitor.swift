@@ -1,5 +1,5 @@
 public import BlueZClient
-public import DBusCore
+import DBusCore
 public import ThermometerProfiles
 
 /// Keeps every thermometer connected and subscribed: the seed app's flow,

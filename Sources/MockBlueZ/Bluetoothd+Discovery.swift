@@ -1,0 +1,208 @@
+import DBusCore
+
+/// Discovery: sessions per client, filters, the scan, and what each advertisement does to
+/// the device objects (bluetoothd 5.66's `btd_adapter_update_found_device`).
+extension Bluetoothd {
+    func startDiscovery(adapter name: String, client: String) throws -> [DBusValue] {
+        guard var adapter = adapters[name] else { throw BlueZError.doesNotExist }
+        guard adapter.powered else { throw BlueZError.notReady }
+        // Every client can only start one discovery.
+        guard !adapter.clients.isDiscovering(client) else { throw BlueZError.busy }
+        adapter.clients.start(client)
+        adapters[name] = adapter
+        tasks.cancel("scan-stop:\(name)")
+        if !adapter.discovering {
+            // The reply goes first; the controller confirms, then Discovering=true.
+            schedule("scan-start:\(name)", after: timings.discoveryStart) { daemon in daemon.beginScanning(name) }
+        }
+        return []
+    }
+
+    func stopDiscovery(adapter name: String, client: String) throws -> [DBusValue] {
+        guard var adapter = adapters[name] else { throw BlueZError.doesNotExist }
+        guard adapter.powered else { throw BlueZError.notReady }
+        guard adapter.clients.isDiscovering(client) else { throw BlueZError.failed("No discovery started") }
+        adapter.clients.stop(client)
+        adapters[name] = adapter
+        if !adapter.clients.anyDiscovering {
+            schedule("scan-stop:\(name)", after: timings.discoveryStop) { daemon in daemon.endScanning(name) }
+        }
+        return []
+    }
+
+    func setDiscoveryFilter(adapter name: String, client: String, _ value: DBusValue) throws -> [DBusValue] {
+        guard var adapter = adapters[name] else { throw BlueZError.doesNotExist }
+        guard adapter.powered else { throw BlueZError.notReady }
+        guard case .dictionary(_, _, let entries) = value else { throw BlueZError.invalidArguments }
+        adapter.clients.setFilter(try DiscoveryFilter.parse(entries), for: client)
+        adapters[name] = adapter
+        return []
+    }
+
+    /// A client left the bus (`discovery_disconnect`).
+    func endDiscoveryClient(_ client: String, adapter name: String) {
+        guard var adapter = adapters[name] else { return }
+        let hadSession = adapter.clients.isDiscovering(client)
+        adapter.clients.remove(client)
+        adapters[name] = adapter
+        if hadSession {
+            if !adapter.clients.anyDiscovering {
+                schedule("scan-stop:\(name)", after: timings.discoveryStop) { daemon in daemon.endScanning(name) }
+            }
+        } else if !adapter.clients.anyDiscovering && adapter.powered {
+            // A client that only set a filter leaves: bluetoothd "stops" the idle discovery
+            // and announces Discovering=false again (seen at the end of the trace).
+            change(adapter.path, BlueZ.adapter, [("Discovering", .boolean(false))])
+        }
+    }
+
+    func beginScanning(_ name: String) {
+        guard var adapter = adapters[name], adapter.powered, adapter.clients.anyDiscovering, !adapter.discovering
+        else { return }
+        adapter.discovering = true
+        adapter.found = []
+        adapters[name] = adapter
+        change(adapter.path, BlueZ.adapter, [("Discovering", .boolean(true))])
+        schedule("scan:\(name)") { daemon in await daemon.scan(name) }
+    }
+
+    /// The last session ended: found devices lose `RSSI`/`TxPower` (non-connectable temporary
+    /// ones are removed at once), then `Discovering=false`.
+    func endScanning(_ name: String) {
+        guard var adapter = adapters[name], !adapter.clients.anyDiscovering else { return }
+        tasks.cancel("scan-start:\(name)")
+        tasks.cancel("scan:\(name)")
+        let wasDiscovering = adapter.discovering
+        let found = adapter.found
+        adapter.discovering = false
+        adapter.found = []
+        adapters[name] = adapter
+        invalidateFound(found)
+        if wasDiscovering { change(adapter.path, BlueZ.adapter, [("Discovering", .boolean(false))]) }
+    }
+
+    /// `discovery_cleanup`: removing a device flushes its pending changes at once, the others'
+    /// invalidations go out with the next idle flush — so removals come first.
+    func invalidateFound(_ found: [ObjectPath]) {
+        let removable = found.filter { path in
+            guard let device = devices[path] else { return false }
+            return device.temporary && device.link == .down && !peripheral(device.peripheral).spec.connectable
+        }
+        for path in removable.sorted() {
+            invalidateSignal(path)
+            removeDevice(path, announceLinkLoss: false)
+        }
+        for path in found where !removable.contains(path) { invalidateSignal(path) }
+    }
+
+    private func invalidateSignal(_ path: ObjectPath) {
+        guard var device = devices[path] else { return }
+        var invalidated: [String] = []
+        if device.rssi != nil { invalidated.append("RSSI") }
+        if device.txPower != nil { invalidated.append("TxPower") }
+        device.rssi = nil
+        device.txPower = nil
+        devices[path] = device
+        change(path, BlueZ.device, [], invalidated: invalidated)
+    }
+
+    /// The scan: every peripheral's advertisement is processed at its own pace while the
+    /// adapter discovers.
+    func scan(_ name: String) async {
+        let count = world.withState { $0.peripherals.count }
+        guard count > 0 else { return }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var due = (0..<count).map { start + timings.firstAdvertisement + .milliseconds(20 * $0) }
+        while running, adapters[name]?.discovering == true, !Task.isCancelled {
+            let index = due.indices.min { due[$0] < due[$1] }!
+            do { try await Task.sleep(until: due[index], clock: clock) } catch { return }
+            guard running, adapters[name]?.discovering == true else { return }
+            report(peripheral: index, adapter: name)
+            let jitter = world.withState { $0.jitter(-5...5) }
+            due[index] =
+                max(clock.now, due[index]) + timings.advertisingInterval + timings.advertisingInterval / 100 * jitter
+        }
+    }
+
+    /// Processes one advertising report of peripheral `index` on adapter `name`.
+    func report(peripheral index: Int, adapter name: String) {
+        // Reports that arrive after the last session ended (the stop is on its way) are dropped.
+        guard let adapter = adapters[name], adapter.discovering, adapter.clients.anyDiscovering else { return }
+        // A connected peripheral has stopped advertising (a Pi takes one central at a time).
+        guard !devices.values.contains(where: { $0.peripheral == index && $0.link != .down }) else { return }
+        let state = world.withState { world -> PeripheralState in
+            let spec = world.peripherals[index].spec
+            let step = Int16(world.jitter(-3...3))
+            // Signal strength wanders within ±6 dBm of the peripheral's typical value.
+            world.peripherals[index].rssi = min(max(world.peripherals[index].rssi + step, spec.rssi - 6), spec.rssi + 6)
+            return world.peripherals[index]
+        }
+        let spec = state.spec
+        let report = AdvertisingReport(
+            address: spec.address, name: spec.advertisedName, rssi: state.rssi, txPower: spec.txPower,
+            uuids: spec.advertisedUUIDs, discoverable: spec.discoverable)
+        guard adapter.clients.kernelAccepts(report) else { return }
+        let discoverable = adapter.clients.isDiscoverable(report)
+        let path = BlueZ.devicePath(adapter: adapter.path, address: spec.address)
+        let isNew = devices[path] == nil
+        if isNew && !discoverable { return }
+        var device =
+            devices[path] ?? DeviceState(adapterName: name, adapterPath: adapter.path, peripheral: index, spec: spec)
+        var changes: [(String, DBusValue)] = []
+        let passes = discoverable && (!adapter.clients.isFiltered || adapter.clients.matches(report))
+        if passes {
+            changes = update(
+                &device, with: report, spec: spec, filtered: adapter.clients.isFiltered,
+                duplicates: adapter.clients.wantsDuplicateData)
+        }
+        devices[path] = device
+        if isNew {
+            export(path, [deviceInterface(device)])
+        } else {
+            change(path, BlueZ.device, changes)
+        }
+        if passes, !adapter.found.contains(path) { adapters[name]?.found.insert(path, at: 0) }
+        if device.temporary { armTemporaryTimer(path) }
+    }
+
+    /// Applies a report to a device; returns the changed properties in the order bluetoothd
+    /// sets them (RSSI, TxPower, Name, Alias, UUIDs, ManufacturerData, ServiceData).
+    private func update(
+        _ device: inout DeviceState, with report: AdvertisingReport, spec: MockPeripheral, filtered: Bool,
+        duplicates: Bool
+    ) -> [(String, DBusValue)] {
+        var changes: [(String, DBusValue)] = []
+        // Without a filter bluetoothd reports RSSI moves of 8 dBm or more; with one, every report.
+        let moved = device.rssi.map { abs(Int($0) - Int(report.rssi)) >= 8 } ?? true
+        if filtered || moved {
+            device.rssi = report.rssi
+            changes.append(("RSSI", .int16(report.rssi)))
+        }
+        if let tx = report.txPower, device.txPower != tx {
+            device.txPower = tx
+            changes.append(("TxPower", .int16(tx)))
+        }
+        if let name = report.name, device.name != name {
+            device.name = name
+            changes.append(("Name", .string(name)))
+            if device.customAlias == nil { changes.append(("Alias", .string(name))) }
+        }
+        if device.gatt == nil {
+            let uuids = device.uuids + report.uuids.filter { !device.uuids.contains($0) }
+            if uuids != device.uuids {
+                device.uuids = uuids
+                changes.append(("UUIDs", .strings(uuids)))
+            }
+        }
+        if !spec.manufacturerData.isEmpty, duplicates || device.manufacturerData != spec.manufacturerData {
+            device.manufacturerData = spec.manufacturerData
+            changes.append(("ManufacturerData", PropertyTables.manufacturerData(spec.manufacturerData)))
+        }
+        if !spec.serviceData.isEmpty, duplicates || device.serviceData != spec.serviceData {
+            device.serviceData = spec.serviceData
+            changes.append(("ServiceData", PropertyTables.serviceData(spec.serviceData)))
+        }
+        return changes
+    }
+}

@@ -1,0 +1,278 @@
+public import DBusCore
+
+/// A fake bluetoothd serving BlueZ 5.66's D-Bus API (`org.bluez`) with simulated
+/// peripherals, for running and testing a BlueZ central where there is no Bluetooth.
+///
+/// Start it on a bus with ``start(bus:scenario:serveControl:log:)``; central code then talks
+/// to `org.bluez` on that bus unchanged. Faults (``inject(_:)``) and the world (temperatures,
+/// notification interval) can be changed mid-run, in process or through the control
+/// interface `org.blectl.Mock1` that ``start(bus:scenario:serveControl:log:)`` serves on a
+/// second connection (see `docs/mock-adapter.md`).
+public actor MockBluetoothd {
+    /// The bus the mock serves on.
+    public nonisolated let bus: BusAddress
+    /// The scenario it was started with.
+    public nonisolated let scenario: MockScenario
+    let world: PeripheralWorld
+    let log: MockLogger
+    private var daemon: Bluetoothd?
+    private var control: (connection: DBusConnection, server: DBusObjectServer)?
+    private var restart: Task<Void, Never>?
+    private var stopped = false
+
+    private init(bus: BusAddress, scenario: MockScenario, log: @escaping MockLogger) {
+        self.bus = bus
+        self.scenario = scenario
+        self.log = log
+        world = PeripheralWorld(scenario: scenario)
+    }
+
+    /// Starts the mock on `bus` and returns once `org.bluez` is owned and the adapters are
+    /// powered (and, with `serveControl`, once `org.blectl.Mock` is owned too).
+    public static func start(
+        bus: BusAddress, scenario: MockScenario = .standard(), serveControl: Bool = true,
+        log: @escaping MockLogger = { _ in }
+    ) async throws -> MockBluetoothd {
+        let mock = MockBluetoothd(bus: bus, scenario: scenario, log: log)
+        do {
+            try await mock.startBluetoothd()
+            if serveControl { try await mock.startControl() }
+        } catch {
+            await mock.stop()
+            throw error
+        }
+        return mock
+    }
+
+    /// Starts the mock on the bus at `address` (such as `unix:path=/tmp/bus`).
+    public static func start(
+        address: String, scenario: MockScenario = .standard(), serveControl: Bool = true,
+        log: @escaping MockLogger = { _ in }
+    ) async throws -> MockBluetoothd {
+        try await start(bus: .address(address), scenario: scenario, serveControl: serveControl, log: log)
+    }
+
+    /// Stops everything: bluetoothd stops cleanly (if running) and the control interface goes.
+    public func stop() async {
+        stopped = true
+        restart?.cancel()
+        restart = nil
+        if let daemon {
+            self.daemon = nil
+            await daemon.shutdown()
+        }
+        if let control {
+            self.control = nil
+            await control.connection.close()
+        }
+    }
+
+    /// The unique bus name of the running bluetoothd, or nil while it is stopped.
+    public var bluetoothdUniqueName: String? { daemon?.connection.uniqueName }
+
+    /// Whether bluetoothd is running (owns `org.bluez`).
+    public var isBluetoothdRunning: Bool { daemon != nil }
+
+    /// The unique bus name of the control connection, if served.
+    public var controlUniqueName: String? { control?.connection.uniqueName }
+
+    // MARK: Faults
+
+    /// Injects a fault; see ``MockFault`` for the shape of each.
+    public func inject(_ fault: MockFault) async throws {
+        switch fault {
+        case .powerOff(let adapter): try await running().powerFault(adapter, on: false)
+        case .powerOn(let adapter): try await running().powerFault(adapter, on: true)
+        case .removeAdapter(let adapter): try await running().removeAdapter(adapter)
+        case .addAdapter(let adapter): try await running().addAdapter(adapter)
+        case .remoteDisconnect(let address, let adapter):
+            try await running().remoteDisconnect(address: address, adapter: adapter)
+        case .gattRestart(let address):
+            let index = try peripheralIndex(address)
+            try await running().gattRestart(peripheral: index)
+        case .failConnect(let times, let error, let address):
+            world.withState {
+                $0.faults.connectFailures.append(.init(value: error, remaining: times, address: address?.uppercased()))
+            }
+        case .connectRace(let times, let address):
+            world.withState {
+                $0.faults.connectRaces.append(.init(value: (), remaining: times, address: address?.uppercased()))
+            }
+        case .servicesNeverResolve(let times, let address):
+            world.withState {
+                $0.faults.unresolvedServices.append(.init(value: (), remaining: times, address: address?.uppercased()))
+            }
+        case .slowReplies(let delay, let times, let methods):
+            world.withState { $0.faults.slowReplies.append(.init(value: (delay, methods), remaining: times)) }
+        case .malformedValues(let kind, let times, let address):
+            world.withState {
+                $0.faults.malformedValues.append(.init(value: kind, remaining: times, address: address?.uppercased()))
+            }
+        case .stopBluetoothd(let restartAfter):
+            let daemon = try running()
+            self.daemon = nil
+            await daemon.shutdown()
+            scheduleRestart(after: restartAfter)
+        case .crashBluetoothd(let restartAfter):
+            let daemon = try running()
+            self.daemon = nil
+            await daemon.crash()
+            scheduleRestart(after: restartAfter)
+        case .startBluetoothd:
+            guard daemon == nil else {
+                throw MockError(name: "org.blectl.Mock.Error.AlreadyRunning", message: "bluetoothd is running")
+            }
+            try await startBluetoothd()
+        }
+        log("fault: \(fault)")
+    }
+
+    /// Disarms every fault still waiting to strike (connect failures, slow replies, …).
+    public func clearFaults() {
+        world.withState { $0.faults = FaultPlan() }
+    }
+
+    // MARK: The world
+
+    /// Sets a thermometer's CPU temperature, in °C (its pattern goes on from there).
+    public func setTemperature(_ celsius: Double, address: String) throws {
+        let index = try thermometerIndex(address)
+        world.withState { $0.peripherals[index].temperature?.set(celsius: celsius) }
+    }
+
+    /// Sets how a thermometer's temperature moves (every thermometer's when `address` is nil).
+    public func setPattern(_ pattern: MockTemperaturePattern, address: String? = nil) throws {
+        let indexes = try address.map { [try thermometerIndex($0)] }
+        world.withState { world in
+            for index in indexes ?? Array(world.peripherals.indices) where world.peripherals[index].temperature != nil {
+                world.peripherals[index].temperature?.pattern = pattern
+            }
+        }
+    }
+
+    /// Sets the thermometers' notification period (down to a millisecond, for benchmarks);
+    /// it takes effect at once.
+    public func setNotifyInterval(_ interval: Duration) async {
+        world.withState { $0.notifyInterval = max(interval, .microseconds(100)) }
+        await daemon?.notifyIntervalChanged()
+    }
+
+    /// The current notification period.
+    public var notifyInterval: Duration { world.withState { $0.notifyInterval } }
+
+    /// Sends `count` temperature notifications of a subscribed thermometer as fast as the bus
+    /// takes them (paced on the connection's outgoing queue); returns how many went out.
+    public func burst(address: String, count: Int) async throws -> Int {
+        let index = try thermometerIndex(address)
+        return try await running().burst(peripheral: index, count: count)
+    }
+
+    /// The peripherals and what bluetoothd currently shows of them.
+    public func devices() async -> [MockDeviceInfo] {
+        let snapshot = await daemon?.snapshot() ?? [:]
+        let peripherals = world.withState { $0.peripherals }
+        return peripherals.enumerated().map { index, state in
+            let entry = snapshot[index]
+            return MockDeviceInfo(
+                state: state, objectPaths: entry?.paths.map(\.rawValue) ?? [], connected: entry?.connected ?? false,
+                notifying: entry?.notifying ?? false)
+        }
+    }
+
+    // MARK: Internals
+
+    private func running() throws -> Bluetoothd {
+        guard let daemon else { throw MockError.notRunning }
+        return daemon
+    }
+
+    private func peripheralIndex(_ address: String) throws -> Int {
+        guard let index = world.withState({ $0.index(of: address) }) else { throw MockError.unknownDevice(address) }
+        return index
+    }
+
+    private func thermometerIndex(_ address: String) throws -> Int {
+        let index = try peripheralIndex(address)
+        guard world.withState({ $0.peripherals[index].temperature != nil }) else {
+            throw MockError(name: "org.blectl.Mock.Error.NotAThermometer", message: "\(address) is not a thermometer")
+        }
+        return index
+    }
+
+    private func startBluetoothd() async throws {
+        daemon = try await Bluetoothd.launch(bus: bus, world: world, scenario: scenario, log: log)
+    }
+
+    private func scheduleRestart(after delay: Duration?) {
+        guard let delay, !stopped else { return }
+        restart = Task { [weak self] in
+            do { try await Task.sleep(for: delay) } catch { return }
+            await self?.restartIfStopped()
+        }
+    }
+
+    private func restartIfStopped() async {
+        guard daemon == nil, !stopped else { return }
+        do { try await startBluetoothd() } catch { log("bluetoothd did not start again: \(error)") }
+    }
+
+    private func startControl() async throws {
+        let connection = try await DBusConnection.connect(to: bus, label: "mock-control")
+        let server = await DBusObjectServer(connection: connection)
+        try await server.export(MockControl.path, [MockControl.interface(for: self)])
+        let result = try await connection.requestName(MockControl.busName)
+        guard result == .primaryOwner || result == .alreadyOwner else {
+            await connection.close()
+            throw DBusError(
+                name: "org.blectl.Mock.Error.NameTaken", message: "\(MockControl.busName) is already owned on this bus")
+        }
+        control = (connection, server)
+    }
+}
+
+/// A peripheral of the mock and what bluetoothd currently shows of it.
+public struct MockDeviceInfo: Sendable, Equatable {
+    /// The device address.
+    public var address: String
+    /// `public` or `random`.
+    public var addressType: String
+    /// The advertised name, if any.
+    public var advertisedName: String?
+    /// `thermometer`, `heart-rate-strap` or `beacon`.
+    public var kind: String
+    /// The thermometer's current unit.
+    public var unit: MockTemperatureUnit?
+    /// The thermometer's current CPU temperature, in °C.
+    public var celsius: Double?
+    /// The thermometer's temperature pattern.
+    public var pattern: MockTemperaturePattern?
+    /// The thermometer's service UUID (in its spelling).
+    public var serviceUUID: String?
+    /// The `Device1` objects bluetoothd has for it (one per adapter that saw it).
+    public var objectPaths: [String]
+    /// Whether a link to it is up.
+    public var connected: Bool
+    /// Whether a characteristic of it notifies.
+    public var notifying: Bool
+
+    init(state: PeripheralState, objectPaths: [String], connected: Bool, notifying: Bool) {
+        address = state.spec.address
+        addressType = state.spec.addressType
+        advertisedName = state.spec.advertisedName
+        switch state.spec.kind {
+        case .piThermometer(let thermometer):
+            kind = "thermometer"
+            unit = state.unit
+            celsius = state.temperature?.celsius
+            pattern = state.temperature?.pattern
+            serviceUUID = GattUUID.thermometer(1, thermometer.spelling)
+        case .heartRateStrap:
+            kind = "heart-rate-strap"
+        case .beacon:
+            kind = "beacon"
+        }
+        self.objectPaths = objectPaths
+        self.connected = connected
+        self.notifying = notifying
+    }
+}

@@ -1,0 +1,188 @@
+import DBusCore
+
+/// The control interface `org.blectl.Mock1` at `/org/blectl/Mock`, served under the name
+/// `org.blectl.Mock` on its own connection so that nothing of it shows in org.bluez's tree.
+enum MockControl {
+    static let busName = "org.blectl.Mock"
+    static let path: ObjectPath = "/org/blectl/Mock"
+    static let interfaceName = "org.blectl.Mock1"
+
+    static func interface(for mock: MockBluetoothd) -> ExportedInterface {
+        ExportedInterface(
+            name: interfaceName,
+            methods: [
+                ExportedMethod("InjectFault", in: "sa{sv}") { [weak mock] call in
+                    let fault = try fault(named: try call.argument(0), options: try call.argument(1))
+                    try await mapped { try await mock?.inject(fault) }
+                    return []
+                },
+                ExportedMethod("ClearFaults") { [weak mock] _ in
+                    await mock?.clearFaults()
+                    return []
+                },
+                ExportedMethod("SetTemperature", in: "sd") { [weak mock] call in
+                    let (address, celsius) = (
+                        try call.argument(0, as: String.self), try call.argument(1, as: Double.self)
+                    )
+                    try await mapped { try await mock?.setTemperature(celsius, address: address) }
+                    return []
+                },
+                ExportedMethod("SetTemperaturePattern", in: "ss") { [weak mock] call in
+                    let address = try call.argument(0, as: String.self)
+                    guard let pattern = MockTemperaturePattern(rawValue: try call.argument(1)) else {
+                        throw invalid("pattern must be one of \(MockTemperaturePattern.allCases.map(\.rawValue))")
+                    }
+                    try await mapped { try await mock?.setPattern(pattern, address: address.isEmpty ? nil : address) }
+                    return []
+                },
+                ExportedMethod("SetNotifyInterval", in: "t") { [weak mock] call in
+                    let microseconds = try call.argument(0, as: UInt64.self)
+                    guard microseconds >= 1000 else { throw invalid("the interval is at least 1000 µs (1 ms)") }
+                    await mock?.setNotifyInterval(.microseconds(Int64(clamping: microseconds)))
+                    return []
+                },
+                ExportedMethod("Burst", in: "su", out: "u") { [weak mock] call in
+                    let (address, count) = (
+                        try call.argument(0, as: String.self), try call.argument(1, as: UInt32.self)
+                    )
+                    let sent = try await mapped { try await mock?.burst(address: address, count: Int(count)) ?? 0 }
+                    return [.uint32(UInt32(sent))]
+                },
+                ExportedMethod("ListDevices", out: "aa{sv}") { [weak mock] _ in
+                    let devices = await mock?.devices() ?? []
+                    return [.array(element: "a{sv}", devices.map { .propertyMap(describe($0)) })]
+                },
+                ExportedMethod("Status", out: "a{sv}") { [weak mock] _ in
+                    guard let mock else { return [.propertyMap([])] }
+                    let interval = await mock.notifyInterval
+                    let (seconds, attoseconds) = interval.components
+                    return [
+                        .propertyMap([
+                            ("Running", .boolean(await mock.isBluetoothdRunning)),
+                            ("UniqueName", .string(await mock.bluetoothdUniqueName ?? "")),
+                            (
+                                "NotifyIntervalMicroseconds",
+                                .uint64(UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000))
+                            ),
+                        ])
+                    ]
+                },
+            ])
+    }
+
+    /// A device as `ListDevices` describes it.
+    static func describe(_ device: MockDeviceInfo) -> [(String, DBusValue)] {
+        var entries: [(String, DBusValue)] = [
+            ("Address", .string(device.address)), ("AddressType", .string(device.addressType)),
+            ("Name", .string(device.advertisedName ?? "")), ("Kind", .string(device.kind)),
+            ("Paths", .array(element: "o", device.objectPaths.compactMap { ObjectPath($0).map(DBusValue.objectPath) })),
+            ("Connected", .boolean(device.connected)), ("Notifying", .boolean(device.notifying)),
+        ]
+        if let unit = device.unit { entries.append(("Unit", .string(unit.rawValue))) }
+        if let celsius = device.celsius { entries.append(("Celsius", .double(celsius))) }
+        if let pattern = device.pattern { entries.append(("Pattern", .string(pattern.rawValue))) }
+        if let uuid = device.serviceUUID { entries.append(("ServiceUUID", .string(uuid))) }
+        return entries
+    }
+
+    /// The fault that `InjectFault(name, options)` asks for.
+    static func fault(named name: String, options: [String: DBusValue]) throws -> MockFault {
+        let reader = Options(options)
+        switch name {
+        case "power-off": return .powerOff(adapter: try reader.string("adapter") ?? "hci0")
+        case "power-on": return .powerOn(adapter: try reader.string("adapter") ?? "hci0")
+        case "remove-adapter": return .removeAdapter(try reader.string("adapter") ?? "hci0")
+        case "add-adapter": return .addAdapter(try reader.string("adapter") ?? "hci0")
+        case "disconnect":
+            return .remoteDisconnect(address: try reader.required("address"), adapter: try reader.string("adapter"))
+        case "gatt-restart": return .gattRestart(address: try reader.required("address"))
+        case "fail-connect":
+            let errorName = try reader.string("error") ?? MockConnectFailure.abortedByLocal.rawValue
+            guard let error = MockConnectFailure(rawValue: errorName) else {
+                throw invalid("error must be one of \(MockConnectFailure.allCases.map(\.rawValue))")
+            }
+            return .failConnect(times: try reader.times(), error: error, address: try reader.string("address"))
+        case "connect-race": return .connectRace(times: try reader.times(), address: try reader.string("address"))
+        case "services-never-resolve":
+            return .servicesNeverResolve(times: try reader.times(), address: try reader.string("address"))
+        case "slow-replies":
+            guard let delay = try reader.integer("delay_ms") else { throw invalid("slow-replies needs delay_ms") }
+            return .slowReplies(
+                delay: .milliseconds(delay), times: try reader.count(default: nil),
+                methods: Set(try reader.strings("methods")))
+        case "malformed":
+            guard let kind = MockMalformedValue(rawValue: try reader.required("kind")) else {
+                throw invalid("kind must be one of \(MockMalformedValue.allCases.map(\.rawValue))")
+            }
+            return .malformedValues(kind, times: try reader.count(default: 1), address: try reader.string("address"))
+        case "bluetoothd-stop":
+            return .stopBluetoothd(restartAfter: try reader.integer("restart_ms").map { .milliseconds($0) })
+        case "bluetoothd-crash":
+            return .crashBluetoothd(restartAfter: try reader.integer("restart_ms").map { .milliseconds($0) })
+        case "bluetoothd-start": return .startBluetoothd
+        default:
+            throw DBusError(name: "org.blectl.Mock.Error.UnknownFault", message: "no fault named '\(name)'")
+        }
+    }
+
+    /// Reads fault options leniently: any integer type for numbers (clients differ).
+    private struct Options {
+        let values: [String: DBusValue]
+        init(_ values: [String: DBusValue]) { self.values = values }
+
+        func string(_ key: String) throws -> String? {
+            guard let value = values[key] else { return nil }
+            guard case .string(let text) = value.unwrappingVariants else { throw invalid("\(key) must be a string") }
+            return text
+        }
+
+        func required(_ key: String) throws -> String {
+            guard let text = try string(key) else { throw invalid("this fault needs \(key)") }
+            return text
+        }
+
+        func strings(_ key: String) throws -> [String] {
+            guard let value = values[key] else { return [] }
+            guard let list = try? value.unwrappingVariants.decode([String].self) else {
+                throw invalid("\(key) must be 'as'")
+            }
+            return list
+        }
+
+        func integer(_ key: String) throws -> Int? {
+            guard let value = values[key] else { return nil }
+            switch value.unwrappingVariants {
+            case .byte(let v): return Int(v)
+            case .int16(let v): return Int(v)
+            case .uint16(let v): return Int(v)
+            case .int32(let v): return Int(v)
+            case .uint32(let v): return Int(v)
+            case .int64(let v): return Int(v)
+            case .uint64(let v): return Int(clamping: v)
+            default: throw invalid("\(key) must be an integer")
+            }
+        }
+
+        /// `count`: how many times (`fallback` when absent); 0 means until cleared (nil).
+        func count(default fallback: Int?) throws -> Int? {
+            guard let count = try integer("count") else { return fallback }
+            return count <= 0 ? nil : count
+        }
+
+        /// `count` for faults that strike a number of times: 1 by default, 0 for ever.
+        func times() throws -> Int { try count(default: 1) ?? Int.max }
+    }
+
+    private static func invalid(_ message: String) -> DBusError {
+        DBusError(name: DBusError.Name.invalidArgs, message: message)
+    }
+
+    /// Runs `body`, turning a ``MockError`` into the D-Bus error it names.
+    private static func mapped<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as MockError {
+            throw DBusError(name: error.name, message: error.message)
+        }
+    }
+}

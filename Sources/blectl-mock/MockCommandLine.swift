@@ -1,0 +1,136 @@
+import MockBlueZ
+import UnixSupport
+
+/// blectl-mock's command line: the options, their help, and the scenario they describe.
+enum MockCommandLine {
+    static let options: [OptionSpec] = [
+        .value("address", "ADDRESS", help: "bus to serve on (default: the session bus)"),
+        .flag("system", help: "serve on the system bus (needs permission to own org.bluez)"),
+        .value("thermometers", "N", help: "Pi thermometers in range (default 2)"),
+        .value("others", "N", help: "devices that are not thermometers (default 2)"),
+        .value("adapters", "N", help: "adapters hci0… (default 1)"),
+        .value("notify-interval", "TIME", help: "thermometer notification period (default 5s; down to 1ms)"),
+        .value("pattern", "PATTERN", help: "temperature pattern: drift, constant or counter (default drift)"),
+        .value("temperature", "CELSIUS", help: "every thermometer's start temperature"),
+        .value("seed", "N", help: "seed of the random walks (default 1)"),
+        .flag("fast", help: "short timings (tests): connect 20ms, services 40ms, …"),
+        .value("resolve-delay", "TIME", help: "link up → ServicesResolved=true (default 250ms)"),
+        .value("disconnect-delay", "TIME", help: "Disconnect → ServicesResolved=false (default 50ms)"),
+        .value("temporary-timeout", "TIME", help: "unconnected devices vanish this long after last seen (default 30s)"),
+        .flag("unit-writes", help: "writing C/F to the unit characteristic switches the unit"),
+        .flag("no-control", help: "don't serve the control interface org.blectl.Mock"),
+        .value("log-level", "LEVEL", help: "err, warning, notice, info or debug (default info)"),
+        .value("emit-log", "FILE", help: "log every temperature notification's time to FILE (benchmarks)"),
+        .flag("help", short: "h", help: "show this help"),
+    ]
+
+    static let parser = ArgvParser(globals: options)
+
+    static var helpText: String {
+        """
+        Usage: blectl-mock [OPTIONS]
+
+        A fake bluetoothd: serves BlueZ 5.66's D-Bus API (org.bluez) on a bus, with simulated
+        Raspberry Pi thermometers, and a control interface (org.blectl.Mock, /org/blectl/Mock,
+        org.blectl.Mock1) to inject faults. Prints "ready org.bluez on ADDRESS" on stdout once
+        org.bluez is owned and the adapters are powered; stops cleanly on SIGTERM or SIGINT.
+
+        Options:
+        \(options.helpLines())
+
+        TIME is a number with a unit: 500us, 250ms, 5s, 2m.
+        See docs/mock-adapter.md.
+        """
+    }
+
+    /// The bus address to serve on.
+    static func busAddress(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) -> String {
+        if let address = parsed.value("address") {
+            guard !parsed.flag("system") else { throw UsageError("--address and --system exclude each other") }
+            return address
+        }
+        if parsed.flag("system") {
+            return environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
+        }
+        if let session = environment["DBUS_SESSION_BUS_ADDRESS"], !session.isEmpty { return session }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return "unix:path=\(runtime)/bus" }
+        throw UsageError("no session bus (DBUS_SESSION_BUS_ADDRESS is not set): give --address")
+    }
+
+    /// The scenario the options describe.
+    static func scenario(_ parsed: ParsedArguments) throws(UsageError) -> MockScenario {
+        var scenario = MockScenario.standard(
+            thermometers: try count("thermometers", parsed, default: 2, range: 0...1000),
+            others: try count("others", parsed, default: 2, range: 0...1000),
+            adapters: try count("adapters", parsed, default: 1, range: 1...16))
+        if parsed.flag("fast") { scenario.timings = .fast }
+        if let text = parsed.value("notify-interval") {
+            let interval = try duration(text, option: "notify-interval")
+            guard interval >= .milliseconds(1) else { throw UsageError("--notify-interval is at least 1ms") }
+            scenario.notifyInterval = interval
+        }
+        if let text = parsed.value("resolve-delay") {
+            scenario.timings.servicesResolved = try duration(text, option: "resolve-delay")
+        }
+        if let text = parsed.value("disconnect-delay") {
+            scenario.timings.disconnect = try duration(text, option: "disconnect-delay")
+        }
+        if let text = parsed.value("temporary-timeout") {
+            scenario.timings.temporaryTimeout = try duration(text, option: "temporary-timeout")
+        }
+        if let text = parsed.value("seed") {
+            guard let seed = UInt64(text) else { throw UsageError("--seed needs a number, not '\(text)'") }
+            scenario.seed = seed
+        }
+        scenario.unitWritesTakeEffect = parsed.flag("unit-writes")
+        let pattern = try parsed.value("pattern").map { text throws(UsageError) -> MockTemperaturePattern in
+            guard let pattern = MockTemperaturePattern(rawValue: text) else {
+                throw UsageError("--pattern is drift, constant or counter, not '\(text)'")
+            }
+            return pattern
+        }
+        let start = try parsed.value("temperature").map { text throws(UsageError) -> Double in
+            guard let celsius = Double(text), (-40...150).contains(celsius) else {
+                throw UsageError("--temperature needs degrees Celsius (-40…150), not '\(text)'")
+            }
+            return celsius
+        }
+        for index in scenario.peripherals.indices {
+            guard case .piThermometer(var thermometer) = scenario.peripherals[index].kind else { continue }
+            if let pattern { thermometer.pattern = pattern }
+            if let start { thermometer.startCelsius = start }
+            scenario.peripherals[index].kind = .piThermometer(thermometer)
+        }
+        return scenario
+    }
+
+    static func logLevel(_ parsed: ParsedArguments) throws(UsageError) -> LogLevel {
+        guard let name = parsed.value("log-level") else { return .info }
+        guard let level = LogLevel(name: name) else {
+            throw UsageError("--log-level is one of \(LogLevel.names), not '\(name)'")
+        }
+        return level
+    }
+
+    private static func count(
+        _ option: String, _ parsed: ParsedArguments, default fallback: Int, range: ClosedRange<Int>
+    ) throws(UsageError) -> Int {
+        guard let text = parsed.value(option) else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError("--\(option) needs a number in \(range.lowerBound)…\(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    /// Parses `500us`, `250ms`, `5s`, `2m`.
+    static func duration(_ text: String, option: String) throws(UsageError) -> Duration {
+        let units: [(String, (Int64) -> Duration)] = [
+            ("us", { .microseconds($0) }), ("ms", { .milliseconds($0) }), ("s", { .seconds($0) }),
+            ("m", { .seconds($0 * 60) }),
+        ]
+        for (suffix, make) in units where text.hasSuffix(suffix) {
+            if let number = Int64(text.dropLast(suffix.count)), number >= 0 { return make(number) }
+        }
+        throw UsageError("--\(option) needs a time such as 250ms or 5s, not '\(text)'")
+    }
+}

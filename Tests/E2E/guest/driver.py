@@ -1,0 +1,980 @@
+#!/usr/bin/python3
+"""blectl end-to-end scenario driver; runs INSIDE the qemu guest (see ../run-e2e.sh).
+
+The guest's stage 2 (guest-main.sh) has started the system dbus-daemon, btvirt
+(three emulated LE controllers on one virtual radio) and dbus-monitor. This
+driver owns everything else: bluetoothd (it restarts it), the test peripherals,
+the central under test and its CLI, and the assertions.
+
+Roles: hci0 = the central (blectld --adapter hci0), hci1 = peripheral A (UUID
+spelling as in cputemp's code, unit F), hci2 = peripheral B (printed spelling,
+unit C; only for scenario 6).
+
+  --central blectl   BIN/blectld + BIN/blectl (default)
+  --central standin  guest/standin-central.py, same command lines and JSON; adds
+                     rig checks that need the stand-in's BlueZ-level events
+
+Scenarios (--scenarios, default 1,2,3,4,5,6):
+  1 discover/connect/read  2 notifications  3 peripheral app restart
+  4 bluetoothd SIGTERM + SIGKILL restarts   5 adapter power off/on
+  6 two peripherals (both UUID spellings)
+  scanprobe: a rig measurement (scan reliability with/without re-advertising)
+
+Writes OUT/results.json; exit 0 all pass, 1 a failure, 2 rig setup error.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import dbus
+
+BLUEZ = "org.bluez"
+ADAPTER = "org.bluez.Adapter1"
+DEVICE = "org.bluez.Device1"
+CHRC = "org.bluez.GattCharacteristic1"
+PROPS = "org.freedesktop.DBus.Properties"
+OM = "org.freedesktop.DBus.ObjectManager"
+PY = "/usr/bin/python3"
+SOCK = "/run/blectl/blectld.sock"
+RUN = "/run/e2e"
+DAEMON_CONF = RUN + "/blectld.conf"
+CENTRAL_HCI, PERIPH_A_HCI, PERIPH_B_HCI, SPACER_HCI = "hci0", "hci1", "hci2", "hci3"
+ALL_HCI = [CENTRAL_HCI, PERIPH_A_HCI, PERIPH_B_HCI, SPACER_HCI]
+SUFFIX = {"code": "710e-4a5b-8d75-3e5b444bc3cf", "printed": "710e-4a5b-8d75-3e5b444b3c3f"}
+TEMP_UUIDS = tuple("00000002-" + s for s in SUFFIX.values())
+NOTIFY_S = 5.0
+RFC3339 = re.compile(r"^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$")
+
+T0 = time.monotonic()
+
+
+def up():
+    with open("/proc/uptime") as f:
+        return float(f.read().split()[0])
+
+
+def log(msg):
+    print("[driver %7.2f] %s" % (up(), msg), flush=True)
+
+
+class Fail(Exception):
+    pass
+
+
+class SetupError(Exception):
+    pass
+
+
+def expected_raw(celsius, unit):
+    """What the reference peripheral sends: str(round(t, 1)) + " " + unit."""
+    t = celsius * 1.8 + 32 if unit == "F" else celsius
+    return str(round(t, 1)) + " " + unit
+
+
+# ================================================================ processes
+class Proc:
+    """A child process with its own log file; always stopped by pid."""
+
+    def __init__(self, name, argv, logfile, append=True, env=None):
+        self.name = name
+        self.argv = argv
+        self.logf = open(logfile, "a" if append else "w")
+        self.logf.write("==== %.2f start: %s\n" % (up(), " ".join(argv)))
+        self.logf.flush()
+        self.t_start = time.monotonic()
+        self.p = subprocess.Popen(argv, stdout=self.logf, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, env=env)
+
+    def alive(self):
+        return self.p.poll() is None
+
+    def send(self, sig):
+        if self.alive():
+            self.p.send_signal(sig)
+
+    def wait(self, timeout):
+        try:
+            return self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self, sig=signal.SIGTERM, timeout=5):
+        """Signal, wait, SIGKILL if needed. Returns (rc, clean)."""
+        if not self.alive():
+            return self.p.returncode, True
+        self.p.send_signal(sig)
+        rc = self.wait(timeout)
+        clean = rc is not None
+        if rc is None:
+            self.p.kill()
+            rc = self.wait(5)
+        self.logf.write("==== %.2f exit rc=%s%s\n" % (up(), rc, "" if clean else " (killed)"))
+        self.logf.flush()
+        return rc, clean
+
+
+# ================================================================ BlueZ helpers
+class BlueZ:
+    """Blocking python3-dbus queries, no main loop (rig setup and rig checks)."""
+
+    def __init__(self):
+        self.bus = dbus.SystemBus()
+
+    def objects(self):
+        try:
+            om = dbus.Interface(self.bus.get_object(BLUEZ, "/", introspect=False), OM)
+            return om.GetManagedObjects(timeout=5)
+        except dbus.DBusException:
+            return {}
+
+    def adapters(self):
+        return {str(p).split("/")[-1]: i[ADAPTER] for p, i in self.objects().items()
+                if ADAPTER in i}
+
+    def set_powered(self, hci, on):
+        props = dbus.Interface(self.bus.get_object(BLUEZ, "/org/bluez/" + hci,
+                                                   introspect=False), PROPS)
+        props.Set(ADAPTER, "Powered", dbus.Boolean(on), timeout=10)
+
+    def wait_adapters(self, names, timeout, power_if_needed_after=None):
+        """Wait until every adapter in names exists and is powered."""
+        t = time.monotonic()
+        powered_by_rig = []
+        while time.monotonic() - t < timeout:
+            ads = self.adapters()
+            if all(n in ads and bool(ads[n]["Powered"]) for n in names):
+                return {n: str(ads[n]["Address"]) for n in names}, powered_by_rig
+            if power_if_needed_after is not None and \
+                    time.monotonic() - t > power_if_needed_after:
+                for n in names:
+                    if n in ads and not bool(ads[n]["Powered"]) and n not in powered_by_rig:
+                        try:
+                            self.set_powered(n, True)
+                            powered_by_rig.append(n)
+                        except dbus.DBusException as e:
+                            log("power on %s: %s" % (n, e))
+            time.sleep(0.2)
+        raise SetupError("adapters %s not all present and powered within %ds: %s"
+                         % (names, timeout, {k: bool(v["Powered"])
+                                             for k, v in self.adapters().items()}))
+
+    def central_view(self, periph_addr):
+        """(Device1 props, temp characteristic path or None) as the central's adapter sees the peer."""
+        objs = self.objects()
+        dpath = None
+        for p, i in objs.items():
+            d = i.get(DEVICE)
+            if d and str(d["Adapter"]).endswith("/" + CENTRAL_HCI) and \
+                    str(d["Address"]).upper() == periph_addr.upper():
+                dpath, dprops = str(p), d
+                break
+        if not dpath:
+            return None, None
+        temp = [str(p) for p, i in objs.items() if str(p).startswith(dpath + "/") and
+                CHRC in i and str(i[CHRC]["UUID"]).lower() in TEMP_UUIDS]
+        return dprops, (temp[0] if temp else None)
+
+
+# ================================================================ the watcher
+class Watcher:
+    """`CLI watch --json` in the background; every line parsed and timestamped."""
+
+    def __init__(self, argv, logfile):
+        self.events = []            # (monotonic, obj)
+        self.bad_lines = []
+        self.cv = threading.Condition()
+        self.logf = open(logfile, "a")
+        self.logf.write("==== %.2f start: %s\n" % (up(), " ".join(argv)))
+        self.logf.flush()
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.logf,
+                                  stdin=subprocess.DEVNULL, text=True, bufsize=1)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            t = time.monotonic()
+            self.logf.write("%.2f %s" % (up(), line))
+            self.logf.flush()
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                self.bad_lines.append(line)
+                continue
+            with self.cv:
+                self.events.append((t, obj))
+                self.cv.notify_all()
+        self.logf.write("==== %.2f watch stdout closed (rc=%s)\n" % (up(), self.p.poll()))
+        self.logf.flush()
+
+    def alive(self):
+        return self.p.poll() is None
+
+    def wait_for(self, pred, timeout, since=None):
+        """First (t, ev) with t >= since and pred(ev); None on timeout."""
+        since = T0 if since is None else since
+        end = time.monotonic() + timeout
+        idx = 0
+        with self.cv:
+            while True:
+                while idx < len(self.events):
+                    t, ev = self.events[idx]
+                    idx += 1
+                    if t >= since and pred(ev):
+                        return t, ev
+                left = end - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cv.wait(min(left, 0.5))
+
+    def all(self, pred, since=None):
+        since = T0 if since is None else since
+        with self.cv:
+            return [(t, e) for t, e in self.events if t >= since and pred(e)]
+
+    def stop(self):
+        if self.alive():
+            self.p.terminate()
+            try:
+                self.p.wait(5)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+
+
+# ================================================================ the rig
+class Rig:
+    def __init__(self, args):
+        self.args = args
+        self.out = args.out
+        self.W = args.work
+        self.bz = BlueZ()
+        self.bluetoothd = None
+        self.periph = {}            # name -> Proc
+        self.temp_file = {}         # name -> path
+        self.temp = {}              # name -> current °C in the file
+        self.addr = {}              # hci -> address
+        self.daemon = None
+        self.watcher = None
+        self.standin = args.central == "standin"
+        if self.standin:
+            script = os.path.join(self.W, "guest", "standin-central.py")
+            self.daemon_argv = [PY, script, "daemon"]
+            self.cli_argv = [PY, script, "--socket", SOCK]
+        else:
+            # an empty config of our own: the host's /etc (visible read-only in the
+            # guest) might hold an installed /etc/blectl/blectld.conf
+            self.daemon_argv = [os.path.join(args.bin_dir, "blectld"), "--config", DAEMON_CONF]
+            self.cli_argv = [os.path.join(args.bin_dir, "blectl"), "--socket", SOCK] + args.cli_arg
+        self.daemon_argv += ["--adapter", CENTRAL_HCI, "--socket", SOCK, "--log-level", "debug"]
+        self.daemon_log = os.path.join(self.out, "blectld.log" if not self.standin
+                                       else "standin-central.log")
+
+    # ------------------------------------------------------------ bluetoothd
+    def start_bluetoothd(self):
+        self.bluetoothd = Proc("bluetoothd", ["/usr/libexec/bluetooth/bluetoothd", "-n", "-d"],
+                               os.path.join(self.out, "bluetoothd.log"))
+        addrs, by_rig = self.bz.wait_adapters(ALL_HCI, 25,
+                                              power_if_needed_after=8)
+        if by_rig:
+            log("NOTE: AutoEnable did not power %s; the rig did" % by_rig)
+        self.addr.update(addrs)
+        return addrs
+
+    # ------------------------------------------------------------ peripherals
+    def set_temp(self, name, celsius):
+        self.temp[name] = celsius
+        tmp = self.temp_file[name] + ".new"
+        with open(tmp, "w") as f:
+            f.write("%s\n" % celsius)
+        os.rename(tmp, self.temp_file[name])      # atomic: no half-written reads
+
+    def start_peripheral(self, name, hci, spelling="code", unit="F", readvertise=None):
+        ready = os.path.join(RUN, "peripheral-%s.ready" % name)
+        if os.path.exists(ready):
+            os.unlink(ready)
+        argv = [PY, os.path.join(self.W, "peripheral", "thermometer-peripheral.py"),
+                "--adapter", hci, "--temp-file", self.temp_file[name],
+                "--uuid-spelling", spelling, "--unit", unit, "--ready-file", ready,
+                "--readvertise", str(self.args.readvertise if readvertise is None
+                                     else readvertise)]
+        p = Proc("peripheral-" + name, argv,
+                 os.path.join(self.out, "peripheral-%s.log" % name))
+        self.periph[name] = p
+        return p, ready
+
+    def wait_ready(self, name, ready, timeout=20):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if os.path.exists(ready):
+                return time.monotonic()
+            if not self.periph[name].alive():
+                raise Fail("peripheral %s exited (rc=%s) before registering, see "
+                           "peripheral-%s.log" % (name, self.periph[name].p.returncode, name))
+            time.sleep(0.05)
+        raise Fail("peripheral %s not registered within %ds" % (name, timeout))
+
+    def stop_peripheral(self, name, timeout=5):
+        p = self.periph.get(name)
+        if p:
+            return p.stop(signal.SIGTERM, timeout)
+        return None, True
+
+    # ------------------------------------------------------------ central
+    def start_daemon(self):
+        os.makedirs(os.path.dirname(SOCK), exist_ok=True)
+        self.daemon = Proc("daemon", self.daemon_argv, self.daemon_log)
+        end = time.monotonic() + 15
+        # ready = the socket accepts a connection (a stale socket file left by a
+        # killed daemon exists but refuses) and the process is still alive
+        while time.monotonic() < end:
+            if not self.daemon.alive():
+                raise Fail("the daemon exited at start (rc=%s), see %s"
+                           % (self.daemon.p.returncode, self.daemon_log))
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                    probe.settimeout(2)
+                    probe.connect(SOCK)
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise Fail("the daemon's socket %s accepted no connection within 15 s" % SOCK)
+        log("daemon up: %s" % " ".join(self.daemon_argv))
+        self.start_watcher()
+
+    def start_watcher(self):
+        if self.watcher:
+            self.watcher.stop()
+        self.watcher = Watcher(self.cli_argv + ["watch", "--json"],
+                               os.path.join(self.out, "watch.log"))
+
+    def cli(self, *verb, timeout=45):
+        """Run the CLI; returns (rc, parsed JSON or None, stdout, stderr)."""
+        argv = self.cli_argv + list(verb)
+        try:
+            r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                               stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise Fail("`%s` did not finish within %ds" % (" ".join(verb), timeout))
+        with open(os.path.join(self.out, "cli.log"), "a") as f:
+            f.write("%.2f $ %s\nrc=%d\nstdout: %s\nstderr: %s\n"
+                    % (up(), " ".join(argv), r.returncode, r.stdout, r.stderr))
+        try:
+            obj = json.loads(r.stdout)
+        except ValueError:
+            obj = None
+        return r.returncode, obj, r.stdout, r.stderr
+
+    def check_central_alive(self):
+        if self.daemon and not self.daemon.alive():
+            raise Fail("the daemon died (rc=%s), see %s" % (self.daemon.p.returncode,
+                                                            self.daemon_log))
+        if self.watcher and not self.watcher.alive():
+            raise Fail("`watch --json` exited (rc=%s), see watch.log" % self.watcher.p.poll())
+
+    # ------------------------------------------------------------ assertions
+    def check_reading(self, r, name, hci, what):
+        """A reading object (from read or watch) against the peripheral's truth."""
+        problems = []
+        for k in ("address", "name", "celsius", "raw", "unit", "time", "seq"):
+            if k not in r:
+                problems.append("missing %r" % k)
+        if problems:
+            raise Fail("%s: %s in %s" % (what, ", ".join(problems), json.dumps(r)))
+        unit = self.periph_unit[name]
+        want_raw = expected_raw(self.temp[name], unit)
+        if str(r["address"]).upper() != self.addr[hci].upper():
+            problems.append("address %s, want %s" % (r["address"], self.addr[hci]))
+        if r["name"] != "Thermometer":
+            problems.append("name %r, want 'Thermometer' (the advertised name)" % r["name"])
+        if r["raw"] != want_raw:
+            problems.append("raw %r, want %r" % (r["raw"], want_raw))
+        if r["unit"] != unit:
+            problems.append("unit %r, want %r" % (r["unit"], unit))
+        try:
+            v = float(str(r["raw"]).split()[0])
+            c = (v - 32) * 5 / 9 if unit == "F" else v
+            if not isinstance(r["celsius"], (int, float)) or abs(r["celsius"] - c) > 0.051:
+                problems.append("celsius %r, want %.3f (from raw %r)" % (r["celsius"], c, r["raw"]))
+        except (ValueError, IndexError):
+            problems.append("raw %r is not '<number> <unit>'" % r["raw"])
+        if not isinstance(r["seq"], int):
+            problems.append("seq %r is not an integer" % r["seq"])
+        if not RFC3339.match(str(r["time"])):
+            problems.append("time %r is not RFC 3339" % r["time"])
+        else:
+            ts = str(r["time"]).replace("Z", "+00:00").replace("z", "+00:00")
+            ts = re.sub(r"(\.\d{6})\d+", r"\1", ts)
+            try:
+                dt = datetime.datetime.fromisoformat(ts)
+                skew = abs((datetime.datetime.now(datetime.timezone.utc) - dt).total_seconds())
+                if skew > 120:
+                    problems.append("time %s is %.0f s away from now" % (r["time"], skew))
+            except ValueError:
+                problems.append("time %r does not parse" % r["time"])
+        if problems:
+            raise Fail("%s: %s" % (what, "; ".join(problems)))
+
+    def is_reading(self, hci, raw=None):
+        addr = self.addr[hci].upper()
+
+        def pred(ev):
+            return ev.get("type") == "reading" and str(ev.get("address", "")).upper() == addr \
+                and (raw is None or ev.get("raw") == raw)
+        return pred
+
+    def steady(self, name, hci, timeout=NOTIFY_S * 2 + 2):
+        """Precondition for a fault: readings from this peripheral are flowing."""
+        self.check_central_alive()
+        hit = self.watcher.wait_for(self.is_reading(hci), timeout,
+                                    since=time.monotonic() - NOTIFY_S - 1)
+        if not hit:
+            raise Fail("precondition: no reading from peripheral %s in the last %.0f s"
+                       % (name, timeout))
+
+    def wait_new_reading(self, name, hci, t_end, limit, what):
+        want = expected_raw(self.temp[name], self.periph_unit[name])
+        hit = self.watcher.wait_for(self.is_reading(hci, want), limit, since=t_end)
+        if not hit:
+            self.check_central_alive()
+            got = [e.get("raw") for _, e in self.watcher.all(self.is_reading(hci), since=t_end)]
+            raise Fail("%s: no reading %r within %.0f s (readings since: %s)"
+                       % (what, want, limit, got[-5:]))
+        self.check_reading(hit[1], name, hci, what)
+        return hit[0] - t_end
+
+    def standin_event(self, type_, pred=lambda e: True, timeout=0.0, since=None):
+        return self.watcher.wait_for(lambda e: e.get("type") == type_ and pred(e),
+                                     timeout, since=since)
+
+
+# ================================================================ scenarios
+def sc1_read(rig, res):
+    """discover / connect / read"""
+    rc, obj, out, err = rig.cli("read", "--json", "--timeout", "30", timeout=45)
+    if rc != 0 or not isinstance(obj, list):
+        raise Fail("`read --json --timeout 30` rc=%d stdout=%r stderr=%r"
+                   % (rc, out[-300:], err[-300:]))
+    mine = [r for r in obj if isinstance(r, dict) and
+            str(r.get("address", "")).upper() == rig.addr[PERIPH_A_HCI].upper()]
+    if not mine:
+        raise Fail("no reading for %s in %s" % (rig.addr[PERIPH_A_HCI], out.strip()))
+    rig.check_reading(mine[0], "A", PERIPH_A_HCI, "read")
+    rc, st, out, err = rig.cli("status", "--json", timeout=15)
+    if rc != 0 or not isinstance(st, dict) or "state" not in st or "connected" not in st:
+        raise Fail("`status --json` rc=%d: want an object with state and connected, got %r"
+                   % (rc, (out or err)[-300:]))
+    res["first_read_s"] = round(time.monotonic() - rig.daemon.t_start, 2)
+    res["detail"] = "%s -> %.2f C (daemon start to read reply %.1f s)" % (
+        mine[0]["raw"], mine[0]["celsius"], res["first_read_s"])
+    if rig.standin:
+        rig_checks_peripheral(rig, "A", PERIPH_A_HCI, "code", "F")
+        res["detail"] += "; rig: advertisement + GATT layout as the reference peripheral"
+
+
+def rig_checks_peripheral(rig, name, hci, spelling, unit):
+    """Stand-in only: the peripheral reproduces the reference peripheral."""
+    addr = rig.addr[hci].upper()
+    end = time.monotonic() + 10
+    seen = info = None
+    while time.monotonic() < end:
+        rc, st, out, err = rig.cli("status", "--json", timeout=15)
+        r = (st or {}).get("rig", {}) if isinstance(st, dict) else {}
+        seen = {a.upper(): v for a, v in r.get("seen", {}).items()}.get(addr)
+        info = {a.upper(): v for a, v in r.get("gatt_info", {}).items()}.get(addr)
+        if seen and info:
+            break
+        time.sleep(0.5)
+    if not seen or not info:
+        raise Fail("rig: the stand-in has no advertisement/GATT record of %s (seen=%s info=%s)"
+                   % (addr, bool(seen), bool(info)))
+    if seen.get("uuids"):
+        raise Fail("rig: the advertisement carries service UUIDs %s (must carry none)"
+                   % seen["uuids"])
+    sfx = SUFFIX[spelling]
+    want = {
+        "service_uuid": "00000001-" + sfx,
+        "chars": {"00000002-" + sfx: ["notify", "read"], "00000003-" + sfx: ["read", "write"]},
+        "descriptors": {"00000002-" + sfx: "CPU Temperature",
+                        "00000003-" + sfx: "Temperature Units (F or C)"},
+        "unit_value": unit,
+        # cputemp's write handler: str(dbus.Byte(67)).upper() == "C" with python3-dbus
+        # 1.3.x, so a write of the other letter DOES switch the unit (then restored)
+        "unit_after_writing_other": "C" if unit == "F" else "F",
+        "unit_after_restoring": unit,
+    }
+    for k, v in want.items():
+        if info.get(k) != v:
+            raise Fail("rig: GATT %s is %r, want %r (full: %s)" % (k, info.get(k), v,
+                                                                  json.dumps(info)))
+    log("rig: peripheral %s OK (rssi %s, TxPower %s, name after connect %r)"
+        % (name, seen.get("rssi"), seen.get("tx_power"), info.get("device_name_now")))
+
+
+def sc2_notify(rig, res):
+    """notifications: a new temperature reaches `watch` within one notify interval"""
+    rig.steady("A", PERIPH_A_HCI)
+    rig.set_temp("A", 51.3)
+    t_w = time.monotonic()
+    limit = NOTIFY_S + rig.args.notify_slack
+    lat = rig.wait_new_reading("A", PERIPH_A_HCI, t_w, limit, "watch")
+    res["latency_s"] = round(lat, 2)
+    res["detail"] = "%r after %.2f s (limit %.1f s)" % (
+        expected_raw(51.3, "F"), lat, limit)
+    if rig.standin:
+        # rig: the peripheral notifies every 5 s
+        first = rig.watcher.wait_for(rig.is_reading(PERIPH_A_HCI), 0, since=t_w)
+        t1 = first[0]
+        end = t1 + 2 * NOTIFY_S + 2.5
+        while time.monotonic() < end and \
+                len(rig.watcher.all(rig.is_reading(PERIPH_A_HCI), since=t1)) < 3:
+            time.sleep(0.2)
+        ts = [t for t, _ in rig.watcher.all(rig.is_reading(PERIPH_A_HCI), since=t1)][:3]
+        iv = [round(b - a, 2) for a, b in zip(ts, ts[1:])]
+        if len(iv) < 2 or any(abs(x - NOTIFY_S) > 1.0 for x in iv):
+            raise Fail("rig: notification intervals %s, want 2 x 5 s (+-1)" % iv)
+        res["detail"] += "; rig: notify intervals %s s" % iv
+
+
+def sc3_periph_restart(rig, res):
+    """peripheral GATT app restart (link stays up)"""
+    rig.steady("A", PERIPH_A_HCI)
+    before_dev, before_path = rig.bz.central_view(rig.addr[PERIPH_A_HCI])
+    t_fault = time.monotonic()
+    rc, clean = rig.stop_peripheral("A")
+    if not clean:
+        raise Fail("peripheral A ignored SIGTERM")
+    time.sleep(2.0)
+    mid_dev, mid_path = rig.bz.central_view(rig.addr[PERIPH_A_HCI])
+    rig.set_temp("A", 38.0)
+    _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
+    t_end = time.monotonic()
+    rig.wait_ready("A", ready)
+    res["recovery_s"] = round(rig.wait_new_reading("A", PERIPH_A_HCI, t_end,
+                                                   rig.args.recovery_limit,
+                                                   "after the restart"), 2)
+    res["detail"] = "first new reading %.2f s after the app started again" % res["recovery_s"]
+    if rig.standin:
+        addr = rig.addr[PERIPH_A_HCI].upper()
+        after_dev, after_path = rig.bz.central_view(rig.addr[PERIPH_A_HCI])
+        problems = []
+        if not (before_dev and before_dev.get("Connected") and before_path):
+            problems.append("before: not connected or no GATT (%s)" % before_path)
+        if not mid_dev or not mid_dev.get("Connected") or mid_path:
+            problems.append("app down: want link up and no GATT, got Connected=%s char=%s"
+                            % (mid_dev and bool(mid_dev.get("Connected")), mid_path))
+        if not after_path or after_path == before_path:
+            problems.append("app back: char at %s, want a new path (was %s)"
+                            % (after_path, before_path))
+        m = lambda e: e.get("address", "").upper() == addr  # noqa: E731
+        removed = rig.standin_event("gatt_removed", m, 0, since=t_fault)
+        added = rig.standin_event("gatt_added", m, 0, since=t_fault)
+        disc = rig.standin_event("disconnected", m, 0, since=t_fault)
+        if not removed or not removed[1]["connected"]:
+            problems.append("no InterfacesRemoved of the char with the link up: %s" % (removed,))
+        if not added or not added[1]["connected"]:
+            problems.append("no InterfacesAdded of the char with the link up: %s" % (added,))
+        if disc:
+            problems.append("the link dropped: %s" % (disc[1],))
+        if problems:
+            raise Fail("rig: " + "; ".join(problems))
+        res["detail"] += "; rig: GATT removed+re-added (%s -> %s), link up" % (
+            before_path.split("/", 5)[-1], after_path.split("/", 5)[-1])
+
+
+def restart_bluetoothd(rig, res, sig, celsius):
+    rig.steady("A", PERIPH_A_HCI)
+    t_fault = time.monotonic()
+    rig.bluetoothd.send(sig)
+    rc = rig.bluetoothd.wait(10)
+    if rc is None:
+        rig.bluetoothd.stop(signal.SIGKILL)
+        raise Fail("bluetoothd did not exit within 10 s of %s" % sig.name)
+    rig.bluetoothd.logf.write("==== %.2f exit rc=%s after %s\n" % (up(), rc, sig.name))
+    # the peripheral's registrations died with bluetoothd; it exits by itself
+    rc_p, _ = rig.stop_peripheral("A", timeout=5)
+    time.sleep(1.0)
+    rig.set_temp("A", celsius)
+    rig.start_bluetoothd()
+    _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
+    t_end = time.monotonic()
+    res["fault_s"] = round(t_end - t_fault, 2)
+    rig.wait_ready("A", ready)
+    res["recovery_s"] = round(rig.wait_new_reading("A", PERIPH_A_HCI, t_end,
+                                                   rig.args.recovery_limit,
+                                                   "after the bluetoothd restart"), 2)
+    res["detail"] = ("first new reading %.2f s after bluetoothd + peripheral were back "
+                     "(fault lasted %.1f s)" % (res["recovery_s"], res["fault_s"]))
+    if rig.standin:
+        gone = rig.standin_event("bluez_gone", timeout=0, since=t_fault)
+        if not gone:
+            raise Fail("rig: the stand-in saw no NameOwnerChanged(org.bluez -> '')")
+        g = gone[1]
+        if sig == signal.SIGTERM and not g["saw_adapter_removed"]:
+            raise Fail("rig: SIGTERM but no InterfacesRemoved of the adapter before the "
+                       "name vanished: %s" % g)
+        if sig == signal.SIGKILL and (g["saw_adapter_removed"] or g["saw_disconnected"]):
+            raise Fail("rig: SIGKILL should show only NameOwnerChanged, saw %s" % g)
+        res["detail"] += "; rig: before the name vanished: adapter removed=%s, " \
+                         "disconnected=%s" % (g["saw_adapter_removed"], g["saw_disconnected"])
+
+
+def sc4a_bluetoothd_term(rig, res):
+    """bluetoothd clean stop (SIGTERM) and restart"""
+    restart_bluetoothd(rig, res, signal.SIGTERM, 40.0)
+
+
+def sc4b_bluetoothd_kill(rig, res):
+    """bluetoothd crash (SIGKILL) and restart"""
+    restart_bluetoothd(rig, res, signal.SIGKILL, 41.0)
+
+
+def btmgmt_power(hci, state):
+    idx = hci[3:]
+    r = subprocess.run(["btmgmt", "--index", idx, "power", state], capture_output=True,
+                       text=True, timeout=15, stdin=subprocess.DEVNULL)
+    if r.returncode != 0:
+        raise Fail("btmgmt --index %s power %s: rc=%d %s %s" % (idx, state, r.returncode,
+                                                                r.stdout, r.stderr))
+
+
+def sc5_power(rig, res):
+    """adapter power off/on on the central's controller"""
+    rig.steady("A", PERIPH_A_HCI)
+    t_fault = time.monotonic()
+    btmgmt_power(CENTRAL_HCI, "off")
+    hit = rig.watcher.wait_for(lambda e: e.get("type") == "adapter_state" and
+                               e.get("adapter") == CENTRAL_HCI and
+                               e.get("state") == "poweredOff", 10, since=t_fault)
+    if not hit:
+        raise Fail("no {\"type\":\"adapter_state\",\"adapter\":\"%s\",\"state\":\"poweredOff\"} "
+                   "within 10 s of powering off" % CENTRAL_HCI)
+    res["poweredOff_event_s"] = round(hit[0] - t_fault, 2)
+    time.sleep(1.0)
+    dev, _ = rig.bz.central_view(rig.addr[PERIPH_A_HCI])
+    powered = rig.bz.adapters().get(CENTRAL_HCI, {}).get("Powered")
+    if powered or (dev and dev.get("Connected")):
+        raise Fail("rig: after power off, Powered=%s Connected=%s" % (
+            bool(powered), dev and bool(dev.get("Connected"))))
+    rig.set_temp("A", 42.0)
+    time.sleep(1.0)
+    btmgmt_power(CENTRAL_HCI, "on")
+    t_end = time.monotonic()
+    res["recovery_s"] = round(rig.wait_new_reading("A", PERIPH_A_HCI, t_end,
+                                                   rig.args.recovery_limit,
+                                                   "after power on"), 2)
+    res["detail"] = ("poweredOff event %.2f s after power off; first new reading %.2f s "
+                     "after power on" % (res["poweredOff_event_s"], res["recovery_s"]))
+
+
+def hci_handles(hci):
+    """{peer address: connection handle} of one controller (hcitool con)."""
+    r = subprocess.run(["hcitool", "-i", hci, "con"], capture_output=True, text=True,
+                       timeout=10, stdin=subprocess.DEVNULL)
+    return {m.group(1).upper(): int(m.group(2))
+            for m in re.finditer(r"([0-9A-Fa-f:]{17}) handle (\d+)", r.stdout)}
+
+
+def spacer_link(rig):
+    """Give hci2 a first link (to hci3) so that its link to the central gets the
+    same connection handle on both ends.
+
+    btvirt quirk: each emulated controller numbers its links itself (first free
+    handle from 42) and forwards ACL data WITHOUT translating the handle to the
+    peer's. The central's second link gets 43 on hci0 but 42 on a fresh hci2:
+    its ATT traffic lands on the wrong link (the MTU exchange never completes,
+    the other link gets foreign PDUs) and the 6.1 kernel then hits list_del
+    corruption in hci_chan_del, killing bluetoothd. Real controllers translate.
+    """
+    addr3 = rig.addr[SPACER_HCI]
+    r = subprocess.run(["btmgmt", "--index", SPACER_HCI[3:], "add-adv", "-c", "-d",
+                        "0201060709537061636572", "1"],         # flags + name "Spacer"
+                       capture_output=True, text=True, timeout=15, stdin=subprocess.DEVNULL)
+    if r.returncode != 0:
+        raise Fail("rig: btmgmt add-adv on %s: %s %s" % (SPACER_HCI, r.stdout, r.stderr))
+    bus = rig.bz.bus
+    apath = "/org/bluez/" + PERIPH_B_HCI
+    adapter = dbus.Interface(bus.get_object(BLUEZ, apath), ADAPTER)
+    adapter.SetDiscoveryFilter({"Transport": dbus.String("le")})
+    end = time.monotonic() + 25
+    dpath = None
+    while dpath is None and time.monotonic() < end:
+        try:
+            adapter.StartDiscovery()
+        except dbus.DBusException:
+            pass
+        t = time.monotonic()
+        while dpath is None and time.monotonic() - t < 3:
+            for p, ifs in rig.bz.objects().items():
+                d = ifs.get(DEVICE)
+                if d and str(d["Adapter"]) == apath and str(d["Address"]).upper() == addr3:
+                    dpath = str(p)
+            time.sleep(0.2)
+        try:
+            adapter.StopDiscovery()        # btvirt reports once per scan enable: rescan
+        except dbus.DBusException:
+            pass
+    if not dpath:
+        raise Fail("rig: %s never saw the spacer %s" % (PERIPH_B_HCI, SPACER_HCI))
+    dev = dbus.Interface(bus.get_object(BLUEZ, dpath), DEVICE)
+    for attempt in range(3):
+        try:
+            dev.Connect(timeout=20)
+            break
+        except dbus.DBusException as e:
+            log("rig: spacer connect attempt %d: %s" % (attempt + 1, e))
+            time.sleep(1)
+    h = hci_handles(PERIPH_B_HCI)
+    if addr3 not in h:
+        raise Fail("rig: the spacer link %s -> %s did not come up" % (PERIPH_B_HCI, SPACER_HCI))
+    log("rig: spacer link %s -> %s, handle %d" % (PERIPH_B_HCI, SPACER_HCI, h[addr3]))
+
+
+def sc6_two(rig, res):
+    """two peripherals at once, one per UUID spelling"""
+    rig.check_central_alive()
+    spacer_link(rig)
+    rig.set_temp("B", 36.6)
+    _, ready = rig.start_peripheral("B", PERIPH_B_HCI, spelling="printed", unit="C")
+    t_start = time.monotonic()
+    rig.wait_ready("B", ready)
+    want = {rig.addr[PERIPH_A_HCI].upper(): ("A", PERIPH_A_HCI),
+            rig.addr[PERIPH_B_HCI].upper(): ("B", PERIPH_B_HCI)}
+    end = t_start + rig.args.two_limit
+    last = None
+    while time.monotonic() < end:
+        left = max(1, int(end - time.monotonic()))
+        rc, obj, out, err = rig.cli("read", "--json", "--timeout", str(min(10, left)),
+                                    timeout=min(10, left) + 15)
+        last = out.strip() or err.strip()
+        if rc == 0 and isinstance(obj, list):
+            got = {str(r.get("address", "")).upper(): r for r in obj if isinstance(r, dict)}
+            if all(a in got for a in want):
+                for a, (name, hci) in want.items():
+                    rig.check_reading(got[a], name, hci, "read (peripheral %s)" % name)
+                res["both_s"] = round(time.monotonic() - t_start, 2)
+                res["detail"] = "both read %.1f s after B started: %s / %s" % (
+                    res["both_s"], got[rig.addr[PERIPH_A_HCI].upper()]["raw"],
+                    got[rig.addr[PERIPH_B_HCI].upper()]["raw"])
+                break
+        rig.check_central_alive()
+        time.sleep(1.0)
+    else:
+        raise Fail("not both peripherals within %.0f s of starting B; last read: %s"
+                   % (rig.args.two_limit, last))
+    # rig: both ends of each link use the same handle (see spacer_link)
+    h0 = hci_handles(CENTRAL_HCI)
+    for hci in (PERIPH_A_HCI, PERIPH_B_HCI):
+        mine = h0.get(rig.addr[hci].upper())
+        theirs = hci_handles(hci).get(rig.addr[CENTRAL_HCI].upper())
+        if mine is None or mine != theirs:
+            raise Fail("rig: link %s-%s has handle %s on %s but %s on %s"
+                       % (CENTRAL_HCI, hci, mine, CENTRAL_HCI, theirs, hci))
+    if rig.standin:
+        rig_checks_peripheral(rig, "B", PERIPH_B_HCI, "printed", "C")
+        res["detail"] += "; rig: B's printed-spelling GATT layout OK"
+
+
+def scanprobe(rig, res):
+    """rig measurement: how often one scan finds the peripheral, re-advertising off vs on"""
+    bus = rig.bz.bus
+    apath = "/org/bluez/" + CENTRAL_HCI
+    adapter = dbus.Interface(bus.get_object(BLUEZ, apath), ADAPTER)
+    adapter.SetDiscoveryFilter({"Transport": dbus.String("le")})
+    summary = {}
+    for readv in (0, 2):
+        rig.stop_peripheral("A")
+        _, ready = rig.start_peripheral("A", PERIPH_A_HCI, readvertise=readv)
+        rig.wait_ready("A", ready)
+        found, times = 0, []
+        for i in range(rig.args.probe_scans):
+            for p, ifs in rig.bz.objects().items():        # forget it: a fresh find
+                if DEVICE in ifs and str(ifs[DEVICE]["Adapter"]) == apath:
+                    try:
+                        adapter.RemoveDevice(p)
+                    except dbus.DBusException:
+                        pass
+            t = time.monotonic()
+            adapter.StartDiscovery()
+            hit = None
+            while time.monotonic() - t < rig.args.probe_window:
+                for p, ifs in rig.bz.objects().items():
+                    d = ifs.get(DEVICE)
+                    if d and str(d["Adapter"]) == apath and d.get("Name") == "Thermometer":
+                        hit = time.monotonic() - t
+                if hit is not None:
+                    break
+                time.sleep(0.1)
+            try:
+                adapter.StopDiscovery()
+            except dbus.DBusException:
+                pass
+            if hit is not None:
+                found += 1
+                times.append(round(hit, 2))
+            time.sleep(0.3)
+        summary["readvertise_%ss" % readv] = {"found": found, "scans": rig.args.probe_scans,
+                                              "window_s": rig.args.probe_window,
+                                              "times_s": times}
+        log("scanprobe readvertise=%s: found %d/%d, times %s"
+            % (readv, found, rig.args.probe_scans, times))
+    res["probe"] = summary
+    res["detail"] = json.dumps(summary)
+
+
+SCENARIOS = {
+    "1": ("1 discover/connect/read", sc1_read),
+    "2": ("2 notifications", sc2_notify),
+    "3": ("3 peripheral app restart", sc3_periph_restart),
+    "4": [("4a bluetoothd SIGTERM restart", sc4a_bluetoothd_term),
+          ("4b bluetoothd SIGKILL restart", sc4b_bluetoothd_kill)],
+    "5": ("5 adapter power off/on", sc5_power),
+    "6": ("6 two peripherals", sc6_two),
+    "scanprobe": ("scan probe (rig measurement)", scanprobe),
+}
+
+
+def reset_after_failure(rig):
+    """Fresh daemon, peripheral A and bluetoothd running, readings flowing (best effort)."""
+    log("reset after the failure: restarting the daemon under test")
+    try:
+        if rig.watcher:
+            rig.watcher.stop()
+            rig.watcher = None
+        if rig.daemon:
+            rc, clean = rig.daemon.stop(signal.SIGTERM, 10)
+            log("daemon stopped rc=%s%s" % (rc, "" if clean else " (needed SIGKILL)"))
+        if not (rig.bluetoothd and rig.bluetoothd.alive()):
+            rig.start_bluetoothd()
+        if not (rig.periph.get("A") and rig.periph["A"].alive()):
+            _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
+            rig.wait_ready("A", ready)
+        rig.start_daemon()
+        hit = rig.watcher.wait_for(rig.is_reading(PERIPH_A_HCI), 30)
+        log("reset: %s" % ("readings flowing again" if hit else "still no reading after 30 s"))
+    except (Fail, SetupError) as e:
+        log("reset failed: %s" % e)
+
+
+# ================================================================ main
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--central", choices=["blectl", "standin"], default="blectl")
+    ap.add_argument("--bin-dir", default=None)
+    ap.add_argument("--cli-arg", action="append", default=[],
+                    help="extra argument put before the verb of every blectl call")
+    ap.add_argument("--scenarios", default="1,2,3,4,5,6")
+    ap.add_argument("--deadline", type=float, default=300,
+                    help="start no scenario after this many seconds (whole suite)")
+    ap.add_argument("--recovery-limit", type=float, default=30)
+    ap.add_argument("--notify-slack", type=float, default=2.5)
+    ap.add_argument("--two-limit", type=float, default=45)
+    ap.add_argument("--readvertise", type=float, default=2.0)
+    ap.add_argument("--probe-scans", type=int, default=12)
+    ap.add_argument("--probe-window", type=float, default=4.0)
+    args = ap.parse_args()
+    t_suite = time.monotonic()
+    os.makedirs(RUN, exist_ok=True)
+    with open(DAEMON_CONF, "w") as f:
+        f.write("# e2e: every setting at its default; the command line sets adapter, "
+                "socket, log level\n")
+    results = []
+
+    def save(status_line):
+        with open(os.path.join(args.out, "results.json"), "w") as f:
+            json.dump({"central": args.central, "results": results, "status": status_line,
+                       "suite_s": round(time.monotonic() - t_suite, 1)}, f, indent=1)
+
+    rig = Rig(args)
+    rig.periph_unit = {"A": "F", "B": "C"}
+    for n in ("A", "B"):
+        rig.temp_file[n] = os.path.join(RUN, "temp-%s" % n)
+    rig.set_temp("A", 44.72)
+    rig.set_temp("B", 36.6)
+    try:
+        if not rig.standin and not os.access(rig.daemon_argv[0], os.X_OK):
+            raise SetupError("no executable %s" % rig.daemon_argv[0])
+        addrs = rig.start_bluetoothd()
+        log("bluetoothd up; adapters %s" % addrs)
+        _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
+        try:
+            rig.wait_ready("A", ready)
+        except Fail as e:
+            raise SetupError(str(e))
+        log("peripheral A advertising on %s (%s)" % (PERIPH_A_HCI, addrs[PERIPH_A_HCI]))
+        if "scanprobe" not in args.scenarios.split(","):
+            rig.start_daemon()
+    except (SetupError, Fail) as e:
+        log("SETUP ERROR: %s" % e)
+        results.append({"name": "setup", "status": "FAIL", "detail": str(e)})
+        save("SETUP")
+        return 2 if isinstance(e, SetupError) else 1
+
+    plan = []
+    for key in args.scenarios.split(","):
+        entry = SCENARIOS[key.strip()]
+        plan += entry if isinstance(entry, list) else [entry]
+    for name, fn in plan:
+        res = {"name": name}
+        t = time.monotonic()
+        if t - t_suite > args.deadline:
+            res.update(status="FAIL", detail="not run: suite deadline (%.0f s) passed"
+                       % args.deadline)
+        else:
+            log("---- %s" % name)
+            try:
+                fn(rig, res)
+                res["status"] = "PASS"
+            except Fail as e:
+                res.update(status="FAIL", detail=str(e))
+            except Exception as e:   # a driver bug must not hang or hide the run
+                res.update(status="FAIL", detail="driver error: %r" % e)
+                import traceback
+                traceback.print_exc()
+        res["duration_s"] = round(time.monotonic() - t, 2)
+        log("%s %s: %s" % (res["status"], name, res.get("detail", "")))
+        results.append(res)
+        save("RUNNING")
+        # keep going after a failure, from a fresh start, so that each later
+        # scenario says something on its own instead of failing its precondition
+        if res["status"] == "FAIL" and (name, fn) != plan[-1]:
+            reset_after_failure(rig)
+
+    # ---- teardown: every process stopped, each by its pid
+    if rig.watcher:
+        if rig.watcher.bad_lines:
+            results.append({"name": "watch output", "status": "FAIL",
+                            "detail": "%d non-JSON line(s), first: %r"
+                            % (len(rig.watcher.bad_lines), rig.watcher.bad_lines[0])})
+        rig.watcher.stop()
+    if rig.daemon:
+        rc, clean = rig.daemon.stop(signal.SIGTERM, 10)
+        log("daemon stopped: rc=%s%s" % (rc, "" if clean else " (needed SIGKILL)"))
+        results.append({"name": "daemon exit on SIGTERM", "status": "INFO",
+                        "detail": "rc=%s%s" % (rc, "" if clean else ", needed SIGKILL")})
+    for n in list(rig.periph):
+        rig.stop_peripheral(n)
+    if rig.bluetoothd:
+        rig.bluetoothd.stop(signal.SIGTERM, 10)
+    failed = [r for r in results if r["status"] == "FAIL"]
+    status = "FAIL" if failed else "PASS"
+    save(status)
+    log("suite %s in %.1f s" % (status, time.monotonic() - t_suite))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,423 @@
+#!/usr/bin/python3
+"""The project's test peripheral: a BLE "Thermometer" GATT server on BlueZ.
+
+Reproduces the reference peripheral (cputemp on a Raspberry Pi, see
+shared/docs/reference-peripheral.md) on one adapter of a real bluetoothd:
+
+  advertisement  type peripheral, LocalName "Thermometer", IncludeTxPower,
+                 NO service UUID advertised
+  service        00000001-710e-4a5b-8d75-3e5b444bc3cf (primary)
+    temperature  ...0002...  read, notify  text "112.5 F" (str(round(t, 1)) + " " + unit)
+      0x2901     "CPU Temperature"
+    unit         ...0003...  read, write   "F" or "C"; the write handler is the
+                                           original's: str(value[0]).upper() compared
+                                           with "C"/"F" (python3-dbus 1.3: str(dbus.Byte(67))
+                                           is "C", so writing "C" switches the unit)
+      0x2901     "Temperature Units (F or C)"
+  notify         one value at StartNotify, then one every 5 s until StopNotify
+
+The temperature (degrees Celsius) is read from --temp-file at every read and
+notification, so a test controls it.
+
+Rig-only behaviour (not in the original): --readvertise S re-registers the
+advertisement every S seconds (default 2; 0 = never). BlueZ's emulated
+controllers (btvirt) send ONE advertising report per scan/advertising enable and
+never repeat it; re-registering re-enables advertising, which makes the
+emulated radio repeat the advertisement roughly like a real one does.
+
+Usage (run with /usr/bin/python3: it needs python3-dbus and python3-gi):
+  thermometer-peripheral.py --adapter hci1 --temp-file /tmp/t [--unit F|C]
+      [--uuid-spelling code|printed] [--readvertise 2] [--ready-file PATH]
+      [--app-path /com/blectl/e2e/thermometer]
+--ready-file is created once the application AND the advertisement are
+registered. Exit status: 0 on SIGTERM/SIGINT, 1 on a registration failure or
+when bluetoothd goes away (a peripheral does not outlive its bluetoothd here).
+"""
+import argparse
+import os
+import signal
+import sys
+import time
+
+import dbus
+import dbus.exceptions
+import dbus.mainloop.glib
+import dbus.service
+from gi.repository import GLib
+
+BLUEZ = "org.bluez"
+OM_IFACE = "org.freedesktop.DBus.ObjectManager"
+PROP_IFACE = "org.freedesktop.DBus.Properties"
+GATT_MANAGER = "org.bluez.GattManager1"
+ADV_MANAGER = "org.bluez.LEAdvertisingManager1"
+SERVICE_IFACE = "org.bluez.GattService1"
+CHRC_IFACE = "org.bluez.GattCharacteristic1"
+DESC_IFACE = "org.bluez.GattDescriptor1"
+ADV_IFACE = "org.bluez.LEAdvertisement1"
+
+# The two spellings of the UUID suffix (reference-peripheral.md).
+SUFFIX = {"code": "710e-4a5b-8d75-3e5b444bc3cf", "printed": "710e-4a5b-8d75-3e5b444b3c3f"}
+CUD_UUID = "2901"
+NOTIFY_MS = 5000
+
+T0 = time.monotonic()
+
+
+def log(msg):
+    print("[peripheral %8.3f] %s" % (time.monotonic() - T0, msg), flush=True)
+
+
+class InvalidArgs(dbus.exceptions.DBusException):
+    _dbus_error_name = "org.freedesktop.DBus.Error.InvalidArgs"
+
+
+class NotSupported(dbus.exceptions.DBusException):
+    _dbus_error_name = "org.bluez.Error.NotSupported"
+
+
+def ascii_bytes(text):
+    return dbus.Array([dbus.Byte(b) for b in text.encode("ascii")], signature="y")
+
+
+# ---------------------------------------------------------------- GATT objects
+class Application(dbus.service.Object):
+    def __init__(self, bus, path):
+        self.path = path
+        self.services = []
+        dbus.service.Object.__init__(self, bus, path)
+
+    @dbus.service.method(OM_IFACE, out_signature="a{oa{sa{sv}}}")
+    def GetManagedObjects(self):
+        out = {}
+        for s in self.services:
+            out[s.get_path()] = s.get_properties()
+            for c in s.characteristics:
+                out[c.get_path()] = c.get_properties()
+                for d in c.descriptors:
+                    out[d.get_path()] = d.get_properties()
+        return out
+
+
+class Service(dbus.service.Object):
+    def __init__(self, bus, path, uuid):
+        self.path = path
+        self.uuid = uuid
+        self.characteristics = []
+        dbus.service.Object.__init__(self, bus, path)
+
+    def get_path(self):
+        return dbus.ObjectPath(self.path)
+
+    def get_properties(self):
+        return {SERVICE_IFACE: {
+            "UUID": self.uuid, "Primary": dbus.Boolean(True),
+            "Characteristics": dbus.Array([c.get_path() for c in self.characteristics],
+                                          signature="o")}}
+
+    @dbus.service.method(PROP_IFACE, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        if interface != SERVICE_IFACE:
+            raise InvalidArgs()
+        return self.get_properties()[SERVICE_IFACE]
+
+
+class Characteristic(dbus.service.Object):
+    def __init__(self, bus, path, uuid, flags, service):
+        self.path = path
+        self.uuid = uuid
+        self.flags = flags
+        self.service = service
+        self.descriptors = []
+        dbus.service.Object.__init__(self, bus, path)
+
+    def get_path(self):
+        return dbus.ObjectPath(self.path)
+
+    def get_properties(self):
+        return {CHRC_IFACE: {
+            "Service": self.service.get_path(), "UUID": self.uuid,
+            "Flags": dbus.Array(self.flags, signature="s"),
+            "Descriptors": dbus.Array([d.get_path() for d in self.descriptors],
+                                      signature="o")}}
+
+    @dbus.service.method(PROP_IFACE, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        if interface != CHRC_IFACE:
+            raise InvalidArgs()
+        return self.get_properties()[CHRC_IFACE]
+
+    @dbus.service.method(CHRC_IFACE, in_signature="a{sv}", out_signature="ay")
+    def ReadValue(self, options):
+        raise NotSupported()
+
+    @dbus.service.method(CHRC_IFACE, in_signature="aya{sv}")
+    def WriteValue(self, value, options):
+        raise NotSupported()
+
+    @dbus.service.method(CHRC_IFACE)
+    def StartNotify(self):
+        raise NotSupported()
+
+    @dbus.service.method(CHRC_IFACE)
+    def StopNotify(self):
+        raise NotSupported()
+
+    @dbus.service.signal(PROP_IFACE, signature="sa{sv}as")
+    def PropertiesChanged(self, interface, changed, invalidated):
+        pass
+
+
+class Descriptor(dbus.service.Object):
+    def __init__(self, bus, path, chrc, text):
+        self.path = path
+        self.chrc = chrc
+        self.text = text
+        dbus.service.Object.__init__(self, bus, path)
+
+    def get_path(self):
+        return dbus.ObjectPath(self.path)
+
+    def get_properties(self):
+        return {DESC_IFACE: {"Characteristic": self.chrc.get_path(),
+                             "UUID": CUD_UUID,
+                             "Flags": dbus.Array(["read"], signature="s")}}
+
+    @dbus.service.method(PROP_IFACE, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        if interface != DESC_IFACE:
+            raise InvalidArgs()
+        return self.get_properties()[DESC_IFACE]
+
+    @dbus.service.method(DESC_IFACE, in_signature="a{sv}", out_signature="ay")
+    def ReadValue(self, options):
+        return ascii_bytes(self.text)
+
+
+class ThermometerService(Service):
+    def __init__(self, bus, path, suffix, temp_file, unit):
+        Service.__init__(self, bus, path, "00000001-" + suffix)
+        self.temp_file = temp_file
+        self.fahrenheit = unit == "F"
+        temp = TempCharacteristic(bus, path + "/char0000", "00000002-" + suffix, self)
+        temp.descriptors.append(Descriptor(bus, temp.path + "/desc0000", temp,
+                                           "CPU Temperature"))
+        units = UnitCharacteristic(bus, path + "/char0001", "00000003-" + suffix, self)
+        units.descriptors.append(Descriptor(bus, units.path + "/desc0000", units,
+                                            "Temperature Units (F or C)"))
+        self.characteristics = [temp, units]
+
+    def unit(self):
+        return "F" if self.fahrenheit else "C"
+
+    def text(self):
+        """The value exactly as cputemp formats it: str(round(t, 1)) + " " + unit."""
+        try:
+            with open(self.temp_file) as f:
+                celsius = float(f.read().strip())
+        except (OSError, ValueError) as e:
+            log("cannot read %s (%s); using 0.0" % (self.temp_file, e))
+            celsius = 0.0
+        t = celsius * 1.8 + 32 if self.fahrenheit else celsius
+        return str(round(t, 1)) + " " + self.unit()
+
+
+class TempCharacteristic(Characteristic):
+    def __init__(self, bus, path, uuid, service):
+        Characteristic.__init__(self, bus, path, uuid, ["notify", "read"], service)
+        self.notifying = False
+        self.timer = None
+        self.sent = 0
+
+    def notify_once(self):
+        value = self.service.text()
+        self.sent += 1
+        log("notify #%d %r" % (self.sent, value))
+        self.PropertiesChanged(CHRC_IFACE, {"Value": ascii_bytes(value)}, [])
+
+    def tick(self):
+        if not self.notifying:
+            self.timer = None
+            return False
+        self.notify_once()
+        return True
+
+    @dbus.service.method(CHRC_IFACE, in_signature="a{sv}", out_signature="ay")
+    def ReadValue(self, options):
+        value = self.service.text()
+        log("ReadValue(temperature) -> %r" % value)
+        return ascii_bytes(value)
+
+    @dbus.service.method(CHRC_IFACE)
+    def StartNotify(self):
+        if self.notifying:
+            log("StartNotify: already notifying")
+            return
+        log("StartNotify")
+        self.notifying = True
+        self.notify_once()                      # one value at once ...
+        self.timer = GLib.timeout_add(NOTIFY_MS, self.tick)   # ... then every 5 s
+
+    @dbus.service.method(CHRC_IFACE)
+    def StopNotify(self):
+        log("StopNotify")
+        self.notifying = False
+        if self.timer is not None:
+            GLib.source_remove(self.timer)
+            self.timer = None
+
+
+class UnitCharacteristic(Characteristic):
+    def __init__(self, bus, path, uuid, service):
+        Characteristic.__init__(self, bus, path, uuid, ["read", "write"], service)
+
+    @dbus.service.method(CHRC_IFACE, in_signature="a{sv}", out_signature="ay")
+    def ReadValue(self, options):
+        return ascii_bytes(self.service.unit())
+
+    @dbus.service.method(CHRC_IFACE, in_signature="aya{sv}")
+    def WriteValue(self, value, options):
+        # The original's handler, as is. With python3-dbus 1.3 (Debian 12, Raspberry
+        # Pi OS bookworm) str(dbus.Byte(67)) is "C", so the write takes effect.
+        val = str(value[0]).upper() if len(value) else ""
+        if val == "C":
+            self.service.fahrenheit = False
+        elif val == "F":
+            self.service.fahrenheit = True
+        log("WriteValue(unit) %r -> unit %s" % (bytes(bytearray(value)),
+                                                      self.service.unit()))
+
+
+# ---------------------------------------------------------------- advertisement
+class Advertisement(dbus.service.Object):
+    def __init__(self, bus, path):
+        self.path = path
+        dbus.service.Object.__init__(self, bus, path)
+
+    def get_path(self):
+        return dbus.ObjectPath(self.path)
+
+    def props(self):
+        # cputemp: type peripheral, local name, TX power; no ServiceUUIDs at all.
+        return {"Type": "peripheral",
+                "LocalName": dbus.String("Thermometer"),
+                "IncludeTxPower": dbus.Boolean(True)}
+
+    @dbus.service.method(PROP_IFACE, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        if interface != ADV_IFACE:
+            raise InvalidArgs()
+        return self.props()
+
+    @dbus.service.method(ADV_IFACE, in_signature="", out_signature="")
+    def Release(self):
+        log("advertisement released by BlueZ")
+
+
+# ---------------------------------------------------------------- main
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--adapter", required=True, help="e.g. hci1")
+    ap.add_argument("--temp-file", required=True, help="file holding degrees Celsius")
+    ap.add_argument("--unit", choices=["F", "C"], default="F")
+    ap.add_argument("--uuid-spelling", choices=sorted(SUFFIX), default="code")
+    ap.add_argument("--readvertise", type=float, default=2.0,
+                    help="re-register the advertisement every S s (0 = never)")
+    ap.add_argument("--ready-file", default=None)
+    ap.add_argument("--app-path", default="/com/blectl/e2e/thermometer")
+    args = ap.parse_args()
+    if args.ready_file and os.path.exists(args.ready_file):
+        os.unlink(args.ready_file)
+
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bus = dbus.SystemBus()
+    loop = GLib.MainLoop()
+    status = {"rc": 0}
+
+    def quit_with(rc, why):
+        log("exiting rc=%d: %s" % (rc, why))
+        status["rc"] = rc
+        loop.quit()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        GLib.unix_signal_add(GLib.PRIORITY_HIGH, sig, lambda: quit_with(0, "signal") or False)
+
+    apath = "/org/bluez/" + args.adapter
+    adapter_obj = bus.get_object(BLUEZ, apath)
+    gatt_mgr = dbus.Interface(adapter_obj, GATT_MANAGER)
+    adv_mgr = dbus.Interface(adapter_obj, ADV_MANAGER)
+
+    app = Application(bus, args.app_path)
+    app.services.append(ThermometerService(bus, args.app_path + "/service0000",
+                                           SUFFIX[args.uuid_spelling], args.temp_file,
+                                           args.unit))
+    adv = Advertisement(bus, args.app_path + "/advertisement0")
+    log("adapter %s, service %s, unit %s, readvertise %ss"
+        % (args.adapter, app.services[0].uuid, args.unit, args.readvertise))
+
+    state = {"app": False, "adv": False, "adv_busy": False, "readv": 0, "readv_err": 0}
+
+    def maybe_ready():
+        if state["app"] and state["adv"] and args.ready_file and \
+                not os.path.exists(args.ready_file):
+            with open(args.ready_file, "w") as f:
+                f.write("%d\n" % os.getpid())
+            log("READY (application + advertisement registered)")
+
+    def app_ok():
+        state["app"] = True
+        log("GATT application registered")
+        maybe_ready()
+
+    def app_err(e):
+        quit_with(1, "RegisterApplication failed: %s" % e)
+
+    def adv_ok():
+        state["adv"] = True
+        state["adv_busy"] = False
+        if state["readv"] == 0:
+            log("advertisement registered")
+        maybe_ready()
+
+    def adv_err(e):
+        state["adv_busy"] = False
+        if not state["adv"] and state["readv"] == 0:
+            quit_with(1, "RegisterAdvertisement failed: %s" % e)
+        else:
+            state["readv_err"] += 1
+            log("re-registering the advertisement failed (%d so far): %s"
+                % (state["readv_err"], e))
+
+    def readvertise():
+        # Unregister + register again: the controller re-enables advertising and
+        # btvirt sends a fresh advertising report to every scanner.
+        if state["adv_busy"] or not state["adv"]:
+            return True
+        state["adv_busy"] = True
+        state["readv"] += 1
+
+        def unreg_done(*_):
+            state["adv"] = False
+            adv_mgr.RegisterAdvertisement(adv.get_path(), {}, reply_handler=adv_ok,
+                                          error_handler=adv_err, timeout=10)
+        adv_mgr.UnregisterAdvertisement(adv.get_path(), reply_handler=unreg_done,
+                                        error_handler=unreg_done, timeout=10)
+        return True
+
+    def bluez_owner(new_owner):
+        if not new_owner:
+            quit_with(1, "org.bluez left the bus (bluetoothd stopped)")
+
+    bus.watch_name_owner(BLUEZ, bluez_owner)
+    gatt_mgr.RegisterApplication(app.path, {}, reply_handler=app_ok,
+                                 error_handler=app_err, timeout=20)
+    adv_mgr.RegisterAdvertisement(adv.get_path(), {}, reply_handler=adv_ok,
+                                  error_handler=adv_err, timeout=20)
+    if args.readvertise > 0:
+        GLib.timeout_add(int(args.readvertise * 1000), readvertise)
+    loop.run()
+    log("re-advertised %d times (%d failures)" % (state["readv"], state["readv_err"]))
+    return status["rc"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+#!/bin/bash
+# run-e2e.sh - blectl end-to-end tests against REAL BlueZ, on a host without
+# Bluetooth (no CONFIG_BT, no /dev/vhci). Run as root; `make e2e` calls it.
+#
+# How: boot Debian's stock kernel (unpacked from its package, never installed)
+# under qemu/TCG with the host's / shared read-only over 9p; inside the guest:
+# system dbus-daemon, btvirt (3 emulated LE controllers on one virtual radio),
+# bluetoothd, the project's test peripheral(s), and blectld/blectl under test.
+# ONE guest runs every scenario (guest/driver.py). Nothing touches the host's
+# Bluetooth state or system bus: all of it lives in the guest.
+#
+# Usage: run-e2e.sh --bin-dir DIR [options]         (DIR holds blectld and blectl)
+#        run-e2e.sh --central standin [options]     (rig validation, no binaries)
+#   --central blectl|standin  the central under test (default blectl)
+#   --scenarios LIST    comma list of 1..6 (default 1,2,3,4,5,6); "scanprobe" measures the rig
+#   --keep-logs         keep the guest logs of a passing run (a failing run always keeps them)
+#   --quiet             do not echo the guest console (it is saved to console.log)
+#   --driver-arg ARG    pass ARG to guest/driver.py (repeatable, no spaces in ARG)
+# Env: E2E_DIR (scratch dir under /tmp, default /tmp/blectl-e2e), VM_TIMEOUT
+#      (default 480 s), DRIVER_TIMEOUT (default 400 s), MEM_MB, KPKG (kernel package)
+# Exit: 0 every scenario passed, 1 a scenario failed, 2 setup error.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+W=${E2E_DIR:-/tmp/blectl-e2e}
+B=$W/build
+T_START=$(date +%s.%N)
+elapsed() { echo "$(date +%s.%N) $T_START" | awk '{printf "%.1f", $1-$2}'; }
+say() { echo "[e2e $(elapsed)s] $*"; }
+setup_error() { say "SETUP ERROR: $*"; exit 2; }
+
+CENTRAL=blectl BIN_DIR="" SCENARIOS=1,2,3,4,5,6 KEEP=0 QUIET=0 DRIVER_EXTRA=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin-dir) BIN_DIR=$2; shift 2;;
+    --central) CENTRAL=$2; shift 2;;
+    --scenarios) SCENARIOS=$2; shift 2;;
+    --keep-logs) KEEP=1; shift;;
+    --quiet) QUIET=1; shift;;
+    --driver-arg) DRIVER_EXTRA="$DRIVER_EXTRA $2"; shift 2;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0;;
+    *) echo "unknown argument: $1 (see --help)" >&2; exit 2;;
+  esac
+done
+[ "$(id -u)" = 0 ] || setup_error "run as root (apt-get, qemu's 9p export of /)"
+case "$W" in /tmp/?*) ;; *) setup_error "E2E_DIR must be under /tmp (the guest mounts it there)";; esac
+case "$CENTRAL" in
+  blectl)
+    [ -n "$BIN_DIR" ] || setup_error "--bin-dir DIR (with blectld and blectl) is required"
+    for b in blectld blectl; do [ -x "$BIN_DIR/$b" ] || setup_error "no executable $BIN_DIR/$b"; done;;
+  standin) ;;
+  *) setup_error "--central must be blectl or standin";;
+esac
+mkdir -p "$W" "$B" || setup_error "cannot create $W"
+
+# ------------------------------------------------------------- 1. packages
+PKGS="qemu-system-x86 busybox-static bluez bluez-test-tools dbus python3-dbus python3-gi kmod"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  say "installing:$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! timeout 300 apt-get install -y -q --no-install-recommends $missing > "$B/apt.log" 2>&1; then
+    timeout 180 apt-get update -q >> "$B/apt.log" 2>&1
+    timeout 300 apt-get install -y -q --no-install-recommends $missing >> "$B/apt.log" 2>&1 \
+      || { tail -20 "$B/apt.log"; setup_error "apt-get install failed (log: $B/apt.log)"; }
+  fi
+fi
+
+# ------------------------------------ 2. Debian's kernel, unpacked (not installed)
+kpkg() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}'; }
+KPKG=${KPKG:-$(kpkg)}
+if [ -z "$KPKG" ]; then timeout 180 apt-get update -q > "$B/apt-update.log" 2>&1; KPKG=$(kpkg); fi
+[ -n "$KPKG" ] || setup_error "cannot tell which linux-image-*-amd64 package to fetch"
+KVER=${KPKG#linux-image-}
+KERNEL=$B/kroot/boot/vmlinuz-$KVER
+if [ ! -f "$KERNEL" ]; then
+  say "fetching $KPKG"
+  rm -rf "$B/kroot" "$B/debs"; mkdir -p "$B/debs"
+  fetch() { (cd "$B/debs" && timeout 300 apt-get download "$KPKG") > "$B/kernel-fetch.log" 2>&1; }
+  fetch || { timeout 180 apt-get update -q >> "$B/kernel-fetch.log" 2>&1; fetch; } \
+    || setup_error "apt-get download $KPKG failed (log: $B/kernel-fetch.log)"
+  dpkg -x "$B"/debs/"$KPKG"_*.deb "$B/kroot" || setup_error "dpkg -x $KPKG failed"
+  depmod -b "$B/kroot" "$KVER" || setup_error "depmod failed"
+  rm -rf "$B/debs"
+fi
+
+# ------------------------------- 3. what the guest runs, into the shared scratch dir
+# (the guest's /tmp is a fresh tmpfs: only $W is shared, read-write, same path)
+rm -rf "$W/guest" "$W/peripheral" "$W/bin"
+cp -r "$HERE/guest" "$W/guest" && cp -r "$HERE/peripheral" "$W/peripheral" \
+  || setup_error "cannot copy the guest scripts to $W"
+cat > "$W/guest/modprobe-wrapper.sh" <<EOF
+#!/bin/sh
+# /proc/sys/kernel/modprobe in the guest: on-demand module loads (crypto for
+# btvirt/bluetoothd, ...) come from the unpacked kernel package.
+exec /sbin/modprobe -d $B/kroot "\$@"
+EOF
+chmod +x "$W"/guest/*.sh "$W/guest/init" "$W"/guest/*.py "$W"/peripheral/*.py
+if [ "$CENTRAL" = blectl ]; then
+  mkdir -p "$W/bin" && cp "$BIN_DIR/blectld" "$BIN_DIR/blectl" "$W/bin/" \
+    || setup_error "cannot copy the binaries to $W/bin"
+fi
+
+# ------------------------------------------------------------- 4. initramfs
+# busybox + modules for the 9p root and the Bluetooth stack, in dependency
+# order (insmod from RAM: much faster than modprobe over 9p under TCG). drbg and
+# its helpers must come before ecdh_generic (its self-test needs an RNG); ecb,
+# cmac, algif_*: AF_ALG crypto btvirt needs ("Failed to open Virtual HCI device").
+INITRD_MODS="virtio_pci 9pnet_virtio 9p virtio_rng sha3_generic jitterentropy_rng
+  sha512_generic ctr drbg ecb cmac algif_skcipher algif_hash hci_vhci"
+INITRD=$B/initramfs-$KVER.cpio.gz
+if [ ! -f "$INITRD" ] || [ "$HERE/guest/init" -nt "$INITRD" ] || [ "$0" -nt "$INITRD" ]; then
+  say "building the initramfs"
+  R=$B/initramfs; rm -rf "$R"; mkdir -p "$R"/{bin,dev,proc,sys,newroot,modules}
+  cp /bin/busybox "$R/bin/busybox" && cp "$HERE/guest/init" "$R/init" && chmod +x "$R/init" \
+    || setup_error "initramfs: busybox/init copy failed"
+  : > "$R/modules.order"
+  for m in $INITRD_MODS; do
+    modprobe -d "$B/kroot" -S "$KVER" --show-depends "$m" | awk '/^insmod/{print $2}'
+  done | awk '!seen[$0]++' | while read -r ko; do
+    cp "$ko" "$R/modules/" && basename "$ko" >> "$R/modules.order"
+  done
+  grep -q hci_vhci "$R/modules.order" || setup_error "initramfs: hci_vhci module not found"
+  (cd "$R" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1 > "$INITRD.tmp") \
+    && mv "$INITRD.tmp" "$INITRD" || setup_error "initramfs: cpio failed"
+fi
+
+# ------------------------------------------------------------- 5. one guest, all scenarios
+RUN_ID=$(date +%Y%m%d-%H%M%S)-$$
+OUT=$W/out/$RUN_ID
+# keep the logs of the 10 newest earlier runs only
+ls -1d "$W"/out/2* 2>/dev/null | sort | head -n -10 | xargs -r rm -rf
+mkdir -p "$OUT"; ln -sfn "$RUN_ID" "$W/out/last"
+DRIVER_ARGS="--central $CENTRAL --scenarios $SCENARIOS $DRIVER_EXTRA"
+[ "$CENTRAL" = blectl ] && DRIVER_ARGS="$DRIVER_ARGS --bin-dir $W/bin"
+VM_TIMEOUT=${VM_TIMEOUT:-480}
+DRIVER_TIMEOUT=${DRIVER_TIMEOUT:-400}
+{ echo "DRIVER_ARGS='$DRIVER_ARGS'"; echo "DRIVER_TIMEOUT=$DRIVER_TIMEOUT"; } > "$OUT/guest.env"
+say "booting $KVER under qemu (tcg, ${VM_TIMEOUT}s limit); central: $CENTRAL; logs: $OUT"
+show() { if [ "$QUIET" = 1 ]; then cat > /dev/null; else cat; fi; }
+timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi \
+  -smp "$(nproc)" -m "${MEM_MB:-1024}" -nographic -no-reboot -nic none \
+  -kernel "$KERNEL" -initrd "$INITRD" \
+  -append "console=ttyS0 panic=1 loglevel=4 e2e_w=$W e2e_out=$OUT" \
+  -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+  -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+  -fsdev local,id=work,path="$W",security_model=none,multidevs=remap \
+  -device virtio-9p-pci,fsdev=work,mount_tag=work \
+  -device virtio-rng-pci \
+  < /dev/null 2>&1 | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g; s/\r$//' \
+  | tee "$OUT/console.log" | show
+QRC=${PIPESTATUS[0]}
+[ "$QRC" = 124 ] || [ "$QRC" = 137 ] && say "qemu killed after ${VM_TIMEOUT}s"
+
+# ------------------------------------------------------------- 6. verdict
+echo "================================================================ blectl e2e ($CENTRAL)"
+GRC=$(cut -d' ' -f1 "$OUT/guest.rc" 2>/dev/null)
+VERDICT=$(/usr/bin/python3 - "$OUT" "$GRC" <<'EOF'
+import json, sys
+out, grc = sys.argv[1], sys.argv[2]
+try:
+    r = json.load(open(out + "/results.json"))
+except (OSError, ValueError):
+    print("  no results.json: the guest crashed, hung or was killed (see console.log)")
+    print("VERDICT 2")
+    sys.exit()
+for x in r["results"]:
+    extra = ""
+    if "recovery_s" in x:
+        extra = "  [recovery %.2f s]" % x["recovery_s"]
+    print("  %-4s %-32s %s%s" % (x["status"], x["name"], x.get("detail", ""), extra))
+fails = [x for x in r["results"] if x["status"] == "FAIL"]
+if r["status"] == "SETUP":
+    code = 2
+elif fails or r["status"] != "PASS" or grc not in ("0",):
+    code = 1
+else:
+    code = 0
+print("  suite %s s in the guest" % r.get("suite_s"))
+print("VERDICT %d" % code)
+EOF
+)
+echo "$VERDICT" | grep -v '^VERDICT'
+RC=$(echo "$VERDICT" | awk '/^VERDICT/{print $2}')
+echo "  total wall time: $(elapsed)s"
+if [ "$RC" = 0 ]; then
+  if [ "$KEEP" = 1 ]; then echo "PASS (logs: $OUT)"; else rm -rf "$OUT"; echo "PASS"; fi
+else
+  echo "  guest logs kept in $OUT:"
+  echo "    driver.log console.log bluetoothd.log (-d) dbus-monitor.log watch.log cli.log"
+  echo "    $( [ "$CENTRAL" = blectl ] && echo blectld.log || echo standin-central.log ) peripheral-A.log peripheral-B.log dmesg.txt"
+  echo "$( [ "$RC" = 2 ] && echo "SETUP ERROR" || echo FAIL )"
+fi
+exit "${RC:-2}"

@@ -1,0 +1,71 @@
+# Shared by bench/run.sh and bench/check.sh (sourced, bash): packages, binaries, the C tools
+# and the Bleak venv, all under $BENCH_WORK (default /tmp/blectl-bench).
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+work=${BENCH_WORK:-/tmp/blectl-bench}
+export BENCH_WORK=$work
+export PATH="/opt/swift/usr/bin:$PATH"
+export PYTHONDONTWRITEBYTECODE=1
+mkdir -p "$work"
+
+note() { printf '[bench] %s\n' "$*" >&2; }
+
+# Debian packages: a compiler and libdbus headers for the C tools, dbus-daemon and dbus-send,
+# python3 with venv for Bleak.
+bench_packages() {
+    "$root/scripts/install-deps.sh" gcc libc6-dev pkg-config libdbus-1-dev dbus-daemon dbus-bin \
+        python3 python3-venv
+}
+
+# $bin: blectld and blectl-mock (with --emit-log). $1 = release or debug: what to build when
+# nothing is there. Copied to $work/bin, so a rebuild meanwhile changes nothing mid-run.
+bench_binaries() {
+    local config=$1 from=${BLECTL_BIN:-}
+    if [ -z "$from" ]; then
+        for candidate in "$root/.build/release" "$root/.build/debug"; do
+            if [ -x "$candidate/blectld" ] && [ -x "$candidate/blectl-mock" ]; then
+                from=$candidate
+                break
+            fi
+            [ "$config" = release ] && break
+        done
+    fi
+    if [ -z "$from" ]; then
+        note "building blectld and blectl-mock ($config)"
+        (cd "$root" && swift build -c "$config" --product blectld >&2 && swift build -c "$config" --product blectl-mock >&2)
+        from="$root/.build/$config"
+    fi
+    if ! "$from/blectl-mock" --help | grep -q -- --emit-log; then
+        note "$from/blectl-mock has no --emit-log: rebuild it (swift build -c $config)"
+        return 1
+    fi
+    mkdir -p "$work/bin"
+    cp "$from/blectld" "$from/blectl-mock" "$work/bin/"
+    bin="$work/bin"
+    note "binaries: $from"
+}
+
+# The C subscriber and the socket reader.
+bench_tools() {
+    mkdir -p "$work/tools"
+    gcc -O2 -Wall -Wextra -o "$work/tools/c_subscriber" "$root/bench/c_subscriber.c" \
+        $(pkg-config --cflags --libs dbus-1)
+    gcc -O2 -Wall -Wextra -o "$work/tools/sock_reader" "$root/bench/sock_reader.c"
+}
+
+# A venv with Bleak ($venv_python), made once. Debian's python3 when there, else the PATH's.
+# Without PyPI the benchmark runs without the Bleak column.
+bench_venv() {
+    local python=python3
+    [ -x /usr/bin/python3 ] && python=/usr/bin/python3
+    venv_python=""
+    if ! "$work/venv/bin/python" -c 'import bleak' 2>/dev/null; then
+        rm -rf "$work/venv"
+        if ! "$python" -m venv "$work/venv" >&2 ||
+            ! "$work/venv/bin/pip" install --quiet --disable-pip-version-check "bleak>=1,<4" >&2; then
+            note "cannot install Bleak (PyPI unreachable?): the table has no Bleak column"
+            return 0
+        fi
+    fi
+    venv_python="$work/venv/bin/python"
+}

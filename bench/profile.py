@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Where blectld's time goes per notification, during a burst to one thermometer (set-up
+excluded), with a socket client subscribed as in the benchmark. Needs a release build with
+debug info:
+
+    swift build -c release -Xswiftc -g --scratch-path /tmp/blectl-bench/build-g --product blectld
+    python3 bench/profile.py --blectld /tmp/blectl-bench/build-g/release/blectld \\
+        --bin .build/release --sock-reader /tmp/blectl-bench/tools/sock_reader [--profiler perf]
+
+--profiler callgrind: blectld under valgrind --tool=callgrind, instrumented only during the
+burst; prints instructions per notification and callgrind_annotate's inclusive and self tops.
+--profiler perf: `perf record -e cpu-clock --call-graph dwarf` attached during the burst
+(for machines where valgrind cannot run Swift's threads, as valgrind 3.19 on Linux 6.18);
+prints perf report's self and children tops.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--blectld", required=True, help="blectld built with -Xswiftc -g")
+    parser.add_argument("--bin", required=True, help="directory with blectl-mock")
+    parser.add_argument("--sock-reader", required=True)
+    parser.add_argument("--count", type=int, default=5000)
+    parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--profiler", choices=["perf", "callgrind"], default="perf")
+    args = parser.parse_args()
+    directory = os.path.join(bench.WORK, "profile")
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    out = os.path.join(directory, "callgrind.out")
+
+    class Profiled(bench.Blectld):
+        """blectld under callgrind, instrumentation off until the burst."""
+
+        def start(self):
+            if args.profiler == "perf":
+                return super().start()
+            real = self.args.bin
+            wrapper = os.path.join(directory, "wrap")
+            os.makedirs(wrapper, exist_ok=True)
+            with open(os.path.join(wrapper, "blectld"), "w") as f:
+                f.write(f"#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file={out} "
+                        f"{args.blectld} \"$@\"\n")
+            os.chmod(os.path.join(wrapper, "blectld"), 0o755)
+            self.args.bin = wrapper
+            try:
+                super().start()
+            finally:
+                self.args.bin = real
+
+    bench.CONSUMERS["profiled"] = Profiled
+    options = argparse.Namespace(bin=args.bin, sock_reader=args.sock_reader, c_subscriber=None)
+    stack, consumer = bench.open_session(
+        options, "profiled", 1, directory, ["--thermometers", "1", "--notify-interval", "3600s"], attempts=2)
+    try:
+        time.sleep(1)
+        if args.profiler == "perf":
+            perf = bench.spawn(
+                ["perf", "record", "-e", "cpu-clock", "-F", "4000", "--call-graph", "dwarf,32768", "-o",
+                 os.path.join(directory, "perf.data"), "-p", str(consumer.pid)],
+                stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "perf.log"), "w"), name="perf")
+            time.sleep(1)
+        else:
+            subprocess.run(["callgrind_control", "-i", "on", str(consumer.pid)], check=True, capture_output=True)
+        cpu = bench.cpu_seconds(consumer.pid)
+        sent = stack.burst(0, args.count)
+        bench.wait_quiet(consumer.pids, quiet=2.0 if args.profiler == "callgrind" else 0.3, timeout=600)
+        cpu = bench.cpu_seconds(consumer.pid) - cpu
+        if args.profiler == "perf":
+            bench.stop(perf, timeout=60)
+        else:
+            subprocess.run(["callgrind_control", "-i", "off", str(consumer.pid)], check=True, capture_output=True)
+    finally:
+        bench.close_session(stack, consumer)
+    emits = bench.load_emits(stack.emit_log)
+    matches, _ = bench.match(emits, consumer.records())
+    print(f"burst of {sent}; the socket client got {len(matches)} of {sum(map(len, emits.values()))} notifications; "
+          f"blectld used {cpu:.2f} CPU s ({cpu / sent * 1e6:.0f} µs per notification)")
+    if args.profiler == "perf":
+        data = os.path.join(directory, "perf.data")
+        for children in (False, True):
+            print(f"\n== {'children (inclusive)' if children else 'self'} (top {args.top}) ==")
+            result = subprocess.run(
+                ["perf", "report", "-i", data, "--stdio", "--no-demangle" if False else "--demangle",
+                 "--children" if children else "--no-children", "-g", "none", "--percent-limit", "0.5",
+                 "--sort", "symbol"], capture_output=True, text=True)
+            lines = [line for line in result.stdout.splitlines() if line.strip() and not line.startswith("#")]
+            print("\n".join(lines[: args.top]))
+        print(f"\nperf data: {data}")
+        return 0
+    outputs = sorted(p for p in os.listdir(directory) if p.startswith("callgrind.out"))
+    data = os.path.join(directory, outputs[-1])
+    total = None
+    for line in open(data):
+        if line.startswith(("summary:", "totals:")):
+            total = int(line.split()[1])
+    if total:
+        print(f"{total:,} instructions in blectld, {total / sent:,.0f} per notification")
+    for inclusive in (True, False):
+        print(f"\n== {'inclusive' if inclusive else 'self'} (top {args.top}) ==")
+        result = subprocess.run(
+            ["callgrind_annotate", f"--inclusive={'yes' if inclusive else 'no'}", "--threshold=100", data],
+            capture_output=True, text=True)
+        lines = [line for line in result.stdout.splitlines() if "(" in line or "Ir" in line]
+        print("\n".join(lines[: args.top + 4]))
+    print(f"\ncallgrind output: {data}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

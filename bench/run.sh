@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# make bench: blectld against a minimal C libdbus subscriber and Bleak on the same workload
+# (blectl-mock on a private dbus-daemon), in one run; prints one table. See docs/benchmarks.md.
+#
+#   bench/run.sh [bench.py options]     e.g. --runs 5, --scale 50, --burst 50000
+#
+# Environment: BENCH_WORK (scratch, default /tmp/blectl-bench), BLECTL_BIN (directory with
+# blectld and blectl-mock; default .build/release, built when missing). Every process it
+# starts is stopped on exit.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+orchestrator=""
+cleanup() {
+    if [ -n "$orchestrator" ] && kill -0 "$orchestrator" 2>/dev/null; then
+        kill -TERM "$orchestrator" 2>/dev/null || true
+        wait "$orchestrator" 2>/dev/null || true
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bench_packages
+bench_binaries release
+bench_tools
+bench_venv
+
+# Last run's per-session files go; the venv and tools stay.
+rm -rf "$work"/run[0-9]*
+
+machine="$(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), Linux $(uname -r)"
+note "machine: $machine"
+python3 "$root/bench/bench.py" --bin "$bin" --c-subscriber "$work/tools/c_subscriber" \
+    --sock-reader "$work/tools/sock_reader" ${venv_python:+--python "$venv_python"} "$@" &
+orchestrator=$!
+status=0
+wait "$orchestrator" || status=$?
+orchestrator=""
+echo "Machine: $machine."
+[ -n "$venv_python" ] && echo "Bleak $("$venv_python" -c 'import importlib.metadata as m; print(m.version("bleak"), "with dbus-fast", m.version("dbus-fast"))'), $("$venv_python" --version)."
+exit $status
