@@ -33,6 +33,12 @@ test-tsan: deps
 run: release
 	@scripts/run-mock.sh .build/release
 
+e2e: release
+	Tests/E2E/run-e2e.sh --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
+
+bench: release
+	bench/run.sh
+
 UNITDIR ?= /etc/systemd/system
 SYSCONFDIR ?= /etc
 

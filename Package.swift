@@ -67,7 +67,8 @@ let package = Package(
         // Test helpers: a private dbus-daemon and child processes that are always stopped.
         .target(name: "TestSupport", dependencies: ["DBusCore"], path: "Tests/TestSupport", swiftSettings: strictSwift),
         .testTarget(name: "DBusCoreTests", dependencies: ["DBusCore", "TestSupport"], swiftSettings: strictSwift),
-        .testTarget(name: "ThermometerProfilesTests", dependencies: ["ThermometerProfiles"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "ThermometerProfilesTests", dependencies: ["ThermometerProfiles"], swiftSettings: strictSwift),
         .testTarget(
             name: "MockBlueZTests",
             dependencies: ["MockBlueZ", "DBusCore", "TestSupport"],

@@ -9,12 +9,19 @@ public enum BlueZ {
 
     /// Interface names.
     public enum Interface {
+        /// `org.bluez.Adapter1`.
         public static let adapter = "org.bluez.Adapter1"
+        /// `org.bluez.Device1`.
         public static let device = "org.bluez.Device1"
+        /// `org.bluez.GattService1`.
         public static let gattService = "org.bluez.GattService1"
+        /// `org.bluez.GattCharacteristic1`.
         public static let gattCharacteristic = "org.bluez.GattCharacteristic1"
+        /// `org.bluez.GattDescriptor1`.
         public static let gattDescriptor = "org.bluez.GattDescriptor1"
+        /// `org.freedesktop.DBus.ObjectManager`.
         public static let objectManager = "org.freedesktop.DBus.ObjectManager"
+        /// `org.freedesktop.DBus.Properties`.
         public static let properties = "org.freedesktop.DBus.Properties"
     }
 }

@@ -41,7 +41,8 @@ extension BlueZService {
         }
     }
 
-    private func view<T>(_ path: ObjectPath, _ interface: String, _ make: (ObjectPath, inout PropertyReader) -> T) -> T? {
+    private func view<T>(_ path: ObjectPath, _ interface: String, _ make: (ObjectPath, inout PropertyReader) -> T) -> T?
+    {
         var problems: [String] = []
         let result = tree.view(path, interface, problems: &problems, make)
         note(problems: problems)

@@ -47,7 +47,8 @@ public actor BlueZService {
         let bluez = BlueZ.service
         try await subscribe(MatchRule(sender: bluez, interface: BlueZ.Interface.objectManager, path: .root))
         try await subscribe(
-            MatchRule(sender: bluez, interface: BlueZ.Interface.properties, member: "PropertiesChanged",
+            MatchRule(
+                sender: bluez, interface: BlueZ.Interface.properties, member: "PropertiesChanged",
                 pathNamespace: BlueZ.root))
         _ = try await connection.watchNameOwner(bluez) { [weak self] change in
             self?.assumeIsolated { $0.ownerChanged(change) }
@@ -168,7 +169,8 @@ public actor BlueZService {
             tree.add(object, interfaces)
             event = .interfacesAdded(object, interfaces.keys.sorted())
         case "InterfacesRemoved":
-            guard args.count == 2, case .objectPath(let object) = args[0], let names = try? args[1].decode([String].self)
+            guard args.count == 2, case .objectPath(let object) = args[0],
+                let names = try? args[1].decode([String].self)
             else { return note("malformed InterfacesRemoved from \(message.sender ?? "?")") }
             tree.remove(object, names)
             event = .interfacesRemoved(object, names)

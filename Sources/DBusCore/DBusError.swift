@@ -22,20 +22,35 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
 extension DBusError {
     /// Well-known error names of the freedesktop D-Bus specification.
     public enum Name {
+        /// `org.freedesktop.DBus.Error.Failed`.
         public static let failed = "org.freedesktop.DBus.Error.Failed"
+        /// `org.freedesktop.DBus.Error.NoReply`.
         public static let noReply = "org.freedesktop.DBus.Error.NoReply"
+        /// `org.freedesktop.DBus.Error.Timeout`.
         public static let timeout = "org.freedesktop.DBus.Error.Timeout"
+        /// `org.freedesktop.DBus.Error.Disconnected`.
         public static let disconnected = "org.freedesktop.DBus.Error.Disconnected"
+        /// `org.freedesktop.DBus.Error.UnknownMethod`.
         public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
+        /// `org.freedesktop.DBus.Error.UnknownObject`.
         public static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
+        /// `org.freedesktop.DBus.Error.UnknownInterface`.
         public static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
+        /// `org.freedesktop.DBus.Error.UnknownProperty`.
         public static let unknownProperty = "org.freedesktop.DBus.Error.UnknownProperty"
+        /// `org.freedesktop.DBus.Error.PropertyReadOnly`.
         public static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
+        /// `org.freedesktop.DBus.Error.InvalidArgs`.
         public static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+        /// `org.freedesktop.DBus.Error.InvalidSignature`.
         public static let invalidSignature = "org.freedesktop.DBus.Error.InvalidSignature"
+        /// `org.freedesktop.DBus.Error.AccessDenied`.
         public static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
+        /// `org.freedesktop.DBus.Error.ServiceUnknown`.
         public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
+        /// `org.freedesktop.DBus.Error.NameHasNoOwner`.
         public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
+        /// `org.freedesktop.DBus.Error.NoMemory`.
         public static let noMemory = "org.freedesktop.DBus.Error.NoMemory"
     }
 

@@ -27,7 +27,8 @@ enum Introspection {
         }
         for property in interface.properties {
             let access = property.writable ? "readwrite" : "read"
-            lines.append("<property name=\"\(property.name)\" type=\"\(property.value.signatureText)\" access=\"\(access)\"/>")
+            lines.append(
+                "<property name=\"\(property.name)\" type=\"\(property.value.signatureText)\" access=\"\(access)\"/>")
         }
         lines.append("</interface>")
         return lines.joined(separator: "\n")

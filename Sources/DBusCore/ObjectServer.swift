@@ -118,7 +118,9 @@ public actor DBusObjectServer {
 
     /// Sends a signal from `path`.
     public func emit(path: ObjectPath, interface: String, member: String, _ arguments: [DBusValue]) throws {
-        try connection.assumeIsolated { try $0.send(.signal(path: path, interface: interface, member: member, arguments: arguments)) }
+        try connection.assumeIsolated {
+            try $0.send(.signal(path: path, interface: interface, member: member, arguments: arguments))
+        }
     }
 
     // MARK: Incoming calls
@@ -241,7 +243,9 @@ public actor DBusObjectServer {
     // MARK: ObjectManager and introspection
 
     private func managerRoot(for path: ObjectPath) -> ObjectPath? {
-        managerRoots.filter { path.isDescendant(of: $0, includingSelf: false) }.max { $0.rawValue.count < $1.rawValue.count }
+        managerRoots.filter { path.isDescendant(of: $0, includingSelf: false) }.max {
+            $0.rawValue.count < $1.rawValue.count
+        }
     }
 
     private func managedObjects(under root: ObjectPath) -> DBusValue {

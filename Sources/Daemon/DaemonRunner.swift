@@ -124,7 +124,8 @@ public struct DaemonRunner {
 
     private var centralOptions: CentralOptions {
         CentralOptions(
-            adapter: AdapterSelection(configuration.adapter) ?? .automatic, powerOnAdapter: configuration.powerOnAdapter)
+            adapter: AdapterSelection(configuration.adapter) ?? .automatic, powerOnAdapter: configuration.powerOnAdapter
+        )
     }
 
     private var thermometerConfiguration: ThermometerConfiguration {

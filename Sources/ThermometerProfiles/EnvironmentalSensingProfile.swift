@@ -3,34 +3,34 @@
 /// The value is exactly two bytes, a little-endian sint16 in units of 0.01 °C; any other
 /// length is `malformed`, and 0x8000 ("value is not known") is `unsupportedValue`.
 public struct EnvironmentalSensingProfile: ThermometerProfile {
-  /// The Environmental Sensing service, 0x181A.
-  public static let serviceUUID = BluetoothUUID(UInt16(0x181A))
-  /// The Temperature characteristic (read, notify), 0x2A6E.
-  public static let temperatureUUID = BluetoothUUID(UInt16(0x2A6E))
+    /// The Environmental Sensing service, 0x181A.
+    public static let serviceUUID = BluetoothUUID(UInt16(0x181A))
+    /// The Temperature characteristic (read, notify), 0x2A6E.
+    public static let temperatureUUID = BluetoothUUID(UInt16(0x2A6E))
 
-  /// A short human name.
-  public let name = "Environmental Sensing"
-  /// The Environmental Sensing service.
-  public let serviceUUIDs = [Self.serviceUUID]
-  /// The Temperature characteristic.
-  public let temperatureCharacteristicUUIDs = [Self.temperatureUUID]
+    /// A short human name.
+    public let name = "Environmental Sensing"
+    /// The Environmental Sensing service.
+    public let serviceUUIDs = [Self.serviceUUID]
+    /// The Temperature characteristic.
+    public let temperatureCharacteristicUUIDs = [Self.temperatureUUID]
 
-  /// Creates the profile.
-  public init() {}
+    /// Creates the profile.
+    public init() {}
 
-  /// Decodes a Temperature value to Celsius.
-  public func decode(_ value: [UInt8]) -> Result<TemperatureReading, ReadingError> {
-    if let error = ReadingLimits.checkLength(value) { return .failure(error) }
-    guard value.count == 2 else {
-      return .failure(
-        ReadingError(.malformed, raw: value, detail: "expected 2 bytes, got \(value.count)"))
+    /// Decodes a Temperature value to Celsius.
+    public func decode(_ value: [UInt8]) -> Result<TemperatureReading, ReadingError> {
+        if let error = ReadingLimits.checkLength(value) { return .failure(error) }
+        guard value.count == 2 else {
+            return .failure(
+                ReadingError(.malformed, raw: value, detail: "expected 2 bytes, got \(value.count)"))
+        }
+        let hundredths = Int16(bitPattern: UInt16(value[0]) | UInt16(value[1]) << 8)
+        guard hundredths != .min else {
+            return .failure(
+                ReadingError(.unsupportedValue, raw: value, detail: "0x8000, temperature not known"))
+        }
+        // Dividing by 100 (exact) gives the Double nearest to the decimal the device meant.
+        return ReadingLimits.reading(value: Double(hundredths) / 100, unit: .celsius, raw: value)
     }
-    let hundredths = Int16(bitPattern: UInt16(value[0]) | UInt16(value[1]) << 8)
-    guard hundredths != .min else {
-      return .failure(
-        ReadingError(.unsupportedValue, raw: value, detail: "0x8000, temperature not known"))
-    }
-    // Dividing by 100 (exact) gives the Double nearest to the decimal the device meant.
-    return ReadingLimits.reading(value: Double(hundredths) / 100, unit: .celsius, raw: value)
-  }
 }

@@ -1,59 +1,59 @@
 /// The thermometer profiles the daemon knows, looked up by discovered service UUID.
 public struct ProfileRegistry: Sendable {
-  /// The profiles in lookup order; the first one claiming a service wins.
-  public private(set) var profiles: [any ThermometerProfile]
+    /// The profiles in lookup order; the first one claiming a service wins.
+    public private(set) var profiles: [any ThermometerProfile]
 
-  /// Every known profile with its default UUIDs: the Pi cputemp text profile, Health
-  /// Thermometer and Environmental Sensing, in that order.
-  public static let standard = ProfileRegistry(profiles: [
-    PiCPUTemperatureProfile(),
-    HealthThermometerProfile(),
-    EnvironmentalSensingProfile(),
-  ])
+    /// Every known profile with its default UUIDs: the Pi cputemp text profile, Health
+    /// Thermometer and Environmental Sensing, in that order.
+    public static let standard = ProfileRegistry(profiles: [
+        PiCPUTemperatureProfile(),
+        HealthThermometerProfile(),
+        EnvironmentalSensingProfile(),
+    ])
 
-  /// Creates a registry that looks profiles up in the given order.
-  public init(profiles: [any ThermometerProfile]) {
-    self.profiles = profiles
-  }
-
-  /// The profile that claims a service, or `nil` if none does.
-  public func profile(forService uuid: BluetoothUUID) -> (any ThermometerProfile)? {
-    profiles.first { $0.matches(service: uuid) }
-  }
-
-  /// Every service UUID of every profile, without duplicates, in lookup order.
-  public var allServiceUUIDs: [BluetoothUUID] {
-    profiles.reduce(into: []) { all, profile in all = appendingUnique(all, profile.serviceUUIDs) }
-  }
-
-  /// Every temperature characteristic UUID of every profile, without duplicates.
-  public var allTemperatureCharacteristicUUIDs: [BluetoothUUID] {
-    profiles.reduce(into: []) { all, profile in
-      all = appendingUnique(all, profile.temperatureCharacteristicUUIDs)
+    /// Creates a registry that looks profiles up in the given order.
+    public init(profiles: [any ThermometerProfile]) {
+        self.profiles = profiles
     }
-  }
 
-  /// The Pi cputemp profile, if the registry has one.
-  public var piCPUTemperature: PiCPUTemperatureProfile? {
-    profiles.lazy.compactMap { $0 as? PiCPUTemperatureProfile }.first
-  }
+    /// The profile that claims a service, or `nil` if none does.
+    public func profile(forService uuid: BluetoothUUID) -> (any ThermometerProfile)? {
+        profiles.first { $0.matches(service: uuid) }
+    }
 
-  /// Returns a copy whose Pi cputemp profile also accepts the given UUID spellings.
-  ///
-  /// Use it for spellings from configuration. A registry without a Pi profile is
-  /// returned unchanged.
-  public func addingPiCPUTemperatureUUIDs(
-    services: [BluetoothUUID] = [],
-    temperatureCharacteristics: [BluetoothUUID] = [],
-    unitCharacteristics: [BluetoothUUID] = []
-  ) -> ProfileRegistry {
-    ProfileRegistry(
-      profiles: profiles.map { profile in
-        guard let pi = profile as? PiCPUTemperatureProfile else { return profile }
-        return pi.adding(
-          serviceUUIDs: services,
-          temperatureCharacteristicUUIDs: temperatureCharacteristics,
-          unitCharacteristicUUIDs: unitCharacteristics)
-      })
-  }
+    /// Every service UUID of every profile, without duplicates, in lookup order.
+    public var allServiceUUIDs: [BluetoothUUID] {
+        profiles.reduce(into: []) { all, profile in all = appendingUnique(all, profile.serviceUUIDs) }
+    }
+
+    /// Every temperature characteristic UUID of every profile, without duplicates.
+    public var allTemperatureCharacteristicUUIDs: [BluetoothUUID] {
+        profiles.reduce(into: []) { all, profile in
+            all = appendingUnique(all, profile.temperatureCharacteristicUUIDs)
+        }
+    }
+
+    /// The Pi cputemp profile, if the registry has one.
+    public var piCPUTemperature: PiCPUTemperatureProfile? {
+        profiles.lazy.compactMap { $0 as? PiCPUTemperatureProfile }.first
+    }
+
+    /// Returns a copy whose Pi cputemp profile also accepts the given UUID spellings.
+    ///
+    /// Use it for spellings from configuration. A registry without a Pi profile is
+    /// returned unchanged.
+    public func addingPiCPUTemperatureUUIDs(
+        services: [BluetoothUUID] = [],
+        temperatureCharacteristics: [BluetoothUUID] = [],
+        unitCharacteristics: [BluetoothUUID] = []
+    ) -> ProfileRegistry {
+        ProfileRegistry(
+            profiles: profiles.map { profile in
+                guard let pi = profile as? PiCPUTemperatureProfile else { return profile }
+                return pi.adding(
+                    serviceUUIDs: services,
+                    temperatureCharacteristicUUIDs: temperatureCharacteristics,
+                    unitCharacteristicUUIDs: unitCharacteristics)
+            })
+    }
 }

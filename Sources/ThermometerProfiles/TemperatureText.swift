@@ -17,127 +17,126 @@
 ///   dots (`.5`, `5.`) are ``ReadingError/Kind/notANumber``. Negative numbers are fine.
 /// - More than two blank-separated parts (`"44.7 C F"`) is ``ReadingError/Kind/malformed``.
 enum TemperatureText {
-  /// Decodes a temperature value such as `"112.5 F"` or `"-3.0 C"`.
-  static func decode(_ raw: [UInt8]) -> Result<TemperatureReading, ReadingError> {
-    let text: String
-    switch trimmedText(raw) {
-    case .success(let trimmed): text = trimmed
-    case .failure(let error): return .failure(error)
+    /// Decodes a temperature value such as `"112.5 F"` or `"-3.0 C"`.
+    static func decode(_ raw: [UInt8]) -> Result<TemperatureReading, ReadingError> {
+        let text: String
+        switch trimmedText(raw) {
+        case .success(let trimmed): text = trimmed
+        case .failure(let error): return .failure(error)
+        }
+        let tokens = text.unicodeScalars.split(whereSeparator: isBlank)
+        let numberToken: Substring.UnicodeScalarView
+        let unitToken: Substring.UnicodeScalarView
+        switch tokens.count {
+        case 1:
+            (numberToken, unitToken) = splitGlued(tokens[0])
+        case 2:
+            (numberToken, unitToken) = (tokens[0], tokens[1])
+        default:
+            return .failure(
+                ReadingError(.malformed, raw: raw, detail: #"expected "<number> <unit>""#))
+        }
+        guard let number = decimal(numberToken) else {
+            return .failure(
+                ReadingError(
+                    .notANumber, raw: raw,
+                    detail: "\(RawValueRendering.render(part: String(numberToken))) is not a decimal number"))
+        }
+        guard !unitToken.isEmpty else {
+            return .failure(
+                ReadingError(.missingUnit, raw: raw, detail: "expected C or F after the number"))
+        }
+        guard let unit = unit(unitToken) else {
+            return .failure(unknownUnit(unitToken, raw: raw))
+        }
+        return ReadingLimits.reading(value: number, unit: unit, raw: raw, rawText: text)
     }
-    let tokens = text.unicodeScalars.split(whereSeparator: isBlank)
-    let numberToken: Substring.UnicodeScalarView
-    let unitToken: Substring.UnicodeScalarView
-    switch tokens.count {
-    case 1:
-      (numberToken, unitToken) = splitGlued(tokens[0])
-    case 2:
-      (numberToken, unitToken) = (tokens[0], tokens[1])
-    default:
-      return .failure(
-        ReadingError(.malformed, raw: raw, detail: #"expected "<number> <unit>""#))
-    }
-    guard let number = decimal(numberToken) else {
-      return .failure(
-        ReadingError(
-          .notANumber, raw: raw,
-          detail: "\(RawValueRendering.render(part: String(numberToken))) is not a decimal number"))
-    }
-    guard !unitToken.isEmpty else {
-      return .failure(
-        ReadingError(.missingUnit, raw: raw, detail: "expected C or F after the number"))
-    }
-    guard let unit = unit(unitToken) else {
-      return .failure(unknownUnit(unitToken, raw: raw))
-    }
-    return ReadingLimits.reading(value: number, unit: unit, raw: raw, rawText: text)
-  }
 
-  /// Decodes a unit value such as `"F"`, as the Pi's unit characteristic holds.
-  static func decodeUnit(_ raw: [UInt8]) -> Result<TemperatureUnit, ReadingError> {
-    trimmedText(raw).flatMap { text in
-      let scalars = Substring(text).unicodeScalars
-      guard let unit = unit(scalars) else { return .failure(unknownUnit(scalars, raw: raw)) }
-      return .success(unit)
+    /// Decodes a unit value such as `"F"`, as the Pi's unit characteristic holds.
+    static func decodeUnit(_ raw: [UInt8]) -> Result<TemperatureUnit, ReadingError> {
+        trimmedText(raw).flatMap { text in
+            let scalars = Substring(text).unicodeScalars
+            guard let unit = unit(scalars) else { return .failure(unknownUnit(scalars, raw: raw)) }
+            return .success(unit)
+        }
     }
-  }
 
-  /// Checks length and encoding, then strips the tolerated padding.
-  private static func trimmedText(_ raw: [UInt8]) -> Result<String, ReadingError> {
-    if let error = ReadingLimits.checkLength(raw) { return .failure(error) }
-    guard let text = String(validating: raw, as: UTF8.self) else {
-      return .failure(ReadingError(.notUTF8, raw: raw))
+    /// Checks length and encoding, then strips the tolerated padding.
+    private static func trimmedText(_ raw: [UInt8]) -> Result<String, ReadingError> {
+        if let error = ReadingLimits.checkLength(raw) { return .failure(error) }
+        guard let text = String(validating: raw, as: UTF8.self) else {
+            return .failure(ReadingError(.notUTF8, raw: raw))
+        }
+        var scalars = Substring(text).unicodeScalars
+        while let last = scalars.last, last == "\0" || isPadding(last) { scalars.removeLast() }
+        while let first = scalars.first, isPadding(first) { scalars.removeFirst() }
+        if scalars.isEmpty {
+            return .failure(ReadingError(.empty, raw: raw, detail: "only padding"))
+        }
+        if let bad = scalars.first(where: { $0.properties.generalCategory == .control && !isBlank($0) }) {
+            return .failure(
+                ReadingError(
+                    .malformed, raw: raw,
+                    detail: "control character \(RawValueRendering.render(part: String(bad)))"))
+        }
+        return .success(String(scalars))
     }
-    var scalars = Substring(text).unicodeScalars
-    while let last = scalars.last, last == "\0" || isPadding(last) { scalars.removeLast() }
-    while let first = scalars.first, isPadding(first) { scalars.removeFirst() }
-    if scalars.isEmpty {
-      return .failure(ReadingError(.empty, raw: raw, detail: "only padding"))
+
+    /// Splits `"44.7C"` into number and unit at the trailing run of non-numeric characters.
+    ///
+    /// A token that ends in a digit (`"44.7"`) has no unit; one with no digit or dot at all
+    /// (`"nan"`) is taken whole as the number, so it reads as not a number, not as a strange unit.
+    private static func splitGlued(
+        _ token: Substring.UnicodeScalarView
+    ) -> (Substring.UnicodeScalarView, Substring.UnicodeScalarView) {
+        guard let lastNumeric = token.lastIndex(where: { isDigit($0) || $0 == "." }) else {
+            return (token, token[token.endIndex...])
+        }
+        let unitStart = token.index(after: lastNumeric)
+        return (token[..<unitStart], token[unitStart...])
     }
-    if let bad = scalars.first(where: { $0.properties.generalCategory == .control && !isBlank($0) })
+
+    /// Parses `["+" | "-"] digits ["." digits]`; `nil` for anything else.
+    private static func decimal(_ token: Substring.UnicodeScalarView) -> Double? {
+        var rest = token
+        if let sign = rest.first, sign == "+" || sign == "-" { rest.removeFirst() }
+        let parts = rest.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count),
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isDigit) })
+        else { return nil }
+        // The text is now a plain decimal, which Double parses with correct rounding.
+        return Double(String(token))
+    }
+
+    /// Parses `["°"] ("C" | "c" | "F" | "f")`; `nil` for anything else.
+    private static func unit(_ token: Substring.UnicodeScalarView) -> TemperatureUnit? {
+        var letters = token
+        if letters.first == "°" { letters.removeFirst() }
+        guard letters.count == 1, let letter = letters.first else { return nil }
+        switch letter {
+        case "C", "c": return .celsius
+        case "F", "f": return .fahrenheit
+        default: return nil
+        }
+    }
+
+    private static func unknownUnit(_ token: Substring.UnicodeScalarView, raw: [UInt8])
+        -> ReadingError
     {
-      return .failure(
         ReadingError(
-          .malformed, raw: raw,
-          detail: "control character \(RawValueRendering.render(part: String(bad)))"))
+            .unknownUnit, raw: raw,
+            detail: "\(RawValueRendering.render(part: String(token))) is not C or F")
     }
-    return .success(String(scalars))
-  }
 
-  /// Splits `"44.7C"` into number and unit at the trailing run of non-numeric characters.
-  ///
-  /// A token that ends in a digit (`"44.7"`) has no unit; one with no digit or dot at all
-  /// (`"nan"`) is taken whole as the number, so it reads as not a number, not as a strange unit.
-  private static func splitGlued(
-    _ token: Substring.UnicodeScalarView
-  ) -> (Substring.UnicodeScalarView, Substring.UnicodeScalarView) {
-    guard let lastNumeric = token.lastIndex(where: { isDigit($0) || $0 == "." }) else {
-      return (token, token[token.endIndex...])
+    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+        ("0"..."9").contains(scalar)
     }
-    let unitStart = token.index(after: lastNumeric)
-    return (token[..<unitStart], token[unitStart...])
-  }
 
-  /// Parses `["+" | "-"] digits ["." digits]`; `nil` for anything else.
-  private static func decimal(_ token: Substring.UnicodeScalarView) -> Double? {
-    var rest = token
-    if let sign = rest.first, sign == "+" || sign == "-" { rest.removeFirst() }
-    let parts = rest.split(separator: ".", omittingEmptySubsequences: false)
-    guard (1...2).contains(parts.count),
-      parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isDigit) })
-    else { return nil }
-    // The text is now a plain decimal, which Double parses with correct rounding.
-    return Double(String(token))
-  }
-
-  /// Parses `["°"] ("C" | "c" | "F" | "f")`; `nil` for anything else.
-  private static func unit(_ token: Substring.UnicodeScalarView) -> TemperatureUnit? {
-    var letters = token
-    if letters.first == "°" { letters.removeFirst() }
-    guard letters.count == 1, let letter = letters.first else { return nil }
-    switch letter {
-    case "C", "c": return .celsius
-    case "F", "f": return .fahrenheit
-    default: return nil
+    private static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\t"
     }
-  }
 
-  private static func unknownUnit(_ token: Substring.UnicodeScalarView, raw: [UInt8])
-    -> ReadingError
-  {
-    ReadingError(
-      .unknownUnit, raw: raw,
-      detail: "\(RawValueRendering.render(part: String(token))) is not C or F")
-  }
-
-  private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
-    ("0"..."9").contains(scalar)
-  }
-
-  private static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
-    scalar == " " || scalar == "\t"
-  }
-
-  private static func isPadding(_ scalar: Unicode.Scalar) -> Bool {
-    isBlank(scalar) || scalar == "\r" || scalar == "\n"
-  }
+    private static func isPadding(_ scalar: Unicode.Scalar) -> Bool {
+        isBlank(scalar) || scalar == "\r" || scalar == "\n"
+    }
 }

@@ -4,31 +4,31 @@
 /// Conforming types are plain values; decoding is pure, never traps, and checks every value
 /// against ``ReadingLimits``.
 public protocol ThermometerProfile: Sendable {
-  /// A short human name, e.g. `"Health Thermometer"`.
-  var name: String { get }
-  /// The primary services that identify this kind of thermometer, in 128-bit form.
-  var serviceUUIDs: [BluetoothUUID] { get }
-  /// The characteristics, inside those services, whose values are temperatures.
-  var temperatureCharacteristicUUIDs: [BluetoothUUID] { get }
-  /// Decodes one value read from, or notified by, a temperature characteristic.
-  func decode(_ value: [UInt8]) -> Result<TemperatureReading, ReadingError>
+    /// A short human name, e.g. `"Health Thermometer"`.
+    var name: String { get }
+    /// The primary services that identify this kind of thermometer, in 128-bit form.
+    var serviceUUIDs: [BluetoothUUID] { get }
+    /// The characteristics, inside those services, whose values are temperatures.
+    var temperatureCharacteristicUUIDs: [BluetoothUUID] { get }
+    /// Decodes one value read from, or notified by, a temperature characteristic.
+    func decode(_ value: [UInt8]) -> Result<TemperatureReading, ReadingError>
 }
 
 extension ThermometerProfile {
-  /// Whether a discovered service belongs to this profile.
-  public func matches(service uuid: BluetoothUUID) -> Bool {
-    serviceUUIDs.contains(uuid)
-  }
+    /// Whether a discovered service belongs to this profile.
+    public func matches(service uuid: BluetoothUUID) -> Bool {
+        serviceUUIDs.contains(uuid)
+    }
 
-  /// Whether a discovered characteristic carries this profile's temperature.
-  public func isTemperatureCharacteristic(_ uuid: BluetoothUUID) -> Bool {
-    temperatureCharacteristicUUIDs.contains(uuid)
-  }
+    /// Whether a discovered characteristic carries this profile's temperature.
+    public func isTemperatureCharacteristic(_ uuid: BluetoothUUID) -> Bool {
+        temperatureCharacteristicUUIDs.contains(uuid)
+    }
 }
 
 /// Appends UUIDs not already present, keeping first-seen order.
 func appendingUnique(_ base: [BluetoothUUID], _ extra: [BluetoothUUID]) -> [BluetoothUUID] {
-  var result = base
-  for uuid in extra where !result.contains(uuid) { result.append(uuid) }
-  return result
+    var result = base
+    for uuid in extra where !result.contains(uuid) { result.append(uuid) }
+    return result
 }

@@ -24,7 +24,10 @@ struct MonitorTests {
                 return nil
             }
             #expect(seen.contains { !$0.1 })
-            #expect(await monitor.thermometers.map(\.description).sorted() == [MockFixture.fahrenheitPi, MockFixture.celsiusPi])
+            #expect(
+                await monitor.thermometers.map(\.description).sorted() == [
+                    MockFixture.fahrenheitPi, MockFixture.celsiusPi,
+                ])
             await monitor.shutdown()
         }
     }

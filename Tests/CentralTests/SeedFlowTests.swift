@@ -36,7 +36,8 @@ struct SeedFlowTests {
             // 5. discoverCharacteristics; read each; subscribe to the temperature.
             let temperature = try #require(
                 await central.discoverCharacteristics(pi.temperatureCharacteristicUUIDs, for: service).first)
-            let unit = try #require(await central.discoverCharacteristics(pi.unitCharacteristicUUIDs, for: service).first)
+            let unit = try #require(
+                await central.discoverCharacteristics(pi.unitCharacteristicUUIDs, for: service).first)
             let text = try await central.readValue(for: temperature)
             let reading = try pi.decode(text).get()
             #expect((30.0...90.0).contains(reading.celsius))
@@ -63,7 +64,8 @@ struct SeedFlowTests {
         }
     }
 
-    private func readDescriptions(_ central: CentralManager, _ characteristic: Characteristic) async throws -> [String] {
+    private func readDescriptions(_ central: CentralManager, _ characteristic: Characteristic) async throws -> [String]
+    {
         var texts: [String] = []
         for descriptor in await central.discoverDescriptors(for: characteristic)
         where descriptor.uuid == BluetoothUUID(UInt16(0x2901)) {

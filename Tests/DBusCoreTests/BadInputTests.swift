@@ -30,7 +30,8 @@ struct BadInputTests {
 
     @Test("an oversized array is refused before sending")
     func oversized() throws {
-        let big = DBusValue.array(element: "s", Array(repeating: .string(String(repeating: "x", count: 1 << 20)), count: 70))
+        let big = DBusValue.array(
+            element: "s", Array(repeating: .string(String(repeating: "x", count: 1 << 20)), count: 70))
         #expect(throws: DBusEncodingError.self) {
             try DBusMessage.signal(path: "/x", interface: "a.b", member: "C", arguments: [big])
         }

@@ -115,7 +115,8 @@ struct CallTests {
             let leaf = try await fixture.client.call(
                 destination: EchoFixture.name, path: EchoFixture.path,
                 interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
-            #expect(try leaf.decodeSingle(String.self).contains("<method name=\"Slow\"><arg type=\"u\" direction=\"in\"/>"))
+            #expect(
+                try leaf.decodeSingle(String.self).contains("<method name=\"Slow\"><arg type=\"u\" direction=\"in\"/>"))
         }
     }
 }

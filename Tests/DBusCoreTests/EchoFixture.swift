@@ -22,7 +22,11 @@ struct EchoFixture {
             try await objects.export(path, [echoInterface])
             try await server.requestName(name)
             let fixture = EchoFixture(bus: bus, client: client, server: server, objects: objects)
-            defer { Task { await client.close(); await server.close() } }
+            defer {
+                Task {
+                    await client.close(); await server.close()
+                }
+            }
             try await body(fixture)
         }
     }

@@ -35,7 +35,8 @@ struct SignalTests {
     func objectManager() async throws {
         try await EchoFixture.with { fixture in
             let manager = "org.freedesktop.DBus.ObjectManager"
-            let added = try await fixture.client.signals(matching: MatchRule(interface: manager, member: "InterfacesAdded"))
+            let added = try await fixture.client.signals(
+                matching: MatchRule(interface: manager, member: "InterfacesAdded"))
             let removed = try await fixture.client.signals(
                 matching: MatchRule(interface: manager, member: "InterfacesRemoved"))
             let child: ObjectPath = "/org/blectl/echo/child0"
@@ -79,7 +80,8 @@ struct SignalTests {
             _ = try await fixture.client.watchNameOwner(EchoFixture.name) { continuation.yield($0) }
             await fixture.server.close()
             let change = try await first(of: changes)
-            #expect(change == NameOwnerChange(name: EchoFixture.name, oldOwner: fixture.server.uniqueName, newOwner: nil))
+            #expect(
+                change == NameOwnerChange(name: EchoFixture.name, oldOwner: fixture.server.uniqueName, newOwner: nil))
             #expect(try await fixture.client.nameOwner(EchoFixture.name) == nil)
         }
     }

@@ -10,7 +10,8 @@ struct CLITests {
             try await fixture.waitForConnected(2)
             let read = try await fixture.blectl(["read", "--json", "--timeout", "15"])
             #expect(read.status == 0)
-            let readings = try #require(try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [[String: Any]])
+            let readings = try #require(
+                try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [[String: Any]])
             #expect(readings.count == 2)
             for reading in readings {
                 for key in ["address", "name", "celsius", "raw", "unit", "time", "seq"] {
@@ -23,14 +24,16 @@ struct CLITests {
 
             let scan = try await fixture.blectl(["scan", "--all", "--json", "--timeout", "3"])
             #expect(scan.status == 0)
-            let peripherals = try #require(try JSONSerialization.jsonObject(with: Data(scan.output.utf8)) as? [[String: Any]])
+            let peripherals = try #require(
+                try JSONSerialization.jsonObject(with: Data(scan.output.utf8)) as? [[String: Any]])
             for peripheral in peripherals {
                 for key in ["address", "name", "rssi", "thermometer"] { #expect(peripheral.keys.contains(key)) }
             }
             #expect(peripherals.contains { $0["thermometer"] as? Bool == false })
 
             let status = try await fixture.blectl(["status", "--json"])
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any])
             #expect(object["state"] as? String == "poweredOn")
             #expect((object["connected"] as? [Any])?.count == 2)
         }
@@ -52,7 +55,8 @@ struct CLITests {
     func watchAfterFault() async throws {
         try await DaemonFixture.with { fixture in
             _ = try await fixture.blectl(["read", "--timeout", "15"])
-            let watch = try ChildProcessLines.start(DaemonFixture.binary("blectl"), ["--socket", fixture.socket, "watch", "--json"])
+            let watch = try ChildProcessLines.start(
+                DaemonFixture.binary("blectl"), ["--socket", fixture.socket, "watch", "--json"])
             defer { watch.stop() }
             _ = try await watch.first { $0["type"] as? String == "reading" }
             try await fixture.inject("disconnect", [("address", .string("DC:A6:32:00:00:01"))])
@@ -80,7 +84,8 @@ struct CLITests {
 
     @Test("exit codes: 1 when the daemon is not running (with a hint), 64 for usage errors")
     func exitCodes() async throws {
-        let missing = try await run(DaemonFixture.binary("blectl"), ["--socket", "/nonexistent/blectld.sock", "status"])
+        let missing = try await run(
+            DaemonFixture.binary("blectl"), ["--socket", "/nonexistent/blectld.sock", "status"])
         #expect(missing.status == 1)
         let usage = try await run(DaemonFixture.binary("blectl"), ["frobnicate"])
         #expect(usage.status == 64)

@@ -55,9 +55,11 @@ struct DaemonFixture {
         let address = try await withTimeout(.seconds(20)) {
             while true {
                 let log = daemon.log()
-                if log.contains("ready: socket"), let line = log.split(separator: "\n").first(where: {
-                    $0.contains("mock: private bus at ")
-                }) {
+                if log.contains("ready: socket"),
+                    let line = log.split(separator: "\n").first(where: {
+                        $0.contains("mock: private bus at ")
+                    })
+                {
                     return String(line.split(separator: "mock: private bus at ").last!)
                 }
                 guard daemon.isRunning else { throw TestSupportError("blectld exited: \(log)") }
@@ -68,7 +70,8 @@ struct DaemonFixture {
     }
 
     /// Runs `blectl` with `arguments` (socket given), returning its exit status and stdout.
-    func blectl(_ arguments: [String], timeout: Duration = .seconds(30)) async throws -> (status: Int32, output: String) {
+    func blectl(_ arguments: [String], timeout: Duration = .seconds(30)) async throws -> (status: Int32, output: String)
+    {
         try await run(Self.binary("blectl"), ["--socket", socket] + arguments, timeout: timeout)
     }
 

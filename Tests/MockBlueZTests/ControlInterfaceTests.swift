@@ -67,14 +67,18 @@ struct ControlInterfaceTests {
                 try await Self.control(f.client, "Burst", [.string(Standard.piF), .uint32(3)])
             }
 
+            let before = try await f.client.nameOwner("org.bluez")
             try await Self.control(
                 f.client, "InjectFault", [.string("bluetoothd-crash"), .propertyMap([("restart_ms", .uint32(100))])])
+            // A new bluetoothd (a new unique name) owns org.bluez again.
             let clock = ContinuousClock()
             let deadline = clock.now + .seconds(5)
-            while try await f.client.nameOwner("org.bluez") == nil, clock.now < deadline {
+            var owner = try await f.client.nameOwner("org.bluez")
+            while owner == nil || owner == before, clock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
+                owner = try await f.client.nameOwner("org.bluez")
             }
-            #expect(try await f.client.nameOwner("org.bluez") != nil)
+            #expect(owner != nil && owner != before)
         }
     }
 

@@ -178,7 +178,9 @@ public actor CentralManager {
     private func handleRemoved(_ path: ObjectPath, _ interfaces: [String]) {
         if interfaces.contains(BlueZ.Interface.adapter) { recomputeState() }
         if interfaces.contains(BlueZ.Interface.gattCharacteristic) { notifySessions.remove(path) }
-        if interfaces.contains(BlueZ.Interface.device), let address = BluetoothAddress(devicePathElement: path.lastElement) {
+        if interfaces.contains(BlueZ.Interface.device),
+            let address = BluetoothAddress(devicePathElement: path.lastElement)
+        {
             disconnects[path, default: 0] += 1
             emit(.peripheralRemoved(address, path))
         }

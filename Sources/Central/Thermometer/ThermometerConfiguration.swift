@@ -24,6 +24,8 @@ public struct ThermometerConfiguration: Sendable {
     public var discoveryWindow: Duration
     /// How often to scan again for new thermometers once all known ones stream.
     public var rescanPeriod: Duration
+    /// How long each of those periodic scans lasts.
+    public var rescanWindow: Duration
 
     /// Creates a configuration with the defaults that suit the Pi thermometer.
     public init(
@@ -31,7 +33,8 @@ public struct ThermometerConfiguration: Sendable {
         reconnect: ReconnectPolicy = ReconnectPolicy(), connectTimeout: Duration = .seconds(15),
         dataTimeout: Duration = .seconds(16), serviceTimeout: Duration = .seconds(30),
         rescanInterval: Duration = .seconds(8), seenReportInterval: Duration = .seconds(10),
-        discoveryWindow: Duration = .seconds(20), rescanPeriod: Duration = .seconds(300)
+        discoveryWindow: Duration = .seconds(20), rescanPeriod: Duration = .seconds(20),
+        rescanWindow: Duration = .seconds(8)
     ) {
         self.names = names
         self.profiles = profiles
@@ -43,5 +46,6 @@ public struct ThermometerConfiguration: Sendable {
         self.seenReportInterval = seenReportInterval
         self.discoveryWindow = discoveryWindow
         self.rescanPeriod = rescanPeriod
+        self.rescanWindow = rescanWindow
     }
 }

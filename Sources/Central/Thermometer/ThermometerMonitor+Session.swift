@@ -135,7 +135,8 @@ extension ThermometerMonitor {
     /// Logs the characteristic's 0x2901 user description (e.g. "CPU Temperature").
     private func describe(_ peripheral: Peripheral, _ characteristic: Characteristic) async {
         let userDescription = BluetoothUUID(UInt16(0x2901))
-        for descriptor in await central.discoverDescriptors(for: characteristic) where descriptor.uuid == userDescription {
+        for descriptor in await central.discoverDescriptors(for: characteristic)
+        where descriptor.uuid == userDescription {
             guard let bytes = try? await central.readValue(for: descriptor) else { continue }
             log(6, "thermometer \(peripheral.address): \(String(decoding: bytes, as: UTF8.self))")
         }

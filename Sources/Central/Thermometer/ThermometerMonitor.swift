@@ -54,9 +54,11 @@ public actor ThermometerMonitor {
 
     /// Starts following the central: sessions start as thermometers are found.
     ///
-    /// Scanning runs in windows: at start, after each new thermometer, and every
-    /// `rescanPeriod`, plus whenever a known thermometer is missing. A daemon
-    /// that scanned all the time would wake for every advertisement nearby.
+    /// Scanning runs in windows: at start, after each new thermometer, for
+    /// `rescanWindow` every `rescanPeriod` (so a thermometer switched on later is
+    /// found within about that period), and whenever a known thermometer is
+    /// missing. A daemon that scanned all the time would wake for every
+    /// advertisement nearby and compete with its own connections for the radio.
     public func start() async {
         observer = await central.addObserver { [weak self] event in
             self?.assumeIsolated { $0.handle(event) }
@@ -64,7 +66,7 @@ public actor ThermometerMonitor {
         let state = await central.state
         handle(.stateChanged(state))
         openScanWindow(configuration.discoveryWindow)
-        rescanner = Task { [weak self, period = configuration.rescanPeriod, window = configuration.discoveryWindow] in
+        rescanner = Task { [weak self, period = configuration.rescanPeriod, window = configuration.rescanWindow] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: period)
                 await self?.openScanWindow(window)
@@ -151,7 +153,9 @@ public actor ThermometerMonitor {
     private func discovered(_ discovery: Discovery) {
         let address = discovery.peripheral.address
         let advertisement = discovery.advertisement
-        if let name = advertisement.localName, !central.assumeIsolated({ $0.device(discovery.peripheral.path)?.connected ?? false }) {
+        if let name = advertisement.localName,
+            !central.assumeIsolated({ $0.device(discovery.peripheral.path)?.connected ?? false })
+        {
             advertisedNames[address] = name
         }
         let isThermometer = isThermometer(advertisement) || isTracked(address)
