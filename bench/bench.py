@@ -93,7 +93,7 @@ atexit.register(stop_all)
 
 def on_signal(number, _frame):
     stop_all()
-    sys.exit(128 + number)
+    os._exit(128 + number)  # not sys.exit: no session cleanup on processes already stopped
 
 
 signal.signal(signal.SIGTERM, on_signal)
@@ -821,23 +821,38 @@ def main() -> int:
     scale_runs = min(args.runs, args.scale_runs)
     rounds = []
     began = time.monotonic()
+
+    def session(function, *session_args, where):
+        """Runs a session; one that fails midway (a process died or hung) runs once more."""
+        for attempt in (1, 2):
+            try:
+                return function(*session_args, where if attempt == 1 else f"{where}-again")
+            except (RuntimeError, subprocess.SubprocessError, OSError) as error:
+                SETUP_FAILURES.append(f"{where}: {error}")
+                log(f"session failed ({error}); attempt {attempt} of 2")
+                for proc in reversed(list(LIVE)):
+                    stop(proc, timeout=3.0)
+                if attempt == 2:
+                    raise
+
     for round_index in range(args.runs):
         result: dict = {}
         base = os.path.join(WORK, f"run{round_index + 1}")
         log(f"round {round_index + 1}/{args.runs}: mock ceiling")
-        result["ceiling"] = ceiling_session(args, os.path.join(base, "ceiling"))
+        result["ceiling"] = session(ceiling_session, args, where=os.path.join(base, "ceiling"))
         for kind in kinds:
             result[kind] = {}
             log(f"round {round_index + 1}/{args.runs}: {kind}: 1 thermometer at 1 kHz, burst of {args.burst}")
-            result[kind]["single"] = single_session(args, kind, os.path.join(base, kind, "single"))
+            result[kind]["single"] = session(single_session, args, kind, where=os.path.join(base, kind, "single"))
             log(f"round {round_index + 1}/{args.runs}: {kind}: 2 thermometers idle, then 10 Hz")
-            result[kind]["idle"] = idle_session(args, kind, os.path.join(base, kind, "idle"))
+            result[kind]["idle"] = session(idle_session, args, kind, where=os.path.join(base, kind, "idle"))
             if round_index < scale_runs:
                 for devices in scales:
                     for rate in ("1hz", "10hz"):
                         log(f"round {round_index + 1}/{args.runs}: {kind}: {devices} thermometers, {rate}")
-                        result[kind][f"scale{devices}_{rate}"] = scale_session(
-                            args, kind, devices, rate, os.path.join(base, kind, f"scale{devices}-{rate}"))
+                        result[kind][f"scale{devices}_{rate}"] = session(
+                            scale_session, args, kind, devices, rate,
+                            where=os.path.join(base, kind, f"scale{devices}-{rate}"))
         rounds.append(result)
         with open(args.json, "w") as f:
             json.dump({"rounds": rounds, "setup_failures": SETUP_FAILURES}, f, indent=1)
@@ -849,7 +864,7 @@ def main() -> int:
     print(f"Medians of {args.runs} rounds ({scale_runs} for the scale rows); ratios are to the C subscriber "
           f"in the same run. {time.monotonic() - began:.0f} s. Raw results: {args.json}")
     if SETUP_FAILURES:
-        print(f"Set-ups retried: {len(SETUP_FAILURES)} (a stack or consumer that did not start in time):")
+        print(f"Retried: {len(SETUP_FAILURES)} (a set-up that did not start in time, or a session that failed):")
         for failure in SETUP_FAILURES:
             print(f"  {failure}")
     missed = [label for label, state in verdicts if state == "missed"]

@@ -8,12 +8,15 @@ public import UnixSupport
 public struct DaemonRunner {
     let configuration: DaemonConfiguration
     let log: Log
+    /// The command line the configuration came from (SIGHUP reads it again).
+    let arguments: [String]
     private let notifier = SystemdNotifier()
 
-    /// Creates a runner for a loaded configuration.
-    public init(configuration: DaemonConfiguration, log: Log) {
+    /// Creates a runner for a configuration loaded from `arguments`.
+    public init(configuration: DaemonConfiguration, log: Log, arguments: [String]) {
         self.configuration = configuration
         self.log = log
+        self.arguments = arguments
     }
 
     /// Runs the daemon; returns its exit status.
@@ -72,13 +75,19 @@ public struct DaemonRunner {
         }
     }
 
-    /// SIGHUP: re-reads the configuration file and reports what it found.
+    /// SIGHUP: re-reads the configuration file; the log level takes effect at
+    /// once, other changes on restart (they shape connections already made).
     private func reload() {
-        var arguments = ["--config", configuration.configPath]
-        if configuration.mock { arguments.append("--mock") }
         do {
-            _ = try DaemonConfiguration.load(arguments: arguments, environment: ProcessEnvironment.current)
-            log.notice("configuration \(configuration.configPath) is valid; changes apply on restart")
+            guard
+                case .run(let fresh) = try DaemonConfiguration.load(
+                    arguments: arguments, environment: ProcessEnvironment.current)
+            else { return }
+            log.setLevel(fresh.logLevel)
+            var rest = fresh
+            rest.logLevel = configuration.logLevel
+            let note = rest == configuration ? "" : "; other changes apply on restart"
+            log.notice("reloaded \(configuration.configPath): log level \(fresh.logLevel)\(note)")
         } catch {
             log.error("reload: \(error); keeping the running configuration")
         }

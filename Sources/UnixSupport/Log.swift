@@ -1,8 +1,21 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
+
+/// A log threshold shared by copies of a ``Log``, changeable at run time.
+final class LogThreshold: Sendable {
+    private let value: Atomic<Int>
+
+    init(_ level: LogLevel) { value = Atomic(level.rawValue) }
+
+    var level: LogLevel { LogLevel(rawValue: value.load(ordering: .relaxed)) ?? .info }
+
+    func set(_ level: LogLevel) { value.store(level.rawValue, ordering: .relaxed) }
+}
 
 /// A leveled logger for a new-style daemon: one line per record, filtered by level.
 ///
@@ -13,18 +26,24 @@ public struct Log: Sendable {
     public typealias Sink = @Sendable (LogLevel, String) -> Void
 
     /// The least severe level that is written; records below it are dropped unevaluated.
-    public let level: LogLevel
+    public var level: LogLevel { threshold.level }
+    private let threshold: LogThreshold
     private let sink: Sink
 
     /// Creates a logger writing records at `level` or more severe to `sink`.
     public init(level: LogLevel = .info, sink: @escaping Sink = StandardErrorSink.automatic().write) {
-        self.level = level
+        self.threshold = LogThreshold(level)
         self.sink = sink
     }
 
-    /// The same logger with another threshold.
+    /// The same logger with another threshold (not shared with this one).
     public func withLevel(_ level: LogLevel) -> Log {
         Log(level: level, sink: sink)
+    }
+
+    /// Changes the threshold of this logger and of every copy of it (SIGHUP reload).
+    public func setLevel(_ level: LogLevel) {
+        threshold.set(level)
     }
 
     /// Writes `message` at `level` if the threshold allows it.

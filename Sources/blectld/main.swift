@@ -4,10 +4,10 @@ import Daemon
 import Glibc
 import UnixSupport
 
+let arguments = Array(CommandLine.arguments.dropFirst())
 let invocation: DaemonInvocation
 do {
-    invocation = try DaemonConfiguration.load(
-        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current)
+    invocation = try DaemonConfiguration.load(arguments: arguments, environment: ProcessEnvironment.current)
 } catch {
     writeAll(2, Array("blectld: \(error)\n".utf8))
     if case .usage = error { writeAll(2, Array("Try 'blectld --help'.\n".utf8)) }
@@ -21,5 +21,5 @@ case .version(let line):
     writeAll(1, Array((line + "\n").utf8))
 case .run(let configuration):
     let log = Log(level: configuration.logLevel)
-    exit(await DaemonRunner(configuration: configuration, log: log).run())
+    exit(await DaemonRunner(configuration: configuration, log: log, arguments: arguments).run())
 }

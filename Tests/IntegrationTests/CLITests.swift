@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The real `blectld --mock` and `blectl` binaries, end to end.
@@ -79,6 +80,24 @@ struct CLITests {
             #expect(!FileManager.default.fileExists(atPath: fixture.socket))
             let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: fixture.directory.path)) ?? []
             #expect(!leftovers.contains { $0.hasPrefix("blectld-mock-") })
+        }
+    }
+
+    @Test("SIGHUP re-reads the configuration: a new log level takes effect at once")
+    func sighupReload() async throws {
+        try await DaemonFixture.with(arguments: [], configuration: "log_level = info\n") { fixture in
+            _ = try await fixture.blectl(["status"])
+            #expect(!fixture.daemon.log().contains("<7>"))
+            try "log_level = debug\n".write(to: fixture.configurationFile, atomically: true, encoding: .utf8)
+            fixture.daemon.signal(SIGHUP)
+            try await withTimeout(.seconds(10)) {
+                while !fixture.daemon.log().contains("reloaded") { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            _ = try await fixture.blectl(["status"])
+            try await withTimeout(.seconds(10)) {
+                while !fixture.daemon.log().contains("<7>") { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(fixture.daemon.isRunning)
         }
     }
 

@@ -11,6 +11,9 @@ struct DaemonFixture {
     /// The mock's private bus (from the daemon's log), for its control interface.
     let busAddress: String
 
+    /// The configuration file the daemon was started with.
+    var configurationFile: URL { directory.appendingPathComponent("blectld.conf") }
+
     /// Where the test bundle's sibling executables are (`.build/<triple>/debug`).
     static let products: URL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .resolvingSymlinksInPath()
@@ -27,7 +30,8 @@ struct DaemonFixture {
     }
 
     static func with(
-        mockOptions: String = "--fast --notify-interval 200ms", _ body: (DaemonFixture) async throws -> Void
+        mockOptions: String = "--fast --notify-interval 200ms", arguments: [String] = ["--log-level", "debug"],
+        configuration: String? = nil, _ body: (DaemonFixture) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "blectl-it-\(UUID().uuidString.prefix(8))")
@@ -37,9 +41,11 @@ struct DaemonFixture {
         var environment = ProcessInfo.processInfo.environment
         environment["BLECTL_MOCK_OPTIONS"] = mockOptions
         environment["XDG_RUNTIME_DIR"] = directory.path
+        let config = directory.appendingPathComponent("blectld.conf")
+        try (configuration ?? "").write(to: config, atomically: true, encoding: .utf8)
         let daemon = try ChildProcess.start(
-            binary("blectld"), ["--mock", "--socket", socket, "--log-level", "debug"], environment: environment,
-            logFile: directory.appendingPathComponent("blectld.log"))
+            binary("blectld"), ["--mock", "--socket", socket, "--config", config.path] + arguments,
+            environment: environment, logFile: directory.appendingPathComponent("blectld.log"))
         do {
             let fixture = try await start(daemon, directory: directory, socket: socket)
             try await body(fixture)
