@@ -26,9 +26,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# ThreadSanitizer build in its own scratch directory, so it does not replace the debug build.
 test-tsan: deps
-	$(SWIFT) build --build-tests --sanitize=thread
-	$(SWIFT) test --skip-build --sanitize=thread
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
 run: release
 	@scripts/run-mock.sh .build/release

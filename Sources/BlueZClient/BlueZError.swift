@@ -51,6 +51,7 @@ public enum BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A one-line account of the error for logs and users.
     public var description: String {
         switch self {
         case .inProgress(let m): "operation in progress (\(m))"

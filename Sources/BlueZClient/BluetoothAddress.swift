@@ -29,6 +29,7 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Orders addresses by their 48-bit value.
     public static func < (lhs: BluetoothAddress, rhs: BluetoothAddress) -> Bool {
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
     }

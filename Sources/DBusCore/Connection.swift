@@ -12,12 +12,19 @@ public actor DBusConnection {
     /// The connection's unique name on the bus, such as `:1.42`.
     public nonisolated let uniqueName: String
 
+    /// The connection's queue, as the actor's executor.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     let raw: RawConnection
     private let loop: MainLoop
     private let router: FilterContext
+    /// Whether the API is usable: false once closed or dropped by the bus.
     private var isOpen = true
+    /// Whether libdbus's connection and the loop's sources were released (by `close()`).
+    private var isReleased = false
+    /// Calls awaiting replies; failed when the connection drops, since libdbus
+    /// then forgets them without ever calling their notify.
+    private var outstandingCalls: [ObjectIdentifier: PendingReply] = [:]
     private var nextToken: UInt64 = 0
     private var signalRoutes: [UInt64: SignalRoute] = [:]
     private var disconnectHandlers: [UInt64: @Sendable () -> Void] = [:]
@@ -54,7 +61,7 @@ public actor DBusConnection {
     }
 
     deinit {
-        guard isOpen else { return }
+        guard !isReleased else { return }
         let (raw, loop, queue) = (raw, loop, executor.queue)
         queue.async {
             loop.stop()
@@ -67,11 +74,14 @@ public actor DBusConnection {
     public var isConnected: Bool { isOpen && dbus_connection_get_is_connected(raw.pointer) != 0 }
 
     /// Closes the connection: pending calls fail, signal streams finish.
+    ///
+    /// Also releases a connection the bus already dropped.
     public func close() {
-        guard isOpen else { return }
+        guard !isReleased else { return }
+        isReleased = true
         dbus_connection_close(raw.pointer)
-        // Dispatching what is left completes pending calls with errors and
-        // delivers the local Disconnected signal (→ handleDisconnect).
+        // Dispatching what is left delivers the queued messages, then the local
+        // Disconnected signal (→ handleDisconnect, which fails calls still waiting).
         while dbus_connection_dispatch(raw.pointer) == DBUS_DISPATCH_DATA_REMAINS {}
         handleDisconnect()
         loop.stop()
@@ -103,11 +113,13 @@ public actor DBusConnection {
         else { throw DBusError(name: DBusError.Name.noMemory, message: "cannot queue call") }
         guard let pendingCall else { throw DBusError.disconnected() }
         let pending = PendingReply(pendingCall)
+        pending.arm()
+        let key = ObjectIdentifier(pending)
+        outstandingCalls[key] = pending
+        defer { outstandingCalls[key] = nil }
         let queue = executor.queue
         let reply = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                pending.start(continuation)
-            }
+            try await withCheckedThrowingContinuation { pending.wait($0) }
         } onCancel: {
             queue.async { pending.cancel() }
         }
@@ -231,6 +243,9 @@ public actor DBusConnection {
         disconnectHandlers = [:]
         signalRoutes = [:]
         methodCallHandler = nil
+        let calls = outstandingCalls.values
+        outstandingCalls = [:]
+        for call in calls { call.fail(DBusError.disconnected("the connection dropped before the reply")) }
         for handler in handlers { handler() }
     }
 }

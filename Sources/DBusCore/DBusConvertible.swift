@@ -29,147 +29,193 @@ func mismatch<T: DBusConvertible>(_: T.Type, _ value: DBusValue) -> DBusDecoding
 }
 
 extension Bool: DBusConvertible {
+    /// The D-Bus signature of `Bool` values.
     public static var dbusSignature: Signature { "b" }
+    /// Reads a `Bool`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .boolean(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .boolean(self) }
 }
 
 extension UInt8: DBusConvertible {
+    /// The D-Bus signature of `UInt8` values.
     public static var dbusSignature: Signature { "y" }
+    /// Reads a `UInt8`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .byte(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .byte(self) }
 }
 
 extension Int16: DBusConvertible {
+    /// The D-Bus signature of `Int16` values.
     public static var dbusSignature: Signature { "n" }
+    /// Reads an `Int16`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .int16(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .int16(self) }
 }
 
 extension UInt16: DBusConvertible {
+    /// The D-Bus signature of `UInt16` values.
     public static var dbusSignature: Signature { "q" }
+    /// Reads a `UInt16`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .uint16(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .uint16(self) }
 }
 
 extension Int32: DBusConvertible {
+    /// The D-Bus signature of `Int32` values.
     public static var dbusSignature: Signature { "i" }
+    /// Reads an `Int32`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .int32(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .int32(self) }
 }
 
 extension UInt32: DBusConvertible {
+    /// The D-Bus signature of `UInt32` values.
     public static var dbusSignature: Signature { "u" }
+    /// Reads a `UInt32`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .uint32(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .uint32(self) }
 }
 
 extension Int64: DBusConvertible {
+    /// The D-Bus signature of `Int64` values.
     public static var dbusSignature: Signature { "x" }
+    /// Reads an `Int64`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .int64(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .int64(self) }
 }
 
 extension UInt64: DBusConvertible {
+    /// The D-Bus signature of `UInt64` values.
     public static var dbusSignature: Signature { "t" }
+    /// Reads a `UInt64`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .uint64(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .uint64(self) }
 }
 
 extension Double: DBusConvertible {
+    /// The D-Bus signature of `Double` values.
     public static var dbusSignature: Signature { "d" }
+    /// Reads a `Double`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .double(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .double(self) }
 }
 
 extension String: DBusConvertible {
+    /// The D-Bus signature of `String` values.
     public static var dbusSignature: Signature { "s" }
+    /// Reads a `String`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .string(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .string(self) }
 }
 
 extension ObjectPath: DBusConvertible {
+    /// The D-Bus signature of `ObjectPath` values.
     public static var dbusSignature: Signature { "o" }
+    /// Reads an `ObjectPath`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .objectPath(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .objectPath(self) }
 }
 
 extension Signature: DBusConvertible {
+    /// The D-Bus signature of `Signature` values.
     public static var dbusSignature: Signature { "g" }
+    /// Reads a `Signature`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .signature(let v) = value else { throw mismatch(Self.self, value) }
         self = v
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .signature(self) }
 }
 
 extension UnixFileDescriptor: DBusConvertible {
+    /// The D-Bus signature of `UnixFileDescriptor` values.
     public static var dbusSignature: Signature { "h" }
+    /// Reads a `UnixFileDescriptor`; a value of another D-Bus type throws ``DBusDecodingError``.
     public convenience init(dbusValue value: DBusValue) throws {
         guard case .unixFD(let fd) = value else { throw mismatch(UnixFileDescriptor.self, value) }
         try self.init(duplicating: fd.rawValue)
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .unixFD(self) }
 }
 
 extension DBusValue: DBusConvertible {
     /// A bare ``DBusValue`` stands for a variant: `[String: DBusValue]` is `a{sv}`.
     public static var dbusSignature: Signature { "v" }
+    /// Reads a `DBusValue`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .variant(let inner) = value else { throw mismatch(Self.self, value) }
         self = inner
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .variant(self) }
 }
 
 extension Array: DBusConvertible where Element: DBusConvertible {
+    /// The D-Bus signature of `Array` values.
     public static var dbusSignature: Signature { Signature(unchecked: "a" + Element.dbusSignature.rawValue) }
+    /// Reads an `Array`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .array(let element, let items) = value, element == Element.dbusSignature else {
             throw mismatch(Self.self, value)
         }
         self = try items.map { try Element(dbusValue: $0) }
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue { .array(element: Element.dbusSignature, map(\.dbusValue)) }
 }
 
 extension Dictionary: DBusConvertible where Key: DBusConvertible, Value: DBusConvertible {
+    /// The D-Bus signature of `Dictionary` values.
     public static var dbusSignature: Signature {
         Signature(unchecked: "a{" + Key.dbusSignature.rawValue + Value.dbusSignature.rawValue + "}")
     }
+    /// Reads a `Dictionary`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .dictionary(let k, let v, let entries) = value,
             k == Key.dbusSignature, v == Value.dbusSignature
@@ -180,6 +226,7 @@ extension Dictionary: DBusConvertible where Key: DBusConvertible, Value: DBusCon
         }
         self = result
     }
+    /// The value in D-Bus form.
     public var dbusValue: DBusValue {
         .dictionary(
             key: Key.dbusSignature, value: Value.dbusSignature,

@@ -16,6 +16,7 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The error name, then the message if there is one.
     public var description: String { message.isEmpty ? name : "\(name): \(message)" }
 }
 
@@ -82,6 +83,7 @@ public struct DBusDecodingError: Error, Sendable, Equatable, CustomStringConvert
         self.context = context
     }
 
+    /// What was expected, what was found, and where.
     public var description: String {
         let place = context.isEmpty ? "" : " (\(context))"
         let got = found.isEmpty ? "nothing" : "'\(found)'"
@@ -99,5 +101,6 @@ public struct DBusEncodingError: Error, Sendable, Equatable, CustomStringConvert
     /// Creates an encoding error.
     public init(_ reason: String) { self.reason = reason }
 
+    /// Why the value cannot be encoded.
     public var description: String { reason }
 }

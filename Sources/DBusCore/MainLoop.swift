@@ -75,13 +75,13 @@ final class MainLoop: @unchecked Sendable {
         // and libdispatch must not see a descriptor closed under a live source.
         if flags & cbluez_watch_readable != 0, let fd = duplicate(watch) {
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [unowned self] in handle(watch, cbluez_watch_readable) }
+            source.setEventHandler { [weak self] in self?.handle(watch, cbluez_watch_readable) }
             source.setCancelHandler { close(fd) }
             sources.append(source)
         }
         if flags & cbluez_watch_writable != 0, let fd = duplicate(watch) {
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [unowned self] in handle(watch, cbluez_watch_writable) }
+            source.setEventHandler { [weak self] in self?.handle(watch, cbluez_watch_writable) }
             source.setCancelHandler { close(fd) }
             sources.append(source)
         }
@@ -125,8 +125,8 @@ final class MainLoop: @unchecked Sendable {
 
     fileprivate func add(timeout: OpaquePointer) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [unowned self] in
-            guard !stopped, timers[timeout] != nil else { return }
+        timer.setEventHandler { [weak self] in
+            guard let self, !stopped, timers[timeout] != nil else { return }
             dbus_timeout_handle(timeout)
             scheduleDrain()
         }

@@ -22,8 +22,10 @@ public struct ObjectPath: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     init(unchecked rawValue: String) { self.rawValue = rawValue }
 
+    /// The path as text.
     public var description: String { rawValue }
 
+    /// Orders paths by their text, so parents sort before their children.
     public static func < (lhs: ObjectPath, rhs: ObjectPath) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// Appends one element, such as `dev_00_11_22_33_44_55`; nil when the element is invalid.

@@ -15,11 +15,13 @@ public final class QueueExecutor: SerialExecutor {
         queue = DispatchQueue(label: label)
     }
 
+    /// Runs `job` on the queue, after the jobs already there.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
     }
 
+    /// This executor, unowned, for actors that run on it.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }

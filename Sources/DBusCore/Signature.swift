@@ -23,6 +23,7 @@ public struct Signature: Hashable, Sendable, CustomStringConvertible, Expressibl
 
     init(unchecked rawValue: String) { self.rawValue = rawValue }
 
+    /// The signature as text.
     public var description: String { rawValue }
 
     /// Whether the signature describes exactly one complete type.

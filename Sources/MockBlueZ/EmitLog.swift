@@ -1,3 +1,5 @@
+import DBusCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

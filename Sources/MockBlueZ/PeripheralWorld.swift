@@ -1,3 +1,5 @@
+import DBusCore
+
 /// The physical world around bluetoothd: the peripherals' state (temperatures, units,
 /// their GATT applications), armed faults, and what bluetoothd keeps on disk.
 ///

@@ -1,3 +1,5 @@
+import DBusCore
+
 /// Holds back the timers a method handler starts until the handler has returned, so that
 /// what bluetoothd sends *after* a reply (Discovering=true after StartDiscovery's reply,
 /// ServicesResolved after Connect's) never overtakes that reply.

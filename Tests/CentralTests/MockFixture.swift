@@ -1,6 +1,6 @@
 import Central
 import MockBlueZ
-import Synchronization
+import DBusCore
 import TestSupport
 
 /// A private bus with the mock adapter on it and a central connected to it;
@@ -48,7 +48,7 @@ final class EventLog: Sendable {
         var waiters: [Int: (ThermometerEvent) -> Bool] = [:]
         var nextWaiter = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())  // not Mutex: ThreadSanitizer can't see its futexes
 
     func record(_ event: ThermometerEvent) {
         state.withLock { state in

@@ -1,4 +1,5 @@
 import DBusCore
+import TestSupport
 import Testing
 
 @Suite("Method calls")
@@ -56,6 +57,28 @@ struct CallTests {
             let error = await #expect(throws: DBusError.self) { try await outcome.value }
             #expect(error?.name == DBusError.Name.noReply)
             #expect(ContinuousClock.now - start < .seconds(5))
+        }
+    }
+
+    @Test("calls outstanding when the bus dies fail with Disconnected at once")
+    func busDies() async throws {
+        try await EchoFixture.with { fixture in
+            let outcomes = (0..<3).map { _ in
+                Task { try await fixture.call("Slow", [.uint32(10_000)], timeout: .seconds(30)) }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            await fixture.bus.crash()
+            for outcome in outcomes {
+                // libdbus forgets calls on a dropped connection: without the
+                // connection failing them itself, these would wait forever.
+                let error = await #expect(throws: DBusError.self) {
+                    try await withTimeout(.seconds(5)) { try await outcome.value }
+                }
+                #expect(error?.name == DBusError.Name.disconnected)
+            }
+            #expect(await fixture.client.isConnected == false)
+            let after = await #expect(throws: DBusError.self) { try await fixture.call("Echo") }
+            #expect(after?.name == DBusError.Name.disconnected)
         }
     }
 

@@ -103,35 +103,39 @@ struct DiscoveryTests {
     @Test("SetDiscoveryFilter: UUIDs, Pattern and Transport decide which devices are reported")
     func filters() async throws {
         try await MockFixture.with { f in
-            func scan(_ filter: [(String, DBusValue)], for duration: Duration = .milliseconds(400)) async throws -> Set<
+            // Scans with `filter` until every `expected` device was reported, then a while
+            // longer (for devices that must not be), and returns what was reported.
+            func scan(_ filter: [(String, DBusValue)], expecting expected: Set<ObjectPath>) async throws -> Set<
                 ObjectPath
             > {
                 let client = try await f.newClient()
                 let mark = f.signals.count
                 try await f.call(Standard.hci0, Iface.adapter, "SetDiscoveryFilter", [.propertyMap(filter)], on: client)
                 try await f.call(Standard.hci0, Iface.adapter, "StartDiscovery", on: client)
-                try await Task.sleep(for: duration)
+                for path in expected {
+                    try await f.signals.wait(after: mark, "\(path) reported") { Self.reported($0) == path }
+                }
+                try await Task.sleep(for: .milliseconds(400))
                 await client.close()
                 try await f.signals.wait(after: mark, "Discovering=false") {
                     $0.path == Standard.hci0 && $0.changedValue("Discovering") == .boolean(false)
                 }
                 try await Task.sleep(for: .milliseconds(50))
-                let reported = f.signals.since(mark).filter {
-                    $0.member == "InterfacesAdded" || $0.changedValue("RSSI") != nil
-                }
-                .compactMap { $0.member == "InterfacesAdded" ? $0.object : $0.path }
-                for path in Set(reported) {
+                let reported = Set(f.signals.since(mark).compactMap(Self.reported))
+                for path in reported {
                     _ = try? await f.call(Standard.hci0, Iface.adapter, "RemoveDevice", [.objectPath(path)])
                 }
-                return Set(reported)
+                return reported
             }
-            let byUUID = try await scan([("UUIDs", .strings(["180d"]))])
+            let byUUID = try await scan([("UUIDs", .strings(["180d"]))], expecting: [Standard.strapPath])
             #expect(byUUID == [Standard.strapPath])
-            let byPattern = try await scan([("Pattern", .string("DC:A6"))])
+            let byPattern = try await scan(
+                [("Pattern", .string("DC:A6"))], expecting: [Standard.piFPath, Standard.piCPath])
             #expect(byPattern == [Standard.piFPath, Standard.piCPath])
-            let classic = try await scan([("Transport", .string("bredr"))])
+            let classic = try await scan([("Transport", .string("bredr"))], expecting: [])
             #expect(classic.isEmpty)
-            let strong = try await scan([("Transport", .string("le")), ("RSSI", .int16(-59))])
+            let strong = try await scan(
+                [("Transport", .string("le")), ("RSSI", .int16(-59))], expecting: [Standard.piFPath])
             #expect(strong == [Standard.piFPath])
         }
     }
@@ -218,4 +222,11 @@ struct DiscoveryTests {
             try await f.call(hci1, Iface.adapter, "StopDiscovery")
         }
     }
+
+    /// The device a signal reports as seen by a scan: added, or its RSSI updated.
+    static func reported(_ signal: Recorded) -> ObjectPath? {
+        if signal.member == "InterfacesAdded" { return signal.object }
+        return signal.changedValue("RSSI") != nil ? signal.path : nil
+    }
+
 }

@@ -36,10 +36,15 @@ public final class PrivateBus: Sendable {
     /// Stops the bus and removes its directory.
     ///
     /// SIGKILL at once: the bus holds nothing worth a clean exit, and
-    /// dbus-daemon ignores SIGTERM when the test process ignores it.
+    /// dbus-daemon takes seconds to act on SIGTERM.
     public func stop() async {
-        await process.stop(signal: SIGTERM)
+        await crash()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Kills the bus at once, as a crashing dbus-daemon would go; the directory stays.
+    public func crash() async {
+        await process.stop(signal: SIGKILL)
     }
 
     static func configuration(socket: String) -> String {
@@ -75,6 +80,8 @@ public func withPrivateBus<T>(_ body: (PrivateBus) async throws -> T) async thro
 
 /// A failure in test plumbing (not in the code under test).
 public struct TestSupportError: Error, CustomStringConvertible {
+    /// What went wrong.
     public let description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }
