@@ -27,7 +27,9 @@ public actor DBusConnection {
     private var outstandingCalls: [ObjectIdentifier: PendingReply] = [:]
     private var nextToken: UInt64 = 0
     private var signalRoutes: [UInt64: SignalRoute] = [:]
-    private var disconnectHandlers: [UInt64: @Sendable () -> Void] = [:]
+    private var disconnectHandlers: [UInt64: DisconnectHandler] = [:]
+    /// Whether the bus dropped the connection (rather than `close()` closing it).
+    private var wasDropped = false
     private var methodCallHandler: (@Sendable (DBusMessage) -> Bool)?
 
     private init(raw: RawConnection, executor: QueueExecutor, uniqueName: String) {
@@ -202,8 +204,19 @@ public actor DBusConnection {
     /// Calls `handler` once when the connection drops or is closed; returns a token.
     @discardableResult
     public func addDisconnectHandler(_ handler: @escaping @Sendable () -> Void) -> UInt64 {
+        addHandler(DisconnectHandler(onlyWhenDropped: false, run: handler))
+    }
+
+    /// Calls `handler` once if the bus drops the connection (dbus-daemon exited or
+    /// threw us out), but not when ``close()`` closes it; returns a token.
+    @discardableResult
+    public func addDropHandler(_ handler: @escaping @Sendable () -> Void) -> UInt64 {
+        addHandler(DisconnectHandler(onlyWhenDropped: true, run: handler))
+    }
+
+    private func addHandler(_ handler: DisconnectHandler) -> UInt64 {
         guard isOpen else {
-            handler()
+            if wasDropped || !handler.onlyWhenDropped { handler.run() }
             return 0
         }
         nextToken += 1
@@ -239,15 +252,22 @@ public actor DBusConnection {
     private func handleDisconnect() {
         guard isOpen else { return }
         isOpen = false
-        let handlers = disconnectHandlers.values
+        // `close()` marks the connection released before it dispatches the end.
+        wasDropped = !isReleased
+        let handlers = disconnectHandlers.values.filter { wasDropped || !$0.onlyWhenDropped }
         disconnectHandlers = [:]
         signalRoutes = [:]
         methodCallHandler = nil
         let calls = outstandingCalls.values
         outstandingCalls = [:]
         for call in calls { call.fail(DBusError.disconnected("the connection dropped before the reply")) }
-        for handler in handlers { handler() }
+        for handler in handlers { handler.run() }
     }
+}
+
+private struct DisconnectHandler {
+    let onlyWhenDropped: Bool
+    let run: @Sendable () -> Void
 }
 
 /// A live signal subscription; pass it to ``DBusConnection/removeSignalHandler(_:)``.

@@ -84,6 +84,10 @@ extension DaemonConfiguration {
 
         Options:
         \(options.helpLines())
+
+        Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot start, or when its D-Bus
+        connection drops (the unit's Restart=on-failure starts it again); 64 for a usage
+        error; 78 for a bad configuration file.
         """
     }
 }

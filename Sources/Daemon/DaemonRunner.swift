@@ -52,27 +52,51 @@ public struct DaemonRunner {
             await central.close()
             return ExitCode.failure
         }
+        let stops = await stopCauses(signals, central)
         await reportState(central)
         await bridge.start()
         await announceReady(service.hub, central)
-        await serve(until: signals)
+        let cause = await serve(until: stops, bus: mock == nil ? "system" : "mock adapter's")
         log.notice("stopping")
         try? notifier.stopping()
         await bridge.shutdown()
         await service.stop()
         await central.close()
-        return ExitCode.success
+        return cause == .busLost ? ExitCode.failure : ExitCode.success
     }
 
-    private func serve(until signals: AsyncStream<UnixSignal>) async {
-        for await signal in signals {
-            if signal == .hangup {
-                reload()
-                continue
-            }
-            log.notice("received \(signal)")
-            return
+    /// Why the daemon stops: a signal, or the D-Bus connection gone (nothing works
+    /// without it, so blectld exits with an error and systemd starts it again).
+    private enum StopCause: Equatable, Sendable {
+        case signal(UnixSignal)
+        case busLost
+    }
+
+    private func stopCauses(_ signals: AsyncStream<UnixSignal>, _ central: CentralManager) async -> AsyncStream<
+        StopCause
+    > {
+        let (causes, continuation) = AsyncStream.makeStream(of: StopCause.self)
+        Task {
+            for await signal in signals { continuation.yield(.signal(signal)) }
         }
+        await central.onBusLost { continuation.yield(.busLost) }
+        return causes
+    }
+
+    private func serve(until causes: AsyncStream<StopCause>, bus: String) async -> StopCause {
+        for await cause in causes {
+            switch cause {
+            case .signal(.hangup):
+                reload()
+            case .signal(let signal):
+                log.notice("received \(signal)")
+                return cause
+            case .busLost:
+                log.error("lost the connection to the \(bus) D-Bus bus (dbus-daemon stopped?); exiting")
+                return cause
+            }
+        }
+        return .busLost
     }
 
     /// SIGHUP: re-reads the configuration file; the log level takes effect at

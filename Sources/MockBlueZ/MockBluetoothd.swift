@@ -19,6 +19,7 @@ public actor MockBluetoothd {
     private var control: (connection: DBusConnection, server: DBusObjectServer)?
     private var restart: Task<Void, Never>?
     private var stopped = false
+    private var busLost: (@Sendable () -> Void)?
 
     private init(bus: BusAddress, scenario: MockScenario, log: @escaping MockLogger) {
         self.bus = bus
@@ -65,6 +66,25 @@ public actor MockBluetoothd {
             self.control = nil
             await control.connection.close()
         }
+    }
+
+    /// Calls `handler` once if the bus drops one of the mock's connections (dbus-daemon
+    /// went away); a real bluetoothd exits then. Stopping and the stop and crash faults
+    /// close connections on purpose and do not count.
+    public func onBusLost(_ handler: @escaping @Sendable () -> Void) async {
+        busLost = handler
+        if let daemon { await watch(daemon.connection) }
+        if let control { await watch(control.connection) }
+    }
+
+    private func watch(_ connection: DBusConnection) async {
+        await connection.addDropHandler { [weak self] in Task { await self?.connectionDropped() } }
+    }
+
+    private func connectionDropped() {
+        guard !stopped, let handler = busLost else { return }
+        busLost = nil
+        handler()
     }
 
     /// The unique bus name of the running bluetoothd, or nil while it is stopped.
@@ -200,7 +220,9 @@ public actor MockBluetoothd {
     }
 
     private func startBluetoothd() async throws {
-        daemon = try await Bluetoothd.launch(bus: bus, world: world, scenario: scenario, log: log)
+        let daemon = try await Bluetoothd.launch(bus: bus, world: world, scenario: scenario, log: log)
+        self.daemon = daemon
+        if busLost != nil { await watch(daemon.connection) }
     }
 
     private func scheduleRestart(after delay: Duration?) {

@@ -51,6 +51,12 @@ do {
 log.notice(
     "serving org.bluez on \(address): \(scenario.adapters.count) adapter(s), \(scenario.peripherals.count) peripheral(s)"
 )
+// As bluetoothd does, exit when the bus goes away: nothing can reach the mock any more.
+await mock.onBusLost {
+    log.error("lost the D-Bus connection to \(address): exiting")
+    EmitLog.shared.close()
+    exit(ExitCode.failure)
+}
 // The readiness line: parents wait for it instead of polling the bus.
 writeAll(STDOUT_FILENO, Array("ready org.bluez on \(address)\n".utf8))
 

@@ -66,6 +66,8 @@ struct CallTests {
             let outcomes = (0..<3).map { _ in
                 Task { try await fixture.call("Slow", [.uint32(10_000)], timeout: .seconds(30)) }
             }
+            let dropped = Locked(0)
+            await fixture.client.addDropHandler { dropped.withLock { $0 += 1 } }
             try await Task.sleep(for: .milliseconds(100))
             await fixture.bus.crash()
             for outcome in outcomes {
@@ -77,6 +79,7 @@ struct CallTests {
                 #expect(error?.name == DBusError.Name.disconnected)
             }
             #expect(await fixture.client.isConnected == false)
+            #expect(dropped.withLock { $0 } == 1)
             let after = await #expect(throws: DBusError.self) { try await fixture.call("Echo") }
             #expect(after?.name == DBusError.Name.disconnected)
         }
@@ -92,10 +95,15 @@ struct CallTests {
         }
     }
 
-    @Test("a call on a closed connection fails with Disconnected")
+    @Test("a call on a closed connection fails with Disconnected; disconnect handlers run, drop handlers not")
     func closedConnection() async throws {
         try await EchoFixture.with { fixture in
+            let (closed, dropped) = (Locked(0), Locked(0))
+            await fixture.client.addDisconnectHandler { closed.withLock { $0 += 1 } }
+            await fixture.client.addDropHandler { dropped.withLock { $0 += 1 } }
             await fixture.client.close()
+            #expect(closed.withLock { $0 } == 1)
+            #expect(dropped.withLock { $0 } == 0, "closing is not a drop")
             let error = await #expect(throws: DBusError.self) { try await fixture.call("Echo") }
             #expect(error?.name == DBusError.Name.disconnected)
         }

@@ -86,4 +86,25 @@ struct BluetoothdLifecycleTests {
             await #expect(throws: MockError.self) { try await f.mock.inject(.powerOff(adapter: "hci0")) }
         }
     }
+
+    @Test("the mock reports its bus going away, but not its own stop, crash and restart")
+    func busLost() async throws {
+        try await MockFixture.with { f in
+            let lost = Guarded(0)
+            await f.mock.onBusLost { lost.withLock { $0 += 1 } }
+            try await f.mock.inject(.crashBluetoothd(restartAfter: nil))
+            try await f.mock.inject(.startBluetoothd)
+            try await f.mock.inject(.stopBluetoothd(restartAfter: nil))
+            try await f.mock.inject(.startBluetoothd)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(lost.withLock { $0 } == 0)
+            await f.bus.crash()
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(5)
+            while lost.withLock({ $0 == 0 }) && clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(lost.withLock { $0 } == 1, "once, though both of the mock's connections dropped")
+        }
+    }
+
 }

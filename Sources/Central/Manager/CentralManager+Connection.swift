@@ -31,6 +31,13 @@ extension CentralManager {
     public func close() async {
         await client.connection.close()
     }
+
+    /// Calls `handler` once if the bus drops the central's D-Bus connection (dbus-daemon
+    /// stopped or restarted), but not when ``close()`` closes it. Nothing works after that:
+    /// a daemon should exit and let its supervisor start it again.
+    public func onBusLost(_ handler: @escaping @Sendable () -> Void) async {
+        await client.connection.addDropHandler(handler)
+    }
 }
 
 extension BlueZBus {
