@@ -73,7 +73,7 @@ extension ThermometerMonitor {
         awaitingDevice.insert(address)
         reconcileScan()
         let found = await central.wait(timeout: configuration.rescanInterval) { central in
-            central.knownDevices().first { $0.address == address }.map { $0.path }
+            central.knownDevicePath(address)
         }
         guard let path = found else {
             try? await central.restartScan()
@@ -116,10 +116,10 @@ extension ThermometerMonitor {
         Characteristic, any ThermometerProfile
     ) {
         let profiles = configuration.profiles
-        let found = await central.wait(timeout: configuration.serviceTimeout) {
+        let found = await central.wait(timeout: configuration.serviceTimeout, device: peripheral.path) {
             central -> Result<(Characteristic, any ThermometerProfile), CentralError>? in
             guard central.state == .poweredOn else { return .failure(.notPoweredOn(central.state)) }
-            guard central.device(peripheral.path) != nil else { return .failure(.peripheralGone) }
+            guard central.hasDevice(peripheral.path) else { return .failure(.peripheralGone) }
             if central.disconnects[peripheral.path, default: 0] != epoch { return .failure(.disconnected) }
             for service in central.currentServices(profiles.allServiceUUIDs, of: peripheral) {
                 guard let uuid = service.uuid, let profile = profiles.profile(forService: uuid) else { continue }
@@ -147,9 +147,10 @@ extension ThermometerMonitor {
         let path = peripheral.path
         let epoch = await central.disconnectCount(path)
         while !Task.isCancelled {
-            let loss = await central.wait(timeout: configuration.dataTimeout) { central -> StreamLoss? in
+            let loss = await central.wait(timeout: configuration.dataTimeout, device: path) {
+                central -> StreamLoss? in
                 guard central.state == .poweredOn else { return .adapterOff(central.state) }
-                guard central.device(path) != nil else { return .removed }
+                guard central.hasDevice(path) else { return .removed }
                 if central.disconnects[path, default: 0] != epoch { return .disconnected }
                 return central.exists(characteristic) ? nil : .gattReplaced
             }
