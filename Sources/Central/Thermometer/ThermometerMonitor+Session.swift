@@ -92,14 +92,8 @@ extension ThermometerMonitor {
     /// Connects (unless already up), finds the temperature characteristic by
     /// UUID, reads it and the user descriptions, and subscribes.
     private func connectAndSubscribe(_ peripheral: Peripheral) async throws -> Characteristic {
-        connectsInFlight += 1
-        reconcileScan()
-        defer {
-            connectsInFlight -= 1
-            reconcileScan()
-        }
         let epoch = await central.disconnectCount(peripheral.path)
-        try await central.connect(peripheral, timeout: configuration.connectTimeout)
+        try await connectPausingScan(peripheral)
         let (characteristic, profile) = try await findTemperature(peripheral, epoch: epoch)
         await describe(peripheral, characteristic)
         streams[characteristic.path] = Stream(address: peripheral.address, profile: profile, lastValue: .now)
@@ -108,6 +102,15 @@ extension ThermometerMonitor {
         try await central.setNotifyValue(true, for: characteristic)
         report(.connected(address: peripheral.address, name: advertisedNames[peripheral.address]))
         return characteristic
+    }
+
+    /// Connects with our scan paused (the link and GATT discovery need the radio; reads
+    /// and subscribing on a live link do not).
+    private func connectPausingScan(_ peripheral: Peripheral) async throws {
+        await beginConnect()
+        defer { endConnect() }
+        try Task.checkCancellation()
+        try await central.connect(peripheral, timeout: configuration.connectTimeout)
     }
 
     /// The first temperature characteristic of a known profile; waits for the

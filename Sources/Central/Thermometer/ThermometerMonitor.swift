@@ -25,6 +25,10 @@ public actor ThermometerMonitor {
     var awaitingDevice: Set<BluetoothAddress> = []
     /// Connects under way (our scan pauses meanwhile, as the seed does).
     var connectsInFlight = 0
+    /// When the current pause for connects began.
+    var connectPauseStarted: ContinuousClock.Instant?
+    /// When the last pause for connects ended (the scan resumed).
+    var connectPauseEnded: ContinuousClock.Instant?
     /// Advertised names, remembered because BlueZ replaces them by the GAP name on connect.
     var advertisedNames: [BluetoothAddress: String] = [:]
     private var lastSeenReport: [BluetoothAddress: ContinuousClock.Instant] = [:]
@@ -236,11 +240,43 @@ public actor ThermometerMonitor {
         }
     }
 
+    /// Whether our scan should be on: in a scan window, or while a thermometer is missing;
+    /// paused while connects are under way (within a window for at most `scanPauseLimit`).
     private func scanWanted() -> Bool {
         guard central.assumeIsolated({ $0.state }) == .poweredOn else { return false }
-        if let until = scanUntil, until > .now { return true }
-        guard connectsInFlight == 0 else { return false }
-        return sessions.isEmpty || !awaitingDevice.isEmpty
+        let windowOpen = scanUntil.map { $0 > .now } ?? false
+        if let paused = connectPauseStarted {
+            return windowOpen && ContinuousClock.now - paused >= configuration.scanPauseLimit
+        }
+        return windowOpen || sessions.isEmpty || !awaitingDevice.isEmpty
+    }
+
+    /// Counts a connect in: the first one pauses our scan, and the whole batch shares the
+    /// pause. Soon after a pause, waits until `connectBatchWindow` after it, so that the
+    /// thermometers heard in that time connect in one batch.
+    func beginConnect() async {
+        if connectsInFlight == 0, let ended = connectPauseEnded {
+            try? await Task.sleep(until: ended + configuration.connectBatchWindow, clock: .continuous)
+        }
+        connectsInFlight += 1
+        if connectPauseStarted == nil {
+            connectPauseStarted = .now
+            Task { [weak self, limit = configuration.scanPauseLimit] in
+                try? await Task.sleep(for: limit)
+                await self?.reconcileScan()
+            }
+        }
+        reconcileScan()
+    }
+
+    /// Counts a connect out: the scan resumes when it was the last.
+    func endConnect() {
+        connectsInFlight -= 1
+        if connectsInFlight == 0 {
+            connectPauseStarted = nil
+            connectPauseEnded = .now
+        }
+        reconcileScan()
     }
 
     func log(_ level: Int, _ message: String) { report(.log(level: level, message: message)) }
