@@ -120,7 +120,7 @@ public struct DaemonRunner {
         let notifier = notifier
         Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval / 2)
+                try? await Deadline.sleep(for: interval / 2)
                 await central.ping()
                 try? notifier.watchdog()
             }

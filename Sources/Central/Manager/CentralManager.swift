@@ -107,7 +107,7 @@ public actor CentralManager {
                 if Task.isCancelled { return waiters.expire(id) }
                 if let timeout {
                     Task { [weak self] in
-                        try? await Task.sleep(for: timeout)
+                        try? await Deadline.sleep(for: timeout)
                         await self?.expireWaiter(id)
                     }
                 }

@@ -44,7 +44,7 @@ extension ThermometerMonitor {
                 await recover(from: error, peripheral)
             }
             let delay = configuration.reconnect.delay(attempt: max(failures, 1), using: &random)
-            try? await Task.sleep(for: delay)
+            try? await Deadline.sleep(for: delay)
         }
     }
 

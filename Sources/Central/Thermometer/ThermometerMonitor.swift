@@ -72,7 +72,7 @@ public actor ThermometerMonitor {
         openScanWindow(configuration.discoveryWindow)
         rescanner = Task { [weak self, period = configuration.rescanPeriod, window = configuration.rescanWindow] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: period)
+                try? await Deadline.sleep(for: period)
                 await self?.openScanWindow(window)
             }
         }
@@ -102,7 +102,7 @@ public actor ThermometerMonitor {
         // Everyone in range is reported again in this window, not only newcomers.
         lastSeenReport = [:]
         openScanWindow(duration)
-        try? await Task.sleep(for: duration)
+        try? await Deadline.sleep(for: duration)
     }
 
     /// Keeps our scan on for at least `duration` (paused only while connecting).
@@ -112,7 +112,7 @@ public actor ThermometerMonitor {
         scanUntil = end
         reconcileScan()
         Task { [weak self] in
-            try? await Task.sleep(for: duration)
+            try? await Deadline.sleep(for: duration)
             await self?.reconcileScan()
         }
     }
@@ -256,13 +256,13 @@ public actor ThermometerMonitor {
     /// thermometers heard in that time connect in one batch.
     func beginConnect() async {
         if connectsInFlight == 0, let ended = connectPauseEnded {
-            try? await Task.sleep(until: ended + configuration.connectBatchWindow, clock: .continuous)
+            try? await Deadline.sleep(until: ended + configuration.connectBatchWindow)
         }
         connectsInFlight += 1
         if connectPauseStarted == nil {
             connectPauseStarted = .now
             Task { [weak self, limit = configuration.scanPauseLimit] in
-                try? await Task.sleep(for: limit)
+                try? await Deadline.sleep(for: limit)
                 await self?.reconcileScan()
             }
         }
