@@ -1,5 +1,5 @@
 public import BlectlProtocol
-import Dispatch
+public import Dispatch
 public import Glibc
 import Synchronization
 public import UnixSupport
@@ -67,7 +67,7 @@ public final class SocketServer: @unchecked Sendable {
     let configuration: Configuration
     let handler: any RequestHandling
     let log: Log
-    let queue = DispatchQueue(label: "blectl.socket-server")
+    let queue: DispatchQueue
 
     private var listenFD: Int32 = -1
     private var listenSource: (any DispatchSourceRead)?
@@ -89,7 +89,12 @@ public final class SocketServer: @unchecked Sendable {
     let receiveBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
 
     /// Creates a server; nothing happens until ``start(inheriting:)``.
-    public init(configuration: Configuration, handler: any RequestHandling, log: Log) {
+    ///
+    /// - Parameter target: a queue for the server's own queue to run on (blectld passes
+    ///   the hub's, so events are written without a thread hop); never one that calls
+    ///   ``start(inheriting:)``, which waits for the server's queue.
+    public init(configuration: Configuration, handler: any RequestHandling, log: Log, target: DispatchQueue? = nil) {
+        self.queue = DispatchQueue(label: "blectl.socket-server", target: target)
         self.configuration = configuration
         self.handler = handler
         self.log = log

@@ -12,6 +12,10 @@ public actor CentralManager {
     /// The BlueZ client underneath.
     public nonisolated let client: BlueZService
     public nonisolated var unownedExecutor: UnownedSerialExecutor { client.unownedExecutor }
+    /// The executor (one dispatch queue) the central, its BlueZ client and the D-Bus
+    /// connection run on; the monitor's reports are made on it. State that follows the
+    /// central can run on it too, and then takes every report without a thread hop.
+    public nonisolated var executor: QueueExecutor { client.connection.executor }
 
     let options: CentralOptions
     /// The central's state.
