@@ -30,12 +30,30 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
 
     /// The wire form: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public var rfc3339: String {
+        var bytes: [UInt8] = []
+        appendRFC3339(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the wire form (``rfc3339``, as UTF-8) to `bytes`.
+    public func appendRFC3339(to bytes: inout [UInt8]) {
         let (seconds, milliseconds) = Self.floorDivide(millisecondsSince1970, 1000)
         let (days, secondOfDay) = Self.floorDivide(seconds, 86_400)
         let (year, month, day) = Self.civilDate(daysSince1970: days)
-        let time = [secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60].map { Self.pad($0, 2) }
-        return "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T"
-            + time.joined(separator: ":") + ".\(Self.pad(milliseconds, 3))Z"
+        bytes.appendDecimal(year, width: 4)
+        bytes.append(UInt8(ascii: "-"))
+        bytes.appendDecimal(month, width: 2)
+        bytes.append(UInt8(ascii: "-"))
+        bytes.appendDecimal(day, width: 2)
+        bytes.append(UInt8(ascii: "T"))
+        bytes.appendDecimal(secondOfDay / 3600, width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.appendDecimal(secondOfDay / 60 % 60, width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.appendDecimal(secondOfDay % 60, width: 2)
+        bytes.append(UInt8(ascii: "."))
+        bytes.appendDecimal(milliseconds, width: 3)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// A readable form, for logs and messages.
@@ -79,10 +97,5 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }

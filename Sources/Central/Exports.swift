@@ -1,4 +1,5 @@
 public import BlueZClient
+public import DBusCore
 public import ThermometerProfiles
 
 // The types a user of the central needs, so that it imports `Central` alone
@@ -24,3 +25,6 @@ public typealias PiCPUTemperatureProfile = ThermometerProfiles.PiCPUTemperatureP
 public typealias HealthThermometerProfile = ThermometerProfiles.HealthThermometerProfile
 /// The Bluetooth SIG Environmental Sensing profile.
 public typealias EnvironmentalSensingProfile = ThermometerProfiles.EnvironmentalSensingProfile
+/// A serial executor on one dispatch queue (from the D-Bus layer): the central's
+/// executor, which a daemon can share to avoid thread hops.
+public typealias QueueExecutor = DBusCore.QueueExecutor

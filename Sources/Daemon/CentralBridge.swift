@@ -6,35 +6,29 @@ public import UnixSupport
 /// order, and the hub's scan and read requests go to the monitor.
 public final class CentralBridge: CentralControl {
     private let monitor: ThermometerMonitor
-    private let events: AsyncStream<DaemonEvent>.Continuation
     private let log: Log
 
-    /// Events waiting for the hub; a bound the hub never comes near in practice.
-    static let queueLimit = 65_536
-
     /// Creates the monitor over `central` and starts forwarding its events to `hub`.
+    ///
+    /// Events are applied on the hub's executor queue in the order the monitor reported
+    /// them; when the hub shares the central's executor (as in blectld) that is the
+    /// thread the monitor reports on, so a reading reaches the hub without a thread hop.
     public init(
         hub: Hub, central: CentralManager, configuration: ThermometerConfiguration, log: Log
     ) {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: DaemonEvent.self, bufferingPolicy: .bufferingOldest(Self.queueLimit))
-        self.events = continuation
         self.log = log
-        monitor = ThermometerMonitor(central: central, configuration: configuration) {
-            [continuation, log] event in
-            Self.forward(event, to: continuation, log: log)
+        monitor = ThermometerMonitor(central: central, configuration: configuration) { [hub, log] event in
+            guard let translated = Self.translate(event, log: log) else { return }
+            hub.executor.queue.async { hub.assumeIsolated { $0.apply(translated) } }
         }
-        // One consumer applies events in the order the monitor reported them.
-        Task { for await event in stream { await hub.apply(event) } }
     }
 
     /// Starts the monitor: scanning and connecting begin.
     public func start() async { await monitor.start() }
 
-    /// Unsubscribes, disconnects and stops scanning; then ends the event stream.
+    /// Unsubscribes, disconnects and stops scanning.
     public func shutdown() async {
         await monitor.shutdown()
-        events.finish()
     }
 
     public func scan(for duration: Duration) async throws {
@@ -53,15 +47,6 @@ public final class CentralBridge: CentralControl {
     }
 
     // MARK: Translation
-
-    private static func forward(
-        _ event: ThermometerEvent, to continuation: AsyncStream<DaemonEvent>.Continuation, log: Log
-    ) {
-        guard let translated = translate(event, log: log) else { return }
-        if case .dropped = continuation.yield(translated) {
-            log.error("event queue full: the hub is not keeping up; an event was dropped")
-        }
-    }
 
     static func translate(_ event: ThermometerEvent, log: Log) -> DaemonEvent? {
         switch event {

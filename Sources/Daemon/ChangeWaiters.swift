@@ -1,3 +1,5 @@
+import Central
+
 /// Tasks waiting inside the hub for its state to change, each until a deadline.
 ///
 /// A waiter is resumed exactly once: by the next change, by its deadline, or by
@@ -46,7 +48,7 @@ extension Hub {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let timer = Task { [weak self] in
-                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    try? await Deadline.sleep(until: deadline)
                     await self?.wakeWaiter(id)
                 }
                 waiters.add(id, continuation, timer: timer)

@@ -174,19 +174,27 @@ final class ClientConnection: @unchecked Sendable {
     /// Queues `bytes` and writes what the socket takes now; drops the client if its queue
     /// would exceed the bound.
     func send(_ bytes: [UInt8]) {
-        guard !closed else { return }
+        if enqueue(bytes) { flush() }
+    }
+
+    /// Queues `bytes` without writing (call ``flush()`` after a batch); drops the client
+    /// if its queue would exceed the bound. Returns whether the client is still open.
+    @discardableResult
+    func enqueue(_ bytes: [UInt8]) -> Bool {
+        guard !closed else { return false }
         if output.byteCount + bytes.count > server.configuration.maxQueuedBytes {
             server.statistics.droppedSlow += 1
             server.log.warning(
                 "client \(id) is not reading (over \(server.configuration.maxQueuedBytes) bytes queued); dropping it")
             close(reason: "output queue full")
-            return
+            return false
         }
         output.append(bytes)
-        flush()
+        return true
     }
 
-    private func flush() {
+    /// Writes what the socket takes now; the rest when it becomes writable.
+    func flush() {
         guard !closed else { return }
         while !output.isEmpty {
             var outcome = IOResult.wouldBlock

@@ -41,7 +41,7 @@ public struct DaemonRunner {
             log.error("cannot connect to the \(mock == nil ? "system" : "mock") D-Bus bus: \(error)")
             return ExitCode.failure
         }
-        let service = DaemonService(configuration: configuration, log: log)
+        let service = DaemonService(configuration: configuration, log: log, executor: central.executor)
         let bridge = CentralBridge(
             hub: service.hub, central: central, configuration: thermometerConfiguration, log: log)
         await service.hub.attach(bridge)
@@ -144,7 +144,7 @@ public struct DaemonRunner {
         let notifier = notifier
         Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval / 2)
+                try? await Deadline.sleep(for: interval / 2)
                 await central.ping()
                 try? notifier.watchdog()
             }

@@ -1,9 +1,10 @@
+public import Central
 public import UnixSupport
 
 /// The hub and the socket server wired together: the part of blectld that is not Bluetooth.
 ///
 /// ```swift
-/// let service = DaemonService(configuration: configuration, log: log)
+/// let service = DaemonService(configuration: configuration, log: log, executor: central.executor)
 /// let bridge = CentralBridge(hub: service.hub, …)   // reports through hub.apply(_:)
 /// await service.hub.attach(bridge)
 /// try await service.start(inheriting: listenFDs().first)
@@ -17,11 +18,17 @@ public final class DaemonService: Sendable {
     public let server: SocketServer
 
     /// Creates the hub and the server from the configuration; nothing runs yet.
-    public init(configuration: DaemonConfiguration, log: Log, central: (any CentralControl)? = nil) {
-        hub = Hub(limits: Hub.Limits(configuration: configuration), central: central)
+    ///
+    /// - Parameter executor: what the hub, and under it the server, run on (blectld
+    ///   passes the central's, so a reading goes from D-Bus to the socket on one thread).
+    public init(
+        configuration: DaemonConfiguration, log: Log, central: (any CentralControl)? = nil,
+        executor: QueueExecutor? = nil
+    ) {
+        hub = Hub(limits: Hub.Limits(configuration: configuration), central: central, executor: executor)
         server = SocketServer(
             configuration: SocketServer.Configuration(configuration: configuration),
-            handler: RequestDispatcher(hub: hub), log: log)
+            handler: RequestDispatcher(hub: hub), log: log, target: hub.executor.queue)
     }
 
     /// Creates a service from parts, for tests and unusual set-ups.

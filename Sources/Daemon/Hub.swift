@@ -1,4 +1,5 @@
 public import BlectlProtocol
+public import Central
 public import FoundationEssentials
 
 /// The daemon's state: adapter, peripherals, connections and reading history.
@@ -7,7 +8,15 @@ public import FoundationEssentials
 /// numbers and times, keeps bounded state, and hands each resulting ``Event`` to its
 /// listeners (the socket server). Requests are answered from this state, going to the
 /// Bluetooth side through ``CentralControl`` only for scans and fresh reads.
+///
+/// The hub runs on a ``QueueExecutor``: blectld gives it the central's, so readings
+/// reach it, and through it the socket server, on one thread without hops.
 public actor Hub {
+    /// The executor the hub runs on.
+    public nonisolated let executor: QueueExecutor
+    /// The hub's executor, for the actor runtime.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     /// Bounds and defaults.
     public struct Limits: Sendable {
         /// Readings and reading errors kept per device.
@@ -70,12 +79,15 @@ public actor Hub {
     var waiters = ChangeWaiters()
     var scanTask: Task<Void, any Error>?
 
-    /// Creates a hub; `now` is the clock for timestamps (tests pass a fixed one).
+    /// Creates a hub; `now` is the clock for timestamps (tests pass a fixed one), and
+    /// `executor` the one it runs on (its own when not given).
     public init(
         limits: Limits = Limits(),
         central: (any CentralControl)? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        executor: QueueExecutor? = nil
     ) {
+        self.executor = executor ?? QueueExecutor(label: "blectl.hub")
         self.limits = limits
         self.central = central
         self.now = now

@@ -65,36 +65,34 @@ struct LineBuffer {
 }
 
 /// Bytes waiting to be written to one client, counted so the bound can be enforced.
+///
+/// One contiguous buffer, so that everything queued goes out in one `send`: a burst of
+/// events costs one system call per client, not one per line.
 struct OutputQueue {
-    private var chunks: [[UInt8]] = []
-    private var head = 0
-    /// How much of the first chunk was already written.
-    private var offset = 0
-    /// Bytes queued and not yet written.
-    private(set) var byteCount = 0
+    private var bytes: [UInt8] = []
+    /// How much of `bytes` was already written.
+    private var start = 0
 
+    /// Bytes queued and not yet written.
+    var byteCount: Int { bytes.count - start }
     var isEmpty: Bool { byteCount == 0 }
 
     mutating func append(_ chunk: [UInt8]) {
-        guard !chunk.isEmpty else { return }
-        chunks.append(chunk)
-        byteCount += chunk.count
+        bytes.append(contentsOf: chunk)
     }
 
-    /// Calls `body` with the unwritten part of the first chunk; `body` returns how many
-    /// bytes it wrote, which are then dropped from the queue.
+    /// Calls `body` with every unwritten byte; `body` returns how many bytes it wrote,
+    /// which are then dropped from the queue.
     mutating func writeFront(_ body: (UnsafeRawBufferPointer) -> Int) {
-        guard head < chunks.count else { return }
-        let written = chunks[head].withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-        offset += written
-        byteCount -= written
-        if offset == chunks[head].count {
-            head += 1
-            offset = 0
-            if head == chunks.count || head >= 64 {
-                chunks.removeFirst(head)
-                head = 0
-            }
+        guard !isEmpty else { return }
+        let written = bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        start += written
+        if start == bytes.count {
+            bytes.removeAll(keepingCapacity: bytes.capacity <= 64 * 1024)
+            start = 0
+        } else if start >= 64 * 1024 {
+            bytes.removeFirst(start)
+            start = 0
         }
     }
 }

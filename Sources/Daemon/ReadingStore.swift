@@ -13,6 +13,18 @@ struct ReadingStore {
         var lastSeq: UInt64 = 0
         /// The highest `seq` evicted from `events`.
         var evictedThrough: UInt64 = 0
+
+        /// Appends one event with its `seq`, in place.
+        mutating func record(_ event: Event, seq: UInt64) {
+            if let evicted = events.append(event)?.seq {
+                evictedThrough = max(evictedThrough, evicted)
+            }
+            lastSeq = seq
+            if case .reading(let reading) = event {
+                latestReading = reading
+                name = reading.name ?? name
+            }
+        }
     }
 
     let perDevice: Int
@@ -29,17 +41,10 @@ struct ReadingStore {
     /// Stores a reading or reading error (events without `seq` and address are ignored).
     mutating func record(_ event: Event) {
         guard let seq = event.seq, let address = event.address else { return }
-        var device = devices[address] ?? Device(events: BoundedBuffer(capacity: perDevice))
-        if let evicted = device.events.append(event)?.seq {
-            device.evictedThrough = max(device.evictedThrough, evicted)
-        }
-        device.lastSeq = seq
-        if case .reading(let reading) = event {
-            device.latestReading = reading
-            device.name = reading.name ?? device.name
-        }
-        devices[address] = device
-        if devices.count > maxDevices { forgetOldestDevice(except: address) }
+        // Mutated in place: copying a `Device` out would copy its whole history buffer.
+        let isNew = devices[address] == nil
+        devices[address, default: Device(events: BoundedBuffer(capacity: perDevice))].record(event, seq: seq)
+        if isNew, devices.count > maxDevices { forgetOldestDevice(except: address) }
     }
 
     private mutating func forgetOldestDevice(except address: String) {

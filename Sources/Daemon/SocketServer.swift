@@ -1,6 +1,7 @@
 public import BlectlProtocol
-import Dispatch
+public import Dispatch
 public import Glibc
+import Synchronization
 public import UnixSupport
 
 /// The daemon's Unix socket: accepts clients, answers their requests, pushes events.
@@ -66,7 +67,7 @@ public final class SocketServer: @unchecked Sendable {
     let configuration: Configuration
     let handler: any RequestHandling
     let log: Log
-    let queue = DispatchQueue(label: "blectl.socket-server")
+    let queue: DispatchQueue
 
     private var listenFD: Int32 = -1
     private var listenSource: (any DispatchSourceRead)?
@@ -78,6 +79,9 @@ public final class SocketServer: @unchecked Sendable {
     private var openDescriptors = 0
     private var stopping = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Events broadcast and not yet delivered, in `seq` order (a lock: the hub adds them
+    /// from its own executor).
+    private let pendingEvents = Mutex<[Event]>([])
     var statistics = Statistics()
     /// The highest `seq` broadcast so far; `subscribe` replies with it.
     private(set) var lastSeq: UInt64 = 0
@@ -85,7 +89,12 @@ public final class SocketServer: @unchecked Sendable {
     let receiveBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
 
     /// Creates a server; nothing happens until ``start(inheriting:)``.
-    public init(configuration: Configuration, handler: any RequestHandling, log: Log) {
+    ///
+    /// - Parameter target: a queue for the server's own queue to run on (blectld passes
+    ///   the hub's, so events are written without a thread hop); never one that calls
+    ///   ``start(inheriting:)``, which waits for the server's queue.
+    public init(configuration: Configuration, handler: any RequestHandling, log: Log, target: DispatchQueue? = nil) {
+        self.queue = DispatchQueue(label: "blectl.socket-server", target: target)
         self.configuration = configuration
         self.handler = handler
         self.log = log
@@ -156,17 +165,34 @@ public final class SocketServer: @unchecked Sendable {
     /// Pushes `event` to every client subscribed to its type.
     ///
     /// Call in `seq` order (the hub does): events are queued in the order of the calls.
+    /// Events that arrive while the queue is busy are delivered together, with one write
+    /// per client.
     public func broadcast(_ event: Event) {
-        queue.async { [self] in
+        let first = pendingEvents.withLock { pending in
+            pending.append(event)
+            return pending.count == 1
+        }
+        if first { queue.async { [self] in deliverPendingEvents() } }
+    }
+
+    private func deliverPendingEvents() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let events = pendingEvents.withLock { pending in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        var written: [Int: ClientConnection] = [:]
+        for event in events {
             if let seq = event.seq { lastSeq = max(lastSeq, seq) }
             let subscribers = clients.values.filter { $0.wants(event.type) }
-            guard !subscribers.isEmpty else { return }
-            guard let line = try? JSONLines.encode(event) else {
+            guard !subscribers.isEmpty else { continue }
+            guard let line = try? event.jsonLine() else {
                 log.error("could not encode a \(event.type.rawValue) event")
-                return
+                continue
             }
-            for client in subscribers { client.send(line) }
+            for client in subscribers where client.enqueue(line) { written[client.id] = client }
         }
+        for client in written.values { client.flush() }
     }
 
     /// Raises the `seq` that `subscribe` reports to at least `seq`; call with the hub's

@@ -1,4 +1,5 @@
 import BlectlProtocol
+import Central
 import Synchronization
 
 /// Runs work against a deadline without waiting for work that ignores cancellation.
@@ -27,7 +28,7 @@ enum TimeLimit {
                     })
                 gate.own(
                     Task {
-                        try? await Task.sleep(until: deadline, clock: .continuous)
+                        try? await Deadline.sleep(until: deadline)
                         gate.finish(nil)
                     })
             }

@@ -9,6 +9,9 @@ struct AdapterState: Sendable {
     var clients = DiscoveryClients()
     /// Devices reported in the current discovery, most recent first (`discovery_found`).
     var found: [ObjectPath] = []
+    /// When each peripheral advertises next, kept between scans: peripherals go on
+    /// advertising while nobody scans, so a new scan hears each at its own phase.
+    var advertisingSchedule: [ContinuousClock.Instant] = []
 }
 
 extension Bluetoothd {

@@ -108,12 +108,21 @@ extension Bluetoothd {
 
     /// The scan: every peripheral's advertisement is processed at its own pace while the
     /// adapter discovers.
+    ///
+    /// The first scan hears peripheral *i* first `firstAdvertisement` + 20 ms × *i* after it
+    /// starts; later scans hear each at the next advertisement of its own schedule, which
+    /// went on while nobody scanned.
     func scan(_ name: String) async {
         let count = world.withState { $0.peripherals.count }
-        guard count > 0 else { return }
+        guard count > 0, var due = adapters[name]?.advertisingSchedule else { return }
         let clock = ContinuousClock()
         let start = clock.now
-        var due = (0..<count).map { start + timings.firstAdvertisement + .milliseconds(20 * $0) }
+        let first = start + timings.firstAdvertisement
+        let interval = timings.advertisingInterval
+        due = due.prefix(count).map { next in
+            next >= first ? next : next + interval * Int(((first - next) / interval).rounded(.up))
+        }
+        due += (due.count..<count).map { first + .milliseconds(20 * $0) }
         while running, adapters[name]?.discovering == true, !Task.isCancelled {
             let index = due.indices.min { due[$0] < due[$1] }!
             do { try await Task.sleep(until: due[index], clock: clock) } catch { return }
@@ -122,6 +131,7 @@ extension Bluetoothd {
             let jitter = world.withState { $0.jitter(-5...5) }
             due[index] =
                 max(clock.now, due[index]) + timings.advertisingInterval + timings.advertisingInterval / 100 * jitter
+            adapters[name]?.advertisingSchedule = due
         }
     }
 

@@ -32,6 +32,28 @@ struct MonitorTests {
         }
     }
 
+    @Test("many thermometers found at once connect in batches, not one per scan pause")
+    func manyThermometers() async throws {
+        let count = 100
+        // Every 100 ms the scan hears each thermometer; the first hears them 20 ms apart.
+        try await MockFixture.with(scenario: MockFixture.scenario(thermometers: count, others: 0)) { fixture in
+            var configuration = quickConfiguration()
+            configuration.connectBatchWindow = .milliseconds(300)
+            let (monitor, log) = await startMonitor(fixture, configuration: configuration)
+            let started = ContinuousClock.now
+            for index in 1...count {
+                let address = "DC:A6:32:00:00:" + String(index, radix: 16, uppercase: true).leftPadded(to: 2)
+                _ = try await log.first { event in
+                    if case .connected(let connected, _) = event, connected.description == address { true } else { nil }
+                }
+            }
+            // The first scan hears the last one after 2 s. One pause per thermometer (each
+            // serving only the first one heard when the scan resumes) takes about 12 s here.
+            #expect(ContinuousClock.now - started < .seconds(9))
+            await monitor.shutdown()
+        }
+    }
+
     @Test("readNow returns a fresh value from the peripheral")
     func readNow() async throws {
         try await MockFixture.with { fixture in
@@ -67,5 +89,11 @@ struct MonitorTests {
             }
             await monitor.shutdown()
         }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

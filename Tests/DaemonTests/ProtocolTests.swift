@@ -129,4 +129,42 @@ struct ProtocolTests {
         #expect(ServerLine.classify(Array(#"{"type":"from_the_future"}"#.utf8)) == .unknown)
         #expect(ServerLine.classify(Array("garbage".utf8)) == .unknown)
     }
+
+    @Test("Reading lines written by hand are the encoder's bytes")
+    func fastReadingLines() throws {
+        let names: [String?] = ["Thermometer", nil, "", "a/b", #"quo"te"#, "back\\slash", "tab\tname", "Küche"]
+        let raws = ["112.5 F", "", "\u{1}", "e0f1"]
+        var celsiusValues: [Double] = [0, -0.0, 100, -273.15, 1e21, 1e-7, .nan, .infinity, 12345678.9]
+        celsiusValues += stride(from: -5000, through: 15000, by: 7).map { (Double($0) / 100 * 100).rounded() / 100 }
+        celsiusValues += stride(from: -50.0, through: 150.0, by: 0.37).map { ($0 * 100).rounded() / 100 }
+        let times = [
+            Self.time, Timestamp(rfc3339: "1970-01-01T00:00:00Z")!, Timestamp(rfc3339: "2099-12-31T23:59:59.999Z")!,
+        ]
+        var index = 0
+        for celsius in celsiusValues {
+            index += 1
+            let reading = Reading(
+                seq: UInt64(index * 977), time: times[index % times.count], address: "DC:A6:32:01:02:03",
+                name: names[index % names.count], celsius: celsius, raw: raws[index % raws.count],
+                unit: index % 2 == 0 ? .celsius : .fahrenheit)
+            let event = Event.reading(reading)
+            if celsius.isFinite {
+                #expect(try event.jsonLine() == JSONLines.encode(event), "\(reading)")
+            } else {
+                #expect(throws: (any Error).self) { try event.jsonLine() }
+            }
+        }
+        let failure = ReadingFailure(
+            seq: 13, time: Self.time, address: "DC:A6:32:01:02:03", name: nil, error: "not a number", rawHex: "ff00")
+        #expect(try Event.readingError(failure).jsonLine() == JSONLines.encode(Event.readingError(failure)))
+    }
+
+    @Test("Timestamps keep their wire form")
+    func timestampText() {
+        #expect(Self.time.rfc3339 == "2026-11-30T01:02:03.456Z")
+        #expect(Timestamp(rfc3339: "1970-01-01T00:00:00Z")!.rfc3339 == "1970-01-01T00:00:00.000Z")
+        var beforeEpoch = Self.time
+        beforeEpoch.millisecondsSince1970 = -1
+        #expect(beforeEpoch.rfc3339 == "1969-12-31T23:59:59.999Z")
+    }
 }

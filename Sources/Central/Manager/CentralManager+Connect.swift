@@ -41,11 +41,11 @@ extension CentralManager {
     }
 
     private func waitForServices(_ path: ObjectPath, since epoch: Int, timeout: Duration) async throws(CentralError) {
-        let outcome = await wait(timeout: timeout) { central -> Result<Void, CentralError>? in
+        let outcome = await wait(timeout: timeout, device: path) { central -> Result<Void, CentralError>? in
             guard central.state == .poweredOn else { return .failure(.notPoweredOn(central.state)) }
-            guard let device = central.device(path) else { return .failure(.peripheralGone) }
+            guard central.hasDevice(path) else { return .failure(.peripheralGone) }
             if central.disconnects[path, default: 0] != epoch { return .failure(.disconnected) }
-            return device.servicesResolved ? .success(()) : nil
+            return central.servicesResolved(path) ? .success(()) : nil
         }
         switch outcome {
         case .success?: return

@@ -16,4 +16,22 @@ extension CentralManager {
         let adapter = adapterPath
         return mirror { $0.devices(on: adapter) }
     }
+
+    /// Whether BlueZ has a device object at `path` (cheaper than ``device(_:)``).
+    public func hasDevice(_ path: ObjectPath) -> Bool {
+        mirror { $0.tree.has(path, BlueZ.Interface.device) }
+    }
+
+    /// Whether the device at `path` has its GATT services resolved (cheaper than ``device(_:)``).
+    public func servicesResolved(_ path: ObjectPath) -> Bool {
+        mirror { $0.tree.properties(path, BlueZ.Interface.device)?["ServicesResolved"] } == .boolean(true)
+    }
+
+    /// The path of the device with `address` on our adapter, if BlueZ knows it.
+    public func knownDevicePath(_ address: BluetoothAddress) -> ObjectPath? {
+        guard let adapter = adapterPath else { return knownDevices().first { $0.address == address }?.path }
+        let element = "dev_" + String(address.description.map { $0 == ":" ? "_" : $0 })
+        guard let path = adapter.appending(element), hasDevice(path) else { return nil }
+        return path
+    }
 }

@@ -12,6 +12,10 @@ public actor CentralManager {
     /// The BlueZ client underneath.
     public nonisolated let client: BlueZService
     public nonisolated var unownedExecutor: UnownedSerialExecutor { client.unownedExecutor }
+    /// The executor (one dispatch queue) the central, its BlueZ client and the D-Bus
+    /// connection run on; the monitor's reports are made on it. State that follows the
+    /// central can run on it too, and then takes every report without a thread hop.
+    public nonisolated var executor: QueueExecutor { client.connection.executor }
 
     let options: CentralOptions
     /// The central's state.
@@ -79,8 +83,16 @@ public actor CentralManager {
 
     /// Waits until `condition` returns a value, checked now and after every
     /// event; nil when `timeout` passes first or the task is cancelled.
+    ///
+    /// Conditions are not checked after `Value` updates (notifications and read
+    /// echoes): follow ``CentralEvent/valueUpdated(_:_:)`` for those.
+    ///
+    /// - Parameter device: when given, the condition depends only on that device's
+    ///   objects (its `Device1` and GATT objects) and on global state (adapters,
+    ///   bluetoothd, ``state``), and is checked only after changes of those.
     public func wait<T: Sendable>(
-        timeout: Duration?, until condition: @escaping @Sendable (isolated CentralManager) -> T?
+        timeout: Duration?, device: ObjectPath? = nil,
+        until condition: @escaping @Sendable (isolated CentralManager) -> T?
     ) async -> T? {
         let box = WaitID()
         return await withTaskCancellationHandler {
@@ -90,14 +102,16 @@ public actor CentralManager {
                     continuation.resume(returning: value)
                     return true
                 }
-                guard let id = waiters.add(check: check, expire: { continuation.resume(returning: nil) }) else {
+                guard
+                    let id = waiters.add(device: device, check: check, expire: { continuation.resume(returning: nil) })
+                else {
                     return
                 }
                 box.set(id)
                 if Task.isCancelled { return waiters.expire(id) }
                 if let timeout {
                     Task { [weak self] in
-                        try? await Task.sleep(for: timeout)
+                        try? await Deadline.sleep(for: timeout)
                         await self?.expireWaiter(id)
                     }
                 }
@@ -151,6 +165,11 @@ public actor CentralManager {
     // MARK: BlueZ events
 
     private func handle(_ event: BlueZEvent) {
+        handleState(event)
+        waiters.evaluate(trigger(of: event))
+    }
+
+    private func handleState(_ event: BlueZEvent) {
         switch event {
         case .serviceAppeared, .serviceVanished:
             notifySessions = []
@@ -164,7 +183,31 @@ public actor CentralManager {
         case .propertiesChanged(let path, let interface, let changed, _):
             handleChanged(path, interface, changed)
         }
-        waiters.evaluate()
+    }
+
+    /// The waiters an event can concern: `Value` updates concern none, changes below a
+    /// device that device's, anything else all.
+    private func trigger(of event: BlueZEvent) -> WaitTrigger {
+        let path: ObjectPath
+        switch event {
+        case .serviceAppeared, .serviceVanished:
+            return .everything
+        case .interfacesAdded(let object, _), .interfacesRemoved(let object, _):
+            path = object
+        case .propertiesChanged(let object, let interface, let changed, let invalidated):
+            if Self.isValueOnly(interface, changed, invalidated) { return .none }
+            path = object
+        }
+        return Self.devicePath(containing: path).map { .device($0) } ?? .everything
+    }
+
+    private static func isValueOnly(_ interface: String, _ changed: [String: DBusValue], _ invalidated: [String])
+        -> Bool
+    {
+        guard interface == BlueZ.Interface.gattCharacteristic || interface == BlueZ.Interface.gattDescriptor else {
+            return false
+        }
+        return invalidated.isEmpty && changed.count == 1 && changed["Value"] != nil
     }
 
     private func handleAdded(_ path: ObjectPath, _ interfaces: [String]) {
@@ -217,6 +260,11 @@ public actor CentralManager {
     /// The device a GATT object belongs to (the `dev_…` element of its path).
     private func gattDevice(_ path: ObjectPath, _ interfaces: [String]) -> ObjectPath? {
         guard interfaces.contains(where: { $0.hasPrefix("org.bluez.Gatt") }) else { return nil }
+        return Self.devicePath(containing: path)
+    }
+
+    /// The device object at or above `path` (the `dev_…` element of its path), if any.
+    static func devicePath(containing path: ObjectPath) -> ObjectPath? {
         var current: ObjectPath? = path
         while let candidate = current {
             if candidate.lastElement.hasPrefix("dev_") { return candidate }

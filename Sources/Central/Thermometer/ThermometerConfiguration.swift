@@ -26,6 +26,14 @@ public struct ThermometerConfiguration: Sendable {
     public var rescanPeriod: Duration
     /// How long each of those periodic scans lasts.
     public var rescanWindow: Duration
+    /// Our scan pauses while connects are under way; within a scan window, for at most
+    /// this long, so that a connect that hangs does not stop discovery.
+    public var scanPauseLimit: Duration
+    /// After a pause for connects, the scan runs at least this long before the next
+    /// pause, so that one pause serves every thermometer heard meanwhile (about one
+    /// advertising interval): without it, each pause would serve only the first
+    /// thermometer heard after the scan resumed.
+    public var connectBatchWindow: Duration
 
     /// Creates a configuration with the defaults that suit the Pi thermometer.
     public init(
@@ -34,7 +42,8 @@ public struct ThermometerConfiguration: Sendable {
         dataTimeout: Duration = .seconds(16), serviceTimeout: Duration = .seconds(30),
         rescanInterval: Duration = .seconds(8), seenReportInterval: Duration = .seconds(10),
         discoveryWindow: Duration = .seconds(20), rescanPeriod: Duration = .seconds(20),
-        rescanWindow: Duration = .seconds(8)
+        rescanWindow: Duration = .seconds(8), scanPauseLimit: Duration = .seconds(3),
+        connectBatchWindow: Duration = .seconds(1)
     ) {
         self.names = names
         self.profiles = profiles
@@ -47,5 +56,7 @@ public struct ThermometerConfiguration: Sendable {
         self.discoveryWindow = discoveryWindow
         self.rescanPeriod = rescanPeriod
         self.rescanWindow = rescanWindow
+        self.scanPauseLimit = scanPauseLimit
+        self.connectBatchWindow = connectBatchWindow
     }
 }

@@ -44,7 +44,7 @@ extension ThermometerMonitor {
                 await recover(from: error, peripheral)
             }
             let delay = configuration.reconnect.delay(attempt: max(failures, 1), using: &random)
-            try? await Task.sleep(for: delay)
+            try? await Deadline.sleep(for: delay)
         }
     }
 
@@ -73,7 +73,7 @@ extension ThermometerMonitor {
         awaitingDevice.insert(address)
         reconcileScan()
         let found = await central.wait(timeout: configuration.rescanInterval) { central in
-            central.knownDevices().first { $0.address == address }.map { $0.path }
+            central.knownDevicePath(address)
         }
         guard let path = found else {
             try? await central.restartScan()
@@ -92,14 +92,8 @@ extension ThermometerMonitor {
     /// Connects (unless already up), finds the temperature characteristic by
     /// UUID, reads it and the user descriptions, and subscribes.
     private func connectAndSubscribe(_ peripheral: Peripheral) async throws -> Characteristic {
-        connectsInFlight += 1
-        reconcileScan()
-        defer {
-            connectsInFlight -= 1
-            reconcileScan()
-        }
         let epoch = await central.disconnectCount(peripheral.path)
-        try await central.connect(peripheral, timeout: configuration.connectTimeout)
+        try await connectPausingScan(peripheral)
         let (characteristic, profile) = try await findTemperature(peripheral, epoch: epoch)
         await describe(peripheral, characteristic)
         streams[characteristic.path] = Stream(address: peripheral.address, profile: profile, lastValue: .now)
@@ -110,16 +104,25 @@ extension ThermometerMonitor {
         return characteristic
     }
 
+    /// Connects with our scan paused (the link and GATT discovery need the radio; reads
+    /// and subscribing on a live link do not).
+    private func connectPausingScan(_ peripheral: Peripheral) async throws {
+        await beginConnect()
+        defer { endConnect() }
+        try Task.checkCancellation()
+        try await central.connect(peripheral, timeout: configuration.connectTimeout)
+    }
+
     /// The first temperature characteristic of a known profile; waits for the
     /// GATT objects when they are not (yet, or again) exported.
     private func findTemperature(_ peripheral: Peripheral, epoch: Int) async throws -> (
         Characteristic, any ThermometerProfile
     ) {
         let profiles = configuration.profiles
-        let found = await central.wait(timeout: configuration.serviceTimeout) {
+        let found = await central.wait(timeout: configuration.serviceTimeout, device: peripheral.path) {
             central -> Result<(Characteristic, any ThermometerProfile), CentralError>? in
             guard central.state == .poweredOn else { return .failure(.notPoweredOn(central.state)) }
-            guard central.device(peripheral.path) != nil else { return .failure(.peripheralGone) }
+            guard central.hasDevice(peripheral.path) else { return .failure(.peripheralGone) }
             if central.disconnects[peripheral.path, default: 0] != epoch { return .failure(.disconnected) }
             for service in central.currentServices(profiles.allServiceUUIDs, of: peripheral) {
                 guard let uuid = service.uuid, let profile = profiles.profile(forService: uuid) else { continue }
@@ -147,9 +150,10 @@ extension ThermometerMonitor {
         let path = peripheral.path
         let epoch = await central.disconnectCount(path)
         while !Task.isCancelled {
-            let loss = await central.wait(timeout: configuration.dataTimeout) { central -> StreamLoss? in
+            let loss = await central.wait(timeout: configuration.dataTimeout, device: path) {
+                central -> StreamLoss? in
                 guard central.state == .poweredOn else { return .adapterOff(central.state) }
-                guard central.device(path) != nil else { return .removed }
+                guard central.hasDevice(path) else { return .removed }
                 if central.disconnects[path, default: 0] != epoch { return .disconnected }
                 return central.exists(characteristic) ? nil : .gattReplaced
             }

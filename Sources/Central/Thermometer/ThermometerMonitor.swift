@@ -25,6 +25,10 @@ public actor ThermometerMonitor {
     var awaitingDevice: Set<BluetoothAddress> = []
     /// Connects under way (our scan pauses meanwhile, as the seed does).
     var connectsInFlight = 0
+    /// When the current pause for connects began.
+    var connectPauseStarted: ContinuousClock.Instant?
+    /// When the last pause for connects ended (the scan resumed).
+    var connectPauseEnded: ContinuousClock.Instant?
     /// Advertised names, remembered because BlueZ replaces them by the GAP name on connect.
     var advertisedNames: [BluetoothAddress: String] = [:]
     private var lastSeenReport: [BluetoothAddress: ContinuousClock.Instant] = [:]
@@ -68,7 +72,7 @@ public actor ThermometerMonitor {
         openScanWindow(configuration.discoveryWindow)
         rescanner = Task { [weak self, period = configuration.rescanPeriod, window = configuration.rescanWindow] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: period)
+                try? await Deadline.sleep(for: period)
                 await self?.openScanWindow(window)
             }
         }
@@ -98,7 +102,7 @@ public actor ThermometerMonitor {
         // Everyone in range is reported again in this window, not only newcomers.
         lastSeenReport = [:]
         openScanWindow(duration)
-        try? await Task.sleep(for: duration)
+        try? await Deadline.sleep(for: duration)
     }
 
     /// Keeps our scan on for at least `duration` (paused only while connecting).
@@ -108,7 +112,7 @@ public actor ThermometerMonitor {
         scanUntil = end
         reconcileScan()
         Task { [weak self] in
-            try? await Task.sleep(for: duration)
+            try? await Deadline.sleep(for: duration)
             await self?.reconcileScan()
         }
     }
@@ -236,11 +240,43 @@ public actor ThermometerMonitor {
         }
     }
 
+    /// Whether our scan should be on: in a scan window, or while a thermometer is missing;
+    /// paused while connects are under way (within a window for at most `scanPauseLimit`).
     private func scanWanted() -> Bool {
         guard central.assumeIsolated({ $0.state }) == .poweredOn else { return false }
-        if let until = scanUntil, until > .now { return true }
-        guard connectsInFlight == 0 else { return false }
-        return sessions.isEmpty || !awaitingDevice.isEmpty
+        let windowOpen = scanUntil.map { $0 > .now } ?? false
+        if let paused = connectPauseStarted {
+            return windowOpen && ContinuousClock.now - paused >= configuration.scanPauseLimit
+        }
+        return windowOpen || sessions.isEmpty || !awaitingDevice.isEmpty
+    }
+
+    /// Counts a connect in: the first one pauses our scan, and the whole batch shares the
+    /// pause. Soon after a pause, waits until `connectBatchWindow` after it, so that the
+    /// thermometers heard in that time connect in one batch.
+    func beginConnect() async {
+        if connectsInFlight == 0, let ended = connectPauseEnded {
+            try? await Deadline.sleep(until: ended + configuration.connectBatchWindow)
+        }
+        connectsInFlight += 1
+        if connectPauseStarted == nil {
+            connectPauseStarted = .now
+            Task { [weak self, limit = configuration.scanPauseLimit] in
+                try? await Deadline.sleep(for: limit)
+                await self?.reconcileScan()
+            }
+        }
+        reconcileScan()
+    }
+
+    /// Counts a connect out: the scan resumes when it was the last.
+    func endConnect() {
+        connectsInFlight -= 1
+        if connectsInFlight == 0 {
+            connectPauseStarted = nil
+            connectPauseEnded = .now
+        }
+        reconcileScan()
     }
 
     func log(_ level: Int, _ message: String) { report(.log(level: level, message: message)) }
