@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import DBusCore
 
 /// Sleeping on a dispatch deadline instead of `Task.sleep`.
 ///
@@ -42,7 +42,7 @@ private final class Sleeper: Sendable {
         var outcome: (any Error)??
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func install(_ continuation: CheckedContinuation<Void, any Error>) {
         let early: (any Error)?? = state.withLock { state in

@@ -28,3 +28,6 @@ public typealias EnvironmentalSensingProfile = ThermometerProfiles.Environmental
 /// A serial executor on one dispatch queue (from the D-Bus layer): the central's
 /// executor, which a daemon can share to avoid thread hops.
 public typealias QueueExecutor = DBusCore.QueueExecutor
+/// A value behind a pthread mutex (from the D-Bus layer); unlike `Synchronization.Mutex`,
+/// ThreadSanitizer sees it.
+public typealias Locked = DBusCore.Locked

@@ -31,10 +31,12 @@ public final class CentralBridge: CentralControl {
         await monitor.shutdown()
     }
 
+    /// Scans for `duration` (a `scan` request), on top of the monitor's own windows.
     public func scan(for duration: Duration) async throws {
         await monitor.scan(for: duration)
     }
 
+    /// Reads the thermometer at `address` now (a `read` request), returning its sample.
     public func readNow(address: String) async throws -> TemperatureSample {
         guard let parsed = BluetoothAddress(address) else {
             throw ErrorInfo(.badRequest, "not a Bluetooth address: \(address)")

@@ -1,7 +1,7 @@
 public import BlectlProtocol
 public import Dispatch
 public import Glibc
-import Synchronization
+import Central
 public import UnixSupport
 
 /// The daemon's Unix socket: accepts clients, answers their requests, pushes events.
@@ -81,7 +81,7 @@ public final class SocketServer: @unchecked Sendable {
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
     /// Events broadcast and not yet delivered, in `seq` order (a lock: the hub adds them
     /// from its own executor).
-    private let pendingEvents = Mutex<[Event]>([])
+    private let pendingEvents = Locked<[Event]>([])
     var statistics = Statistics()
     /// The highest `seq` broadcast so far; `subscribe` replies with it.
     private(set) var lastSeq: UInt64 = 0

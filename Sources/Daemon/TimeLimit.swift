@@ -1,6 +1,5 @@
 import BlectlProtocol
 import Central
-import Synchronization
 
 /// Runs work against a deadline without waiting for work that ignores cancellation.
 ///
@@ -48,7 +47,7 @@ private final class Gate<Value: Sendable>: Sendable {
         var tasks: [Task<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func install(_ continuation: CheckedContinuation<Value, Never>) {
         let outcome: Value? = state.withLock { state in

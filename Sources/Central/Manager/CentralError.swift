@@ -17,6 +17,7 @@ public enum CentralError: Error, Sendable, Equatable, CustomStringConvertible {
     /// bluetoothd answered with an error.
     case bluez(BlueZError)
 
+    /// A one-line account of the error for logs and users.
     public var description: String {
         switch self {
         case .notPoweredOn(let state): "Bluetooth is not powered on (state \(state.rawValue))"

@@ -1,7 +1,6 @@
 public import BlueZClient
 public import DBusCore
 import ThermometerProfiles
-import Synchronization
 
 /// A BLE central over BlueZ, shaped like CoreBluetooth's `CBCentralManager`
 /// but with async calls and event streams instead of delegates.
@@ -11,6 +10,7 @@ import Synchronization
 public actor CentralManager {
     /// The BlueZ client underneath.
     public nonisolated let client: BlueZService
+    /// The BlueZ client's executor: the central runs on the D-Bus connection's queue.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { client.unownedExecutor }
     /// The executor (one dispatch queue) the central, its BlueZ client and the D-Bus
     /// connection run on; the monitor's reports are made on it. State that follows the
@@ -280,7 +280,7 @@ public actor CentralManager {
 
 /// Hands a waiter's id from the actor to its cancellation handler.
 private final class WaitID: Sendable {
-    private let value = Mutex<UInt64?>(nil)
+    private let value = Locked<UInt64?>(nil)
 
     func set(_ id: UInt64) { value.withLock { $0 = id } }
     func get() -> UInt64? { value.withLock { $0 } }

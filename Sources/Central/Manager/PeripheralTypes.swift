@@ -19,7 +19,9 @@ public struct Peripheral: Sendable, Hashable {
         self.name = name
     }
 
+    /// Peripherals are the same device when their addresses are equal.
     public static func == (lhs: Peripheral, rhs: Peripheral) -> Bool { lhs.address == rhs.address }
+    /// Hashes the address, the identity of a peripheral.
     public func hash(into hasher: inout Hasher) { hasher.combine(address) }
 }
 
