@@ -4,7 +4,7 @@
 #
 # How: boot Debian's stock kernel (unpacked from its package, never installed)
 # under qemu/TCG with the host's / shared read-only over 9p; inside the guest:
-# system dbus-daemon, btvirt (3 emulated LE controllers on one virtual radio),
+# system dbus-daemon, btvirt (4 emulated LE controllers on one virtual radio),
 # bluetoothd, the project's test peripheral(s), and blectld/blectl under test.
 # ONE guest runs every scenario (guest/driver.py). Nothing touches the host's
 # Bluetooth state or system bus: all of it lives in the guest.
@@ -107,9 +107,11 @@ fi
 # busybox + modules for the 9p root and the Bluetooth stack, in dependency
 # order (insmod from RAM: much faster than modprobe over 9p under TCG). drbg and
 # its helpers must come before ecdh_generic (its self-test needs an RNG); ecb,
-# cmac, algif_*: AF_ALG crypto btvirt needs ("Failed to open Virtual HCI device").
+# cmac, algif_*: AF_ALG crypto btvirt needs ("Failed to open Virtual HCI device");
+# bnep: bluetoothd opens a BNEP socket at start and would otherwise wait for an
+# on-demand modprobe over 9p.
 INITRD_MODS="virtio_pci 9pnet_virtio 9p virtio_rng sha3_generic jitterentropy_rng
-  sha512_generic ctr drbg ecb cmac algif_skcipher algif_hash hci_vhci"
+  sha512_generic ctr drbg ecb cmac algif_skcipher algif_hash hci_vhci bnep"
 INITRD=$B/initramfs-$KVER.cpio.gz
 if [ ! -f "$INITRD" ] || [ "$HERE/guest/init" -nt "$INITRD" ] || [ "$0" -nt "$INITRD" ]; then
   say "building the initramfs"
