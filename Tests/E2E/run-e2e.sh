@@ -51,6 +51,9 @@ case "$CENTRAL" in
   *) setup_error "--central must be blectl or standin";;
 esac
 mkdir -p "$W" "$B" || setup_error "cannot create $W"
+# one run at a time per scratch dir (and qemu under TCG takes every core anyway)
+exec 9> "$W/.lock"
+flock -n 9 || setup_error "another run-e2e.sh is using $W"
 
 # ------------------------------------------------------------- 1. packages
 PKGS="qemu-system-x86 busybox-static bluez bluez-test-tools dbus python3-dbus python3-gi kmod"
@@ -142,18 +145,34 @@ DRIVER_TIMEOUT=${DRIVER_TIMEOUT:-400}
 { echo "DRIVER_ARGS='$DRIVER_ARGS'"; echo "DRIVER_TIMEOUT=$DRIVER_TIMEOUT"; } > "$OUT/guest.env"
 say "booting $KVER under qemu (tcg, ${VM_TIMEOUT}s limit); central: $CENTRAL; logs: $OUT"
 show() { if [ "$QUIET" = 1 ]; then cat > /dev/null; else cat; fi; }
-timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi \
-  -smp "$(nproc)" -m "${MEM_MB:-1024}" -nographic -no-reboot -nic none \
-  -kernel "$KERNEL" -initrd "$INITRD" \
-  -append "console=ttyS0 panic=1 loglevel=4 e2e_w=$W e2e_out=$OUT" \
-  -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
-  -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
-  -fsdev local,id=work,path="$W",security_model=none,multidevs=remap \
-  -device virtio-9p-pci,fsdev=work,mount_tag=work \
-  -device virtio-rng-pci \
-  < /dev/null 2>&1 | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g; s/\r$//' \
-  | tee "$OUT/console.log" | show
-QRC=${PIPESTATUS[0]}
+# qemu is killed at VM_TIMEOUT by timeout(1), and by these traps if the script
+# itself ends early (Ctrl-C, the CI job killed): timeout(1) puts qemu in its own
+# process group, out of reach of the terminal's signals. The VM runs as a
+# background job so that `wait` (unlike a foreground pipeline) lets the traps run.
+kill_qemu() {
+  local pid
+  pid=$(cat "$OUT/qemu.pid" 2>/dev/null) || return 0
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = qemu-system-x86 ] && kill -KILL "$pid" 2>/dev/null
+  return 0
+}
+trap kill_qemu EXIT
+trap 'say "interrupted: killing qemu (logs: $OUT)"; kill_qemu; exit 2' INT TERM HUP
+(
+  timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -pidfile "$OUT/qemu.pid" \
+    -smp "$(nproc)" -m "${MEM_MB:-1024}" -nographic -no-reboot -nic none \
+    -kernel "$KERNEL" -initrd "$INITRD" \
+    -append "console=ttyS0 panic=1 loglevel=4 e2e_w=$W e2e_out=$OUT" \
+    -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+    -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+    -fsdev local,id=work,path="$W",security_model=none,multidevs=remap \
+    -device virtio-9p-pci,fsdev=work,mount_tag=work \
+    -device virtio-rng-pci \
+    < /dev/null 2>&1 | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g; s/\r$//' \
+    | tee "$OUT/console.log" | show
+  exit "${PIPESTATUS[0]}"
+) &
+wait $!
+QRC=$?
 [ "$QRC" = 124 ] || [ "$QRC" = 137 ] && say "qemu killed after ${VM_TIMEOUT}s"
 
 # ------------------------------------------------------------- 6. verdict
