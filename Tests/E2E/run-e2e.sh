@@ -149,6 +149,7 @@ show() { if [ "$QUIET" = 1 ]; then cat > /dev/null; else cat; fi; }
 # itself ends early (Ctrl-C, the CI job killed): timeout(1) puts qemu in its own
 # process group, out of reach of the terminal's signals. The VM runs as a
 # background job so that `wait` (unlike a foreground pipeline) lets the traps run.
+# shellcheck disable=SC2317  # called from the traps below
 kill_qemu() {
   local pid
   pid=$(cat "$OUT/qemu.pid" 2>/dev/null) || return 0
