@@ -4,7 +4,7 @@
 #
 # How: boot Debian's stock kernel (unpacked from its package, never installed)
 # under qemu/TCG with the host's / shared read-only over 9p; inside the guest:
-# system dbus-daemon, btvirt (3 emulated LE controllers on one virtual radio),
+# system dbus-daemon, btvirt (4 emulated LE controllers on one virtual radio),
 # bluetoothd, the project's test peripheral(s), and blectld/blectl under test.
 # ONE guest runs every scenario (guest/driver.py). Nothing touches the host's
 # Bluetooth state or system bus: all of it lives in the guest.
@@ -51,6 +51,9 @@ case "$CENTRAL" in
   *) setup_error "--central must be blectl or standin";;
 esac
 mkdir -p "$W" "$B" || setup_error "cannot create $W"
+# one run at a time per scratch dir (and qemu under TCG takes every core anyway)
+exec 9> "$W/.lock"
+flock -n 9 || setup_error "another run-e2e.sh is using $W"
 
 # ------------------------------------------------------------- 1. packages
 PKGS="qemu-system-x86 busybox-static bluez bluez-test-tools dbus python3-dbus python3-gi kmod"
@@ -107,9 +110,11 @@ fi
 # busybox + modules for the 9p root and the Bluetooth stack, in dependency
 # order (insmod from RAM: much faster than modprobe over 9p under TCG). drbg and
 # its helpers must come before ecdh_generic (its self-test needs an RNG); ecb,
-# cmac, algif_*: AF_ALG crypto btvirt needs ("Failed to open Virtual HCI device").
+# cmac, algif_*: AF_ALG crypto btvirt needs ("Failed to open Virtual HCI device");
+# bnep: bluetoothd opens a BNEP socket at start and would otherwise wait for an
+# on-demand modprobe over 9p.
 INITRD_MODS="virtio_pci 9pnet_virtio 9p virtio_rng sha3_generic jitterentropy_rng
-  sha512_generic ctr drbg ecb cmac algif_skcipher algif_hash hci_vhci"
+  sha512_generic ctr drbg ecb cmac algif_skcipher algif_hash hci_vhci bnep"
 INITRD=$B/initramfs-$KVER.cpio.gz
 if [ ! -f "$INITRD" ] || [ "$HERE/guest/init" -nt "$INITRD" ] || [ "$0" -nt "$INITRD" ]; then
   say "building the initramfs"
@@ -140,18 +145,35 @@ DRIVER_TIMEOUT=${DRIVER_TIMEOUT:-400}
 { echo "DRIVER_ARGS='$DRIVER_ARGS'"; echo "DRIVER_TIMEOUT=$DRIVER_TIMEOUT"; } > "$OUT/guest.env"
 say "booting $KVER under qemu (tcg, ${VM_TIMEOUT}s limit); central: $CENTRAL; logs: $OUT"
 show() { if [ "$QUIET" = 1 ]; then cat > /dev/null; else cat; fi; }
-timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi \
-  -smp "$(nproc)" -m "${MEM_MB:-1024}" -nographic -no-reboot -nic none \
-  -kernel "$KERNEL" -initrd "$INITRD" \
-  -append "console=ttyS0 panic=1 loglevel=4 e2e_w=$W e2e_out=$OUT" \
-  -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
-  -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
-  -fsdev local,id=work,path="$W",security_model=none,multidevs=remap \
-  -device virtio-9p-pci,fsdev=work,mount_tag=work \
-  -device virtio-rng-pci \
-  < /dev/null 2>&1 | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g; s/\r$//' \
-  | tee "$OUT/console.log" | show
-QRC=${PIPESTATUS[0]}
+# qemu is killed at VM_TIMEOUT by timeout(1), and by these traps if the script
+# itself ends early (Ctrl-C, the CI job killed): timeout(1) puts qemu in its own
+# process group, out of reach of the terminal's signals. The VM runs as a
+# background job so that `wait` (unlike a foreground pipeline) lets the traps run.
+# shellcheck disable=SC2317  # called from the traps below
+kill_qemu() {
+  local pid
+  pid=$(cat "$OUT/qemu.pid" 2>/dev/null) || return 0
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = qemu-system-x86 ] && kill -KILL "$pid" 2>/dev/null
+  return 0
+}
+trap kill_qemu EXIT
+trap 'say "interrupted: killing qemu (logs: $OUT)"; kill_qemu; exit 2' INT TERM HUP
+(
+  timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -pidfile "$OUT/qemu.pid" \
+    -smp "$(nproc)" -m "${MEM_MB:-1024}" -nographic -no-reboot -nic none \
+    -kernel "$KERNEL" -initrd "$INITRD" \
+    -append "console=ttyS0 panic=1 loglevel=4 e2e_w=$W e2e_out=$OUT" \
+    -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+    -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+    -fsdev local,id=work,path="$W",security_model=none,multidevs=remap \
+    -device virtio-9p-pci,fsdev=work,mount_tag=work \
+    -device virtio-rng-pci \
+    < /dev/null 2>&1 | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g; s/\r$//' \
+    | tee "$OUT/console.log" | show
+  exit "${PIPESTATUS[0]}"
+) &
+wait $!
+QRC=$?
 [ "$QRC" = 124 ] || [ "$QRC" = 137 ] && say "qemu killed after ${VM_TIMEOUT}s"
 
 # ------------------------------------------------------------- 6. verdict

@@ -2,7 +2,7 @@
 """blectl end-to-end scenario driver; runs INSIDE the qemu guest (see ../run-e2e.sh).
 
 The guest's stage 2 (guest-main.sh) has started the system dbus-daemon, btvirt
-(three emulated LE controllers on one virtual radio) and dbus-monitor. This
+(four emulated LE controllers on one virtual radio) and dbus-monitor. This
 driver owns everything else: bluetoothd (it restarts it), the test peripherals,
 the central under test and its CLI, and the assertions.
 
@@ -145,26 +145,44 @@ class BlueZ:
         props.Set(ADAPTER, "Powered", dbus.Boolean(on), timeout=10)
 
     def wait_adapters(self, names, timeout, power_if_needed_after=None):
-        """Wait until every adapter in names exists and is powered."""
+        """Wait until every adapter in names exists and is powered.
+
+        bluetoothd's AutoEnable powers every adapter it finds. If an adapter is still
+        off after power_if_needed_after seconds, the rig sets Powered=true itself (at
+        most every 2 s per adapter; org.bluez.Error.Busy = AutoEnable's own attempt is
+        still under way) and says so. guest-main.sh has made sure that the kernel set
+        up every controller before bluetoothd first started, so an adapter missing
+        here is bluetoothd's doing or too slow a start."""
         t = time.monotonic()
         powered_by_rig = []
+        last_try = {}
+        ads = {}
         while time.monotonic() - t < timeout:
             ads = self.adapters()
             if all(n in ads and bool(ads[n]["Powered"]) for n in names):
                 return {n: str(ads[n]["Address"]) for n in names}, powered_by_rig
-            if power_if_needed_after is not None and \
-                    time.monotonic() - t > power_if_needed_after:
+            now = time.monotonic()
+            if power_if_needed_after is not None and now - t > power_if_needed_after:
                 for n in names:
-                    if n in ads and not bool(ads[n]["Powered"]) and n not in powered_by_rig:
-                        try:
-                            self.set_powered(n, True)
+                    a = ads.get(n)
+                    if a is None or bool(a["Powered"]) or now - last_try.get(n, 0) < 2:
+                        continue
+                    last_try[n] = now
+                    try:
+                        self.set_powered(n, True)
+                        if n not in powered_by_rig:
                             powered_by_rig.append(n)
-                        except dbus.DBusException as e:
-                            log("power on %s: %s" % (n, e))
+                    except dbus.DBusException as e:
+                        log("rig: power on %s: %s" % (n, e))
             time.sleep(0.2)
-        raise SetupError("adapters %s not all present and powered within %ds: %s"
-                         % (names, timeout, {k: bool(v["Powered"])
-                                             for k, v in self.adapters().items()}))
+
+        def state(n):
+            a = ads.get(n)
+            if a is None:
+                return "%s missing (bluetoothd has no such adapter)" % n
+            return "%s %s" % (n, "powered" if bool(a["Powered"]) else "not powered")
+        raise SetupError("adapters not all present and powered %ds after bluetoothd started: %s"
+                         % (timeout, ", ".join(state(n) for n in names)))
 
     def central_view(self, periph_addr):
         """(Device1 props, temp characteristic path or None) as the central's adapter sees the peer."""
