@@ -26,10 +26,14 @@ struct RecoveryTests {
             let resumedMark = log.count
             let start = ContinuousClock.now
             do {
-                _ = try await log.first(after: max(mark, resumedMark), within: bound) { event -> Bool? in
-                    guard case .reading(let address, _, _) = event, address.description == Self.pi else { return nil }
-                    return true
+                let name = try await log.first(after: max(mark, resumedMark), within: bound) { event -> String?? in
+                    guard case .reading(let address, let name, _) = event, address.description == Self.pi else {
+                        return nil
+                    }
+                    return .some(name)
                 }
+                // The advertised name, not the GAP name BlueZ caches and restores ("BlueZ 5.66").
+                #expect(name == "Thermometer")
             } catch {
                 // What the monitor saw, for the failure report.
                 for event in log.all.suffix(from: mark) { print("event:", event) }

@@ -158,8 +158,9 @@ public actor ThermometerMonitor {
     private func discovered(_ discovery: Discovery) {
         let address = discovery.peripheral.address
         let advertisement = discovery.advertisement
-        if let name = advertisement.localName,
-            !central.assumeIsolated({ $0.device(discovery.peripheral.path)?.connected ?? false })
+        let connected = central.assumeIsolated { $0.device(discovery.peripheral.path)?.connected ?? false }
+        if let name = Self.advertisedName(
+            in: discovery, known: advertisedNames[address], connected: connected, configured: configuration.names)
         {
             advertisedNames[address] = name
         }
@@ -169,6 +170,21 @@ public actor ThermometerMonitor {
         if awaitingDevice.remove(address) != nil { reconcileScan() }
         if !isTracked(address) { openScanWindow(configuration.discoveryWindow) }
         startSession(address)
+    }
+
+    /// The name a discovery teaches about what a thermometer advertises, if any.
+    ///
+    /// BlueZ's `Name` is the advertised name only while the device is heard advertising:
+    /// once connected it becomes the GAP name ("BlueZ 5.66" on a Pi), which BlueZ caches
+    /// and shows again on devices it restores at start-up, before any advertisement (no
+    /// RSSI). An advertisement without its scan response shows the cached name too, so a
+    /// configured name, once heard, is kept.
+    static func advertisedName(
+        in discovery: Discovery, known: String?, connected: Bool, configured: [String]
+    ) -> String? {
+        guard let name = discovery.advertisement.localName, discovery.rssi != nil, !connected else { return nil }
+        if let known, configured.contains(known), !configured.contains(name) { return nil }
+        return name
     }
 
     private func isThermometer(_ advertisement: AdvertisementData) -> Bool {
