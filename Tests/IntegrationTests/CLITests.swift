@@ -74,9 +74,11 @@ struct CLITests {
     @Test("SIGTERM: the socket is removed, the mock stack stopped, exit 0")
     func sigterm() async throws {
         try await DaemonFixture.with { fixture in
+            try await fixture.waitForConnected(2)
             fixture.daemon.signal(SIGTERM)
             let status = await fixture.daemon.waitForExit(timeout: .seconds(10))
             #expect(status == 0)
+            #expect(!fixture.daemon.log().contains("link lost"), "stopping is not a lost link")
             #expect(!FileManager.default.fileExists(atPath: fixture.socket))
             let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: fixture.directory.path)) ?? []
             #expect(!leftovers.contains { $0.hasPrefix("blectld-mock-") })

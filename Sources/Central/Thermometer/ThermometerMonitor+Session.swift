@@ -34,6 +34,8 @@ extension ThermometerMonitor {
                 failures = 0
                 let loss = await watch(peripheral, characteristic)
                 streams[characteristic.path] = nil
+                // Shutting down (the monitor cancels its sessions) loses nothing worth reporting.
+                guard !Task.isCancelled else { return }
                 if loss != .gattReplaced { report(.disconnected(address: address, reason: loss.reason)) }
                 log(5, "thermometer \(address): \(loss.reason)")
                 if loss == .silent { await central.cancelPeripheralConnection(peripheral) }
