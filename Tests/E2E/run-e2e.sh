@@ -91,7 +91,7 @@ fi
 
 # ------------------------------- 3. what the guest runs, into the shared scratch dir
 # (the guest's /tmp is a fresh tmpfs: only $W is shared, read-write, same path)
-rm -rf "$W/guest" "$W/peripheral" "$W/bin"
+rm -rf "${W:?}/guest" "${W:?}/peripheral" "${W:?}/bin"
 cp -r "$HERE/guest" "$W/guest" && cp -r "$HERE/peripheral" "$W/peripheral" \
   || setup_error "cannot copy the guest scripts to $W"
 cat > "$W/guest/modprobe-wrapper.sh" <<EOF
