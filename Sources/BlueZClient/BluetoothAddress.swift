@@ -21,6 +21,11 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
         self.init(element.dropFirst(4).replacingUnderscores())
     }
 
+    /// The element BlueZ names this device's object with (`dev_DC_A6_32_01_02_03`).
+    public var devicePathElement: String {
+        "dev_" + String(description.map { $0 == ":" ? "_" : $0 })
+    }
+
     /// The address as BlueZ writes it: upper case, colon separated.
     public var description: String {
         var text = [CChar](repeating: 0, count: 18)

@@ -31,3 +31,5 @@ public typealias QueueExecutor = DBusCore.QueueExecutor
 /// A value behind a pthread mutex (from the D-Bus layer); unlike `Synchronization.Mutex`,
 /// ThreadSanitizer sees it.
 public typealias Locked = DBusCore.Locked
+/// A value handed once to one waiting continuation (from the D-Bus layer).
+public typealias OneShot = DBusCore.OneShot

@@ -121,7 +121,7 @@ public actor DBusConnection {
         defer { outstandingCalls[key] = nil }
         let queue = executor.queue
         let reply = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { pending.wait($0) }
+            try await withCheckedContinuation { pending.outcome.wait($0) }.get()
         } onCancel: {
             queue.async { pending.cancel() }
         }

@@ -4,24 +4,14 @@ import CBlueZ
 /// comes first of the reply, cancellation and the connection dropping.
 ///
 /// libdbus's side (`arm`, the notify callback, `cancel`, `fail`) runs on the
-/// connection's queue. The waiting side (`wait`) runs wherever Swift puts the
-/// continuation's body, so the hand-over between the two is a small mutex-guarded
-/// state machine: whichever side comes second resumes the continuation.
-/// (A pthread mutex, ``Locked``, so ThreadSanitizer sees the hand-over.)
+/// connection's queue. The waiting side runs wherever Swift puts the continuation's
+/// body, so the two meet in a ``OneShot``.
 final class PendingReply: @unchecked Sendable {
-    // @unchecked: `pending` is used only on the connection's queue (see above), and
-    // the mutable state lives in `state`, behind a mutex.
+    // @unchecked: `pending` is used only on the connection's queue (see above); the
+    // outcome is handed over through `outcome`, which is thread-safe.
     private let pending: OpaquePointer
-    private let state = Locked(State.waiting(nil))
-
-    private enum State {
-        /// No outcome yet; the continuation, once `wait` has installed it.
-        case waiting(CheckedContinuation<DBusMessage, any Error>?)
-        /// An outcome that arrived before `wait` installed the continuation.
-        case ready(Result<DBusMessage, any Error>)
-        /// The outcome was delivered.
-        case delivered
-    }
+    /// The reply or the error, for the waiting caller.
+    let outcome = OneShot<Result<DBusMessage, any Error>>()
 
     /// Takes over the caller's reference to `pending`.
     init(_ pending: OpaquePointer) { self.pending = pending }
@@ -43,54 +33,24 @@ final class PendingReply: @unchecked Sendable {
         if dbus_pending_call_get_completed(pending) != 0 { complete() }
     }
 
-    /// Waits for the outcome; the continuation is resumed exactly once.
-    func wait(_ continuation: CheckedContinuation<DBusMessage, any Error>) {
-        let early: Result<DBusMessage, any Error>? = state.withLock { state in
-            guard case .ready(let result) = state else {
-                state = .waiting(continuation)
-                return nil
-            }
-            state = .delivered
-            return result
-        }
-        if let early { continuation.resume(with: early) }
-    }
-
     /// Stops waiting for the reply and fails with `CancellationError`; on the queue.
     func cancel() { fail(CancellationError()) }
 
     /// Stops waiting for the reply and fails with `error`; on the queue.
     func fail(_ error: any Error) {
-        guard !isDelivered else { return }
+        guard !outcome.isDelivered else { return }
         dbus_pending_call_cancel(pending)
-        deliver(.failure(error))
+        outcome.deliver(.failure(error))
     }
 
     /// Takes the reply libdbus completed the call with; on the queue.
     fileprivate func complete() {
-        guard !isDelivered else { return }
+        guard !outcome.isDelivered else { return }
         guard let reply = dbus_pending_call_steal_reply(pending) else {
-            return deliver(.failure(DBusError.disconnected("no reply")))
+            outcome.deliver(.failure(DBusError.disconnected("no reply")))
+            return
         }
-        deliver(.success(DBusMessage(taking: reply)))
-    }
-
-    private var isDelivered: Bool {
-        state.withLock { state in
-            switch state {
-            case .waiting: false
-            case .ready, .delivered: true
-            }
-        }
-    }
-
-    private func deliver(_ result: Result<DBusMessage, any Error>) {
-        let waiter: CheckedContinuation<DBusMessage, any Error>? = state.withLock { state in
-            guard case .waiting(let continuation) = state else { return nil }
-            state = continuation == nil ? .ready(result) : .delivered
-            return continuation
-        }
-        waiter?.resume(with: result)
+        outcome.deliver(.success(DBusMessage(taking: reply)))
     }
 }
 

@@ -40,48 +40,27 @@ enum TimeLimit {
 /// A one-shot rendezvous: the first `finish` resumes the waiting continuation (now or
 /// when it is installed) and cancels the tasks racing for it.
 private final class Gate<Value: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Value, Never>?
-        var outcome: Value?
-        var finished = false
-        var tasks: [Task<Void, Never>] = []
-    }
+    private let outcome = OneShot<Value>()
+    /// The racing tasks; nil once finished.
+    private let tasks = Locked<[Task<Void, Never>]?>([])
 
-    private let state = Locked(State())
-
-    func install(_ continuation: CheckedContinuation<Value, Never>) {
-        let outcome: Value? = state.withLock { state in
-            guard state.finished else {
-                state.continuation = continuation
-                return nil
-            }
-            return state.outcome
-        }
-        if let outcome { continuation.resume(returning: outcome) }
-    }
+    func install(_ continuation: CheckedContinuation<Value, Never>) { outcome.wait(continuation) }
 
     func own(_ task: Task<Void, Never>) {
-        let finished = state.withLock { state in
-            if !state.finished { state.tasks.append(task) }
-            return state.finished
+        let kept = tasks.withLock { tasks in
+            tasks?.append(task)
+            return tasks != nil
         }
-        if finished { task.cancel() }
+        if !kept { task.cancel() }
     }
 
     func finish(_ value: Value) {
-        let (continuation, tasks) = state.withLock {
-            state -> (CheckedContinuation<Value, Never>?, [Task<Void, Never>]) in
-            guard !state.finished else { return (nil, []) }
-            state.finished = true
-            state.outcome = value
-            defer {
-                state.continuation = nil
-                state.tasks = []
-            }
-            return (state.continuation, state.tasks)
+        guard outcome.deliver(value) else { return }
+        let racing = tasks.withLock { tasks in
+            defer { tasks = nil }
+            return tasks ?? []
         }
-        continuation?.resume(returning: value)
-        for task in tasks { task.cancel() }
+        for task in racing { task.cancel() }
     }
 }
 

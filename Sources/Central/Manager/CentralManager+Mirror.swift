@@ -30,8 +30,7 @@ extension CentralManager {
     /// The path of the device with `address` on our adapter, if BlueZ knows it.
     public func knownDevicePath(_ address: BluetoothAddress) -> ObjectPath? {
         guard let adapter = adapterPath else { return knownDevices().first { $0.address == address }?.path }
-        let element = "dev_" + String(address.description.map { $0 == ":" ? "_" : $0 })
-        guard let path = adapter.appending(element), hasDevice(path) else { return nil }
+        guard let path = adapter.appending(address.devicePathElement), hasDevice(path) else { return nil }
         return path
     }
 }
