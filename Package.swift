@@ -4,6 +4,7 @@
 // Layers (arrows point one way):
 //   blectld / blectl (executables) → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
 //   blectl-mock → MockBlueZ → DBusCore
+//   UnixSupport (logging, sockets, the event loop) sits beside them, used by all.
 import PackageDescription
 
 /// Strict settings shared by every Swift target.
@@ -29,7 +30,7 @@ let package = Package(
             providers: [.apt(["libdbus-1-dev", "libbluetooth-dev", "pkg-config"])]
         ),
         // The D-Bus core: connections, the type system, calls, signals, serving.
-        .target(name: "DBusCore", dependencies: ["CBlueZ"], swiftSettings: strictSwift),
+        .target(name: "DBusCore", dependencies: ["CBlueZ", "UnixSupport"], swiftSettings: strictSwift),
         // BlueZ client: an object mirror of org.bluez and typed views of its interfaces.
         .target(name: "BlueZClient", dependencies: ["DBusCore", "CBlueZ"], swiftSettings: strictSwift),
         // Temperature decoding, one profile per service/characteristic UUID.
@@ -37,7 +38,7 @@ let package = Package(
         // The CoreBluetooth-style central manager and the thermometer flow.
         .target(
             name: "Central",
-            dependencies: ["BlueZClient", "ThermometerProfiles"],
+            dependencies: ["BlueZClient", "ThermometerProfiles", "UnixSupport"],
             swiftSettings: strictSwift
         ),
         // The mock adapter: a fake bluetoothd serving BlueZ's D-Bus API.
@@ -47,8 +48,11 @@ let package = Package(
             dependencies: ["MockBlueZ", "UnixSupport"],
             swiftSettings: strictSwift
         ),
-        // Unix plumbing shared by the executables: logging, signals, sd_notify, sockets.
-        .target(name: "UnixSupport", swiftSettings: strictSwift),
+        // Linux headers Swift's Glibc module leaves out (epoll, eventfd).
+        .systemLibrary(name: "CLinux"),
+        // Unix plumbing shared by every layer: logging, signals, sd_notify, sockets, the
+        // event loop.
+        .target(name: "UnixSupport", dependencies: ["CLinux"], swiftSettings: strictSwift),
         // The socket protocol's JSON messages, shared by blectld and blectl.
         .target(name: "BlectlProtocol", swiftSettings: strictSwift),
         // The daemon: configuration, the socket server, the reading store.
@@ -90,7 +94,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "BlectlProtocol", "UnixSupport"],
+            dependencies: ["Daemon", "Central", "BlectlProtocol", "UnixSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

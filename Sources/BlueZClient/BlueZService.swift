@@ -15,7 +15,7 @@ public import DBusCore
 public actor BlueZService {
     /// The connection (one for the whole daemon).
     public nonisolated let connection: DBusConnection
-    /// The D-Bus connection's executor: the mirror runs on the connection's queue.
+    /// The D-Bus connection's executor: the mirror runs on the connection's event loop.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.unownedExecutor }
 
     /// The mirror of BlueZ's objects.

@@ -38,6 +38,8 @@ static const int cbluez_message_type_signal = DBUS_MESSAGE_TYPE_SIGNAL;
 
 static const unsigned int cbluez_watch_readable = DBUS_WATCH_READABLE;
 static const unsigned int cbluez_watch_writable = DBUS_WATCH_WRITABLE;
+static const unsigned int cbluez_watch_hangup = DBUS_WATCH_HANGUP;
+static const unsigned int cbluez_watch_error = DBUS_WATCH_ERROR;
 
 /// Formats a Bluetooth address as "XX:XX:XX:XX:XX:XX" into `out` (18 bytes).
 static inline int cbluez_ba2str(const unsigned char b[6], char out[18]) {

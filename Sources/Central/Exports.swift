@@ -25,9 +25,6 @@ public typealias PiCPUTemperatureProfile = ThermometerProfiles.PiCPUTemperatureP
 public typealias HealthThermometerProfile = ThermometerProfiles.HealthThermometerProfile
 /// The Bluetooth SIG Environmental Sensing profile.
 public typealias EnvironmentalSensingProfile = ThermometerProfiles.EnvironmentalSensingProfile
-/// A serial executor on one dispatch queue (from the D-Bus layer): the central's
-/// executor, which a daemon can share to avoid thread hops.
-public typealias QueueExecutor = DBusCore.QueueExecutor
 /// A value behind a pthread mutex (from the D-Bus layer); unlike `Synchronization.Mutex`,
 /// ThreadSanitizer sees it.
 public typealias Locked = DBusCore.Locked

@@ -49,7 +49,7 @@ extension DBusConnection {
         }
     }
 
-    /// Calls `handler` on the connection's queue whenever `name` changes owner
+    /// Calls `handler` on the connection's event loop whenever `name` changes owner
     /// (bluetoothd starting, stopping or crashing shows up here).
     public func watchNameOwner(
         _ name: String, handler: @escaping @Sendable (NameOwnerChange) -> Void

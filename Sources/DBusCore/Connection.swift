@@ -1,18 +1,19 @@
 import CBlueZ
+public import UnixSupport
 
-/// A private connection to a message bus, driven on its own serial queue.
+/// A private connection to a message bus, driven by its own event loop.
 ///
-/// All libdbus work for the connection happens on ``executor``'s queue; the actor
+/// All libdbus work for the connection happens on ``executor``'s thread; the actor
 /// runs there too, so libdbus callbacks enter it without hops. Method calls are
 /// asynchronous (`dbus_connection_send_with_reply` plus a pending-call notify),
 /// never a blocking `_and_block` call.
 public actor DBusConnection {
-    /// The executor (and queue) that owns this connection's libdbus state.
-    public nonisolated let executor: QueueExecutor
+    /// The event loop (and executor) that owns this connection's libdbus state.
+    public nonisolated let executor: EventLoop
     /// The connection's unique name on the bus, such as `:1.42`.
     public nonisolated let uniqueName: String
 
-    /// The connection's queue, as the actor's executor.
+    /// The connection's event loop, as the actor's executor.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     let raw: RawConnection
@@ -32,23 +33,23 @@ public actor DBusConnection {
     private var wasDropped = false
     private var methodCallHandler: (@Sendable (DBusMessage) -> Bool)?
 
-    private init(raw: RawConnection, executor: QueueExecutor, uniqueName: String) {
+    private init(raw: RawConnection, executor: EventLoop, uniqueName: String) {
         self.raw = raw
         self.executor = executor
         self.uniqueName = uniqueName
-        self.loop = MainLoop(connection: raw.pointer, queue: executor.queue)
+        self.loop = MainLoop(connection: raw.pointer, eventLoop: executor)
         self.router = FilterContext()
     }
 
     /// Opens a private connection and registers it with the bus.
     ///
-    /// - Parameter label: names the connection's queue (seen in debuggers).
+    /// - Parameter label: names the connection's thread (seen in `top -H` and debuggers).
     public static func connect(to bus: BusAddress, label: String = "dbus") async throws -> DBusConnection {
-        let executor = QueueExecutor(label: "blectl.dbus.\(label)")
+        let executor = EventLoop(label: "dbus-\(label)")
         let (raw, name) = try await withCheckedThrowingContinuation { continuation in
             // Connecting and the Hello handshake block; they run on the
-            // connection's own queue, never on a Swift concurrency thread.
-            executor.queue.async { continuation.resume(with: Result { try RawConnection.open(bus) }) }
+            // connection's own thread, never on a Swift concurrency thread.
+            executor.execute { continuation.resume(with: Result { try RawConnection.open(bus) }) }
         }
         let connection = DBusConnection(raw: raw, executor: executor, uniqueName: name)
         await connection.start()
@@ -64,8 +65,8 @@ public actor DBusConnection {
 
     deinit {
         guard !isReleased else { return }
-        let (raw, loop, queue) = (raw, loop, executor.queue)
-        queue.async {
+        let (raw, loop) = (raw, loop)
+        executor.execute {
             loop.stop()
             dbus_connection_close(raw.pointer)
             dbus_connection_unref(raw.pointer)
@@ -119,11 +120,11 @@ public actor DBusConnection {
         let key = ObjectIdentifier(pending)
         outstandingCalls[key] = pending
         defer { outstandingCalls[key] = nil }
-        let queue = executor.queue
+        let executor = self.executor
         let reply = try await withTaskCancellationHandler {
             try await withCheckedContinuation { pending.outcome.wait($0) }.get()
         } onCancel: {
-            queue.async { pending.cancel() }
+            executor.execute { pending.cancel() }
         }
         if let error = reply.error { throw error }
         return reply
@@ -147,7 +148,7 @@ public actor DBusConnection {
 
     // MARK: Receiving
 
-    /// Calls `handler` on the connection's queue for every signal matching `rule`.
+    /// Calls `handler` on the connection's event loop for every signal matching `rule`.
     ///
     /// The rule is added on the bus before this returns, so no matching signal
     /// sent after the call is missed. Handlers run in arrival order.
@@ -226,13 +227,13 @@ public actor DBusConnection {
 
     /// Installs the handler for incoming method calls (the object server's entry).
     ///
-    /// It runs on the connection's queue and returns whether it took the call;
+    /// It runs on the connection's event loop and returns whether it took the call;
     /// calls it does not take get libdbus's `UnknownMethod` error.
     public func setMethodCallHandler(_ handler: (@Sendable (DBusMessage) -> Bool)?) {
         methodCallHandler = handler
     }
 
-    /// Routes one incoming message; runs on the queue inside `dbus_connection_dispatch`.
+    /// Routes one incoming message; runs on the event loop inside `dbus_connection_dispatch`.
     fileprivate func route(_ message: DBusMessage) -> Bool {
         switch message.kind {
         case .signal:
@@ -285,7 +286,7 @@ struct SignalRoute {
 /// The filter's user data: a weak way back to the actor, so a connection that
 /// is released without `close()` leaves no dangling pointer in libdbus.
 final class FilterContext: @unchecked Sendable {
-    // @unchecked: read and written only on the connection's queue.
+    // @unchecked: read and written only on the connection's event loop.
     weak var connection: DBusConnection?
 }
 

@@ -1,34 +1,34 @@
 import CBlueZ
-import Dispatch
+import UnixSupport
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Drives one libdbus connection from its dispatch queue, as BlueZ's
-/// `gdbus/mainloop.c` does from GLib: every `DBusWatch` becomes a dispatch
-/// source, watch toggles suspend or resume it, timeouts become timers, and the
-/// dispatch-status callback only *schedules* a drain of incoming messages.
+/// Drives one libdbus connection from its event loop, as BlueZ's `gdbus/mainloop.c`
+/// does from GLib: every `DBusWatch` becomes an ``IOWatch``, watch toggles change what
+/// it wants, timeouts become loop timers, and the dispatch-status callback only
+/// *schedules* a drain of incoming messages.
 final class MainLoop: @unchecked Sendable {
-    // @unchecked: every member is touched only on `queue`; libdbus calls the
-    // callbacks below from functions that themselves run only on `queue`.
-    let queue: DispatchQueue
+    // @unchecked: every member is touched only on the loop's thread; libdbus calls the
+    // callbacks below from functions that themselves run only there.
+    let eventLoop: EventLoop
     private let connection: OpaquePointer
-    private var watches: [OpaquePointer: [any DispatchSourceProtocol]] = [:]
-    private var timers: [OpaquePointer: any DispatchSourceTimer] = [:]
+    private var watches: [OpaquePointer: IOWatch] = [:]
+    private var timers: [OpaquePointer: LoopTimer] = [:]
     private var drainScheduled = false
     private var stopped = false
-    /// Messages dispatched per queue turn, so one busy connection can't starve the queue.
+    /// Messages dispatched per turn, so one busy connection can't starve the loop.
     private let drainBatch = 256
 
-    init(connection: OpaquePointer, queue: DispatchQueue) {
+    init(connection: OpaquePointer, eventLoop: EventLoop) {
         self.connection = connection
-        self.queue = queue
+        self.eventLoop = eventLoop
     }
 
-    /// Installs the callbacks; call on `queue`, once.
+    /// Installs the callbacks; call on the loop, once.
     func start() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        precondition(eventLoop.isCurrent)
         let me = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_watch_functions(connection, addWatch, removeWatch, toggleWatch, me, nil)
         dbus_connection_set_timeout_functions(connection, addTimeout, removeTimeout, toggleTimeout, me, nil)
@@ -37,15 +37,16 @@ final class MainLoop: @unchecked Sendable {
         scheduleDrain()
     }
 
-    /// Removes every source; call on `queue` before the connection is released.
+    /// Removes every watch and timer; call on the loop before the connection is released.
     func stop() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        precondition(eventLoop.isCurrent)
         stopped = true
         dbus_connection_set_watch_functions(connection, nil, nil, nil, nil, nil)
         dbus_connection_set_timeout_functions(connection, nil, nil, nil, nil, nil)
         dbus_connection_set_dispatch_status_function(connection, nil, nil, nil)
         dbus_connection_set_wakeup_main_function(connection, nil, nil, nil)
-        for watch in Array(watches.keys) { remove(watch: watch) }
+        for watch in watches.values { watch.cancel() }
+        watches = [:]
         for timer in timers.values { timer.cancel() }
         timers = [:]
     }
@@ -53,7 +54,7 @@ final class MainLoop: @unchecked Sendable {
     func scheduleDrain() {
         guard !drainScheduled, !stopped else { return }
         drainScheduled = true
-        queue.async { [self] in drain() }
+        eventLoop.execute { [self] in drain() }
     }
 
     private func drain() {
@@ -68,71 +69,40 @@ final class MainLoop: @unchecked Sendable {
     // MARK: Watches
 
     fileprivate func add(watch: OpaquePointer) {
-        let flags = dbus_watch_get_flags(watch)
-        var sources: [any DispatchSourceProtocol] = []
-        // Each source watches its own duplicate of the socket, closed by its cancel
-        // handler: libdbus closes its descriptor right after removing the watch,
-        // and libdispatch must not see a descriptor closed under a live source.
-        if flags & cbluez_watch_readable != 0, let fd = duplicate(watch) {
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [weak self] in self?.handle(watch, cbluez_watch_readable) }
-            source.setCancelHandler { close(fd) }
-            sources.append(source)
+        let io = eventLoop.watch(dbus_watch_get_unix_fd(watch)) { [unowned self] events in
+            handle(watch, events)
         }
-        if flags & cbluez_watch_writable != 0, let fd = duplicate(watch) {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [weak self] in self?.handle(watch, cbluez_watch_writable) }
-            source.setCancelHandler { close(fd) }
-            sources.append(source)
-        }
-        watches[watch] = sources
-        // New sources start suspended; libdispatch traps when a suspended source is
-        // released, so `remove(watch:)` resumes before it cancels.
-        if dbus_watch_get_enabled(watch) != 0 { sources.forEach { $0.resume() } } else { suspended.insert(watch) }
-    }
-
-    private var suspended: Set<OpaquePointer> = []
-
-    private func duplicate(_ watch: OpaquePointer) -> Int32? {
-        let fd = fcntl(dbus_watch_get_unix_fd(watch), F_DUPFD_CLOEXEC, 0)
-        return fd >= 0 ? fd : nil
+        watches[watch] = io
+        toggle(watch: watch)
     }
 
     fileprivate func remove(watch: OpaquePointer) {
-        guard let sources = watches.removeValue(forKey: watch) else { return }
-        if suspended.remove(watch) != nil { sources.forEach { $0.resume() } }
-        sources.forEach { $0.cancel() }
+        // libdbus closes the descriptor right after this: the watch leaves epoll first.
+        watches.removeValue(forKey: watch)?.cancel()
     }
 
     fileprivate func toggle(watch: OpaquePointer) {
-        guard let sources = watches[watch] else { return }
-        let enabled = dbus_watch_get_enabled(watch) != 0
-        if enabled, suspended.remove(watch) != nil {
-            sources.forEach { $0.resume() }
-        } else if !enabled, !suspended.contains(watch) {
-            suspended.insert(watch)
-            sources.forEach { $0.suspend() }
-        }
+        guard let io = watches[watch] else { return }
+        let flags = dbus_watch_get_enabled(watch) != 0 ? dbus_watch_get_flags(watch) : 0
+        io.wantsRead = flags & cbluez_watch_readable != 0
+        io.wantsWrite = flags & cbluez_watch_writable != 0
     }
 
-    private func handle(_ watch: OpaquePointer, _ flag: UInt32) {
+    private func handle(_ watch: OpaquePointer, _ events: IOEvents) {
         guard !stopped, watches[watch] != nil else { return }
-        dbus_watch_handle(watch, flag)
+        var flags: UInt32 = 0
+        if events.contains(.readable) { flags |= cbluez_watch_readable }
+        if events.contains(.writable) { flags |= cbluez_watch_writable }
+        if events.contains(.hangup) { flags |= cbluez_watch_hangup }
+        if events.contains(.error) { flags |= cbluez_watch_error }
+        dbus_watch_handle(watch, flags)
         scheduleDrain()
     }
 
     // MARK: Timeouts
 
     fileprivate func add(timeout: OpaquePointer) {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [weak self] in
-            guard let self, !stopped, timers[timeout] != nil else { return }
-            dbus_timeout_handle(timeout)
-            scheduleDrain()
-        }
-        timers[timeout] = timer
-        arm(timer, timeout)
-        timer.resume()
+        arm(timeout)
     }
 
     fileprivate func remove(timeout: OpaquePointer) {
@@ -140,21 +110,24 @@ final class MainLoop: @unchecked Sendable {
     }
 
     fileprivate func toggle(timeout: OpaquePointer) {
-        guard let timer = timers[timeout] else { return }
-        arm(timer, timeout)
+        arm(timeout)
     }
 
-    private func arm(_ timer: any DispatchSourceTimer, _ timeout: OpaquePointer) {
-        guard dbus_timeout_get_enabled(timeout) != 0 else {
-            timer.schedule(deadline: .distantFuture)
-            return
+    /// (Re)starts the timeout's interval; libdbus timeouts repeat until removed or disabled.
+    private func arm(_ timeout: OpaquePointer) {
+        timers.removeValue(forKey: timeout)?.cancel()
+        guard dbus_timeout_get_enabled(timeout) != 0 else { return }
+        let interval = Duration.milliseconds(dbus_timeout_get_interval(timeout))
+        timers[timeout] = eventLoop.schedule(after: interval) { [unowned self] in
+            guard !stopped, timers[timeout] != nil else { return }
+            arm(timeout)
+            dbus_timeout_handle(timeout)
+            scheduleDrain()
         }
-        let interval = DispatchTimeInterval.milliseconds(Int(dbus_timeout_get_interval(timeout)))
-        timer.schedule(deadline: .now() + interval, repeating: interval)
     }
 }
 
-// MARK: C callbacks (called by libdbus on the loop's queue)
+// MARK: C callbacks (called by libdbus on the loop's thread)
 
 private func loop(_ data: UnsafeMutableRawPointer?) -> MainLoop {
     Unmanaged<MainLoop>.fromOpaque(data!).takeUnretainedValue()

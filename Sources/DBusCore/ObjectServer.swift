@@ -6,7 +6,7 @@
 public actor DBusObjectServer {
     /// The connection the objects are served on.
     public nonisolated let connection: DBusConnection
-    /// The connection's executor: the server runs on the connection's queue.
+    /// The connection's executor: the server runs on the connection's event loop.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.unownedExecutor }
 
     /// Whether object listings name `Introspectable` and `Properties` too, with

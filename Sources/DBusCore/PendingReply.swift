@@ -4,10 +4,10 @@ import CBlueZ
 /// comes first of the reply, cancellation and the connection dropping.
 ///
 /// libdbus's side (`arm`, the notify callback, `cancel`, `fail`) runs on the
-/// connection's queue. The waiting side runs wherever Swift puts the continuation's
+/// connection's event loop. The waiting side runs wherever Swift puts the continuation's
 /// body, so the two meet in a ``OneShot``.
 final class PendingReply: @unchecked Sendable {
-    // @unchecked: `pending` is used only on the connection's queue (see above); the
+    // @unchecked: `pending` is used only on the connection's event loop (see above); the
     // outcome is handed over through `outcome`, which is thread-safe.
     private let pending: OpaquePointer
     /// The reply or the error, for the waiting caller.
@@ -18,7 +18,7 @@ final class PendingReply: @unchecked Sendable {
 
     deinit { dbus_pending_call_unref(pending) }
 
-    /// Asks libdbus to report completion; call on the connection's queue, right after sending.
+    /// Asks libdbus to report completion; call on the connection's event loop, right after sending.
     ///
     /// The notify's user data is unretained: the call's frame (and the connection's
     /// table of outstanding calls) keep `self` alive until an outcome is delivered,
@@ -33,17 +33,17 @@ final class PendingReply: @unchecked Sendable {
         if dbus_pending_call_get_completed(pending) != 0 { complete() }
     }
 
-    /// Stops waiting for the reply and fails with `CancellationError`; on the queue.
+    /// Stops waiting for the reply and fails with `CancellationError`; on the event loop.
     func cancel() { fail(CancellationError()) }
 
-    /// Stops waiting for the reply and fails with `error`; on the queue.
+    /// Stops waiting for the reply and fails with `error`; on the event loop.
     func fail(_ error: any Error) {
         guard !outcome.isDelivered else { return }
         dbus_pending_call_cancel(pending)
         outcome.deliver(.failure(error))
     }
 
-    /// Takes the reply libdbus completed the call with; on the queue.
+    /// Takes the reply libdbus completed the call with; on the event loop.
     fileprivate func complete() {
         guard !outcome.isDelivered else { return }
         guard let reply = dbus_pending_call_steal_reply(pending) else {

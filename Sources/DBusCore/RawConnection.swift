@@ -2,10 +2,10 @@ import CBlueZ
 
 /// A libdbus connection pointer.
 struct RawConnection: @unchecked Sendable {
-    // @unchecked: the pointer is only dereferenced on the owning connection's queue.
+    // @unchecked: the pointer is only dereferenced on the owning connection's event loop.
     let pointer: OpaquePointer
 
-    /// Opens and registers a private connection; blocks, so call it on the connection's queue.
+    /// Opens and registers a private connection; blocks, so call it on the connection's event loop.
     static func open(_ bus: BusAddress) throws -> (RawConnection, String) {
         LibDBus.initializeOnce()
         var error = CBlueZ.DBusError()

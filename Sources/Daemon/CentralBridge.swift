@@ -10,7 +10,7 @@ public final class CentralBridge: CentralControl {
 
     /// Creates the monitor over `central` and starts forwarding its events to `hub`.
     ///
-    /// Events are applied on the hub's executor queue in the order the monitor reported
+    /// Events are applied on the hub's event loop in the order the monitor reported
     /// them; when the hub shares the central's executor (as in blectld) that is the
     /// thread the monitor reports on, so a reading reaches the hub without a thread hop.
     public init(
@@ -19,7 +19,7 @@ public final class CentralBridge: CentralControl {
         self.log = log
         monitor = ThermometerMonitor(central: central, configuration: configuration) { [hub, log] event in
             guard let translated = Self.translate(event, log: log) else { return }
-            hub.executor.queue.async { hub.assumeIsolated { $0.apply(translated) } }
+            hub.executor.execute { hub.assumeIsolated { $0.apply(translated) } }
         }
     }
 

@@ -1,27 +1,21 @@
 import BlectlProtocol
-import Dispatch
 import Glibc
 import UnixSupport
 
 /// One client of the socket server: reads request lines, answers them in order, queues
 /// output without blocking, and closes itself on error, EOF or overload.
 ///
-/// The descriptor is closed only after both dispatch sources have been cancelled (their
-/// cancel handlers count down), as libdispatch requires.
+/// One watch on the server's event loop serves both directions; it is cancelled before
+/// the descriptor is closed.
 final class ClientConnection: @unchecked Sendable {
-    // @unchecked Sendable: confined to the server's queue like the server itself; it is
-    // only captured by closures that run there.
+    // @unchecked Sendable: confined to the server's event loop like the server itself; it
+    // is only captured by closures that run there.
 
     let id: Int
     private let fd: Int32
     private unowned let server: SocketServer
-    private var readSource: (any DispatchSourceRead)?
-    private var writeSource: (any DispatchSourceWrite)?
-    private var readSuspended = false
-    private var readCancelled = false
-    /// A new source is inactive, which counts as suspended.
-    private var writeSuspended = true
-    private var liveSources = 0
+    private var watch: IOWatch?
+    private var readStopped = false
     private var input: LineBuffer
     private var output = OutputQueue()
     /// A request is being answered; the next waits for it.
@@ -40,17 +34,18 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     func start() {
-        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: server.queue)
-        read.setEventHandler { [unowned self] in readAvailable() }
-        read.setCancelHandler { [self] in sourceCancelled() }  // strong: keeps self until the fd is closed
-        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: server.queue)
-        write.setEventHandler { [unowned self] in flush() }
-        write.setCancelHandler { [self] in sourceCancelled() }
-        readSource = read
-        writeSource = write
-        liveSources = 2
-        read.resume()
-        // The write source stays inactive until a write would block.
+        // Strong: the watch keeps the client alive until it is cancelled (in `close`).
+        let watch = server.loop.watch(fd) { [self] events in
+            if !events.isDisjoint(with: [.readable, .hangup, .error]), self.watch?.wantsRead == true {
+                readAvailable()
+            }
+            if !events.isDisjoint(with: [.writable, .hangup, .error]), self.watch?.wantsWrite == true {
+                flush()
+            }
+        }
+        watch.wantsRead = true
+        self.watch = watch
+        // Writability is watched only while a write would block.
     }
 
     func wants(_ type: EventType) -> Bool {
@@ -60,7 +55,7 @@ final class ClientConnection: @unchecked Sendable {
     // MARK: - Input
 
     private func readAvailable() {
-        guard !closed, !readCancelled else { return }
+        guard !closed, !readStopped else { return }
         switch UnixSocket.receive(fd, into: server.receiveBuffer) {
         case .transferred(let count):
             input.append(UnsafeRawBufferPointer(rebasing: server.receiveBuffer[..<count]))
@@ -106,15 +101,8 @@ final class ClientConnection: @unchecked Sendable {
     /// Stops reading while a request is being answered and a full line's worth of input
     /// is already waiting; resumes when it is not. This bounds buffered input.
     private func applyBackpressure() {
-        guard let readSource, !readCancelled else { return }
-        let shouldPause = busy && input.bufferedCount >= server.configuration.maxLineLength
-        if shouldPause && !readSuspended {
-            readSuspended = true
-            readSource.suspend()
-        } else if !shouldPause && readSuspended {
-            readSuspended = false
-            readSource.resume()
-        }
+        guard !readStopped else { return }
+        watch?.wantsRead = !(busy && input.bufferedCount >= server.configuration.maxLineLength)
     }
 
     private func handle(_ line: [UInt8]) {
@@ -143,11 +131,11 @@ final class ClientConnection: @unchecked Sendable {
     private func answer(_ request: Request) {
         busy = true
         let handler = server.handler
-        let queue = server.queue
+        let loop = server.loop
         Task {
-            // Encode here, off the server's queue: a history page can be large.
+            // Encode here, off the event loop: a history page can be large.
             let reply = await handler.handle(request.command).line(id: request.id)
-            queue.async { [self] in finishRequest(reply) }
+            loop.execute { [self] in finishRequest(reply) }
         }
     }
 
@@ -223,9 +211,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     private func setWriteArmed(_ armed: Bool) {
-        guard let writeSource, armed == writeSuspended else { return }
-        writeSuspended = !armed
-        if armed { writeSource.resume() } else { writeSource.suspend() }
+        watch?.wantsWrite = armed
     }
 
     // MARK: - Closing
@@ -240,20 +226,15 @@ final class ClientConnection: @unchecked Sendable {
     private func closeAfterFlush() {
         closingAfterFlush = true
         let grace = server.configuration.closeGrace
-        server.queue.asyncAfter(deadline: .now() + .milliseconds(Int(grace.seconds * 1000))) { [self] in
+        server.loop.schedule(after: grace) { [self] in
             close(reason: "did not read its last reply in time")
         }
         if output.isEmpty { close(reason: "closed after an error") }
     }
 
     private func stopReading() {
-        guard let readSource, !readCancelled else { return }
-        readCancelled = true
-        readSource.cancel()
-        if readSuspended {
-            readSuspended = false
-            readSource.resume()  // a suspended source never runs its cancel handler
-        }
+        readStopped = true
+        watch?.wantsRead = false
     }
 
     /// Closes the connection now; queued output is discarded.
@@ -262,21 +243,9 @@ final class ClientConnection: @unchecked Sendable {
         closed = true
         server.remove(self, reason: reason)
         stopReading()
-        if let writeSource {
-            writeSource.cancel()
-            if writeSuspended {
-                writeSuspended = false
-                writeSource.resume()  // also activates a source that never was
-            }
-        }
-    }
-
-    private func sourceCancelled() {
-        liveSources -= 1
-        guard liveSources == 0 else { return }
+        watch?.cancel()
+        watch = nil
         Glibc.close(fd)
-        readSource = nil
-        writeSource = nil
         server.descriptorClosed()
     }
 }

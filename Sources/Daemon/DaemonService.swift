@@ -1,4 +1,4 @@
-public import Central
+import Central
 public import UnixSupport
 
 /// The hub and the socket server wired together: the part of blectld that is not Bluetooth.
@@ -23,12 +23,12 @@ public final class DaemonService: Sendable {
     ///   passes the central's, so a reading goes from D-Bus to the socket on one thread).
     public init(
         configuration: DaemonConfiguration, log: Log, central: (any CentralControl)? = nil,
-        executor: QueueExecutor? = nil
+        executor: EventLoop? = nil
     ) {
         hub = Hub(limits: Hub.Limits(configuration: configuration), central: central, executor: executor)
         server = SocketServer(
             configuration: SocketServer.Configuration(configuration: configuration),
-            handler: RequestDispatcher(hub: hub), log: log, target: hub.executor.queue)
+            handler: RequestDispatcher(hub: hub), log: log, eventLoop: hub.executor)
     }
 
     /// Creates a service from parts, for tests and unusual set-ups.

@@ -1,5 +1,6 @@
 public import BlectlProtocol
-public import Central
+import Central
+public import UnixSupport
 public import FoundationEssentials
 
 /// The daemon's state: adapter, peripherals, connections and reading history.
@@ -9,11 +10,11 @@ public import FoundationEssentials
 /// listeners (the socket server). Requests are answered from this state, going to the
 /// Bluetooth side through ``CentralControl`` only for scans and fresh reads.
 ///
-/// The hub runs on a ``QueueExecutor``: blectld gives it the central's, so readings
+/// The hub runs on an ``EventLoop``: blectld gives it the central's, so readings
 /// reach it, and through it the socket server, on one thread without hops.
 public actor Hub {
     /// The executor the hub runs on.
-    public nonisolated let executor: QueueExecutor
+    public nonisolated let executor: EventLoop
     /// The hub's executor, for the actor runtime.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -85,9 +86,9 @@ public actor Hub {
         limits: Limits = Limits(),
         central: (any CentralControl)? = nil,
         now: @escaping @Sendable () -> Date = { Date() },
-        executor: QueueExecutor? = nil
+        executor: EventLoop? = nil
     ) {
-        self.executor = executor ?? QueueExecutor(label: "blectl.hub")
+        self.executor = executor ?? EventLoop(label: "blectl-hub")
         self.limits = limits
         self.central = central
         self.now = now

@@ -1,18 +1,17 @@
 public import BlectlProtocol
-public import Dispatch
 public import Glibc
 import Central
 public import UnixSupport
 
 /// The daemon's Unix socket: accepts clients, answers their requests, pushes events.
 ///
-/// Everything runs on one serial queue, driven by dispatch sources; nothing blocks or
+/// Everything runs on one event loop, driven by descriptor watches; nothing blocks or
 /// polls. Each client has a bounded output queue: a client that does not read is dropped
 /// once its queue exceeds ``Configuration/maxQueuedBytes``, so it cannot delay anyone else.
 /// Requests from one client are answered one at a time, in order.
 public final class SocketServer: @unchecked Sendable {
-    // @unchecked Sendable: every mutable property is touched only on `queue` (the public
-    // methods hop onto it; internal ones check with dispatchPrecondition).
+    // @unchecked Sendable: every mutable property is touched only on `loop` (the public
+    // methods hop onto it; internal ones check that they run there).
 
     /// Bounds and the socket's place and permissions.
     public struct Configuration: Sendable {
@@ -67,11 +66,10 @@ public final class SocketServer: @unchecked Sendable {
     let configuration: Configuration
     let handler: any RequestHandling
     let log: Log
-    let queue: DispatchQueue
+    let loop: EventLoop
 
     private var listenFD: Int32 = -1
-    private var listenSource: (any DispatchSourceRead)?
-    private var listenPaused = false
+    private var listenWatch: IOWatch?
     private var ownsSocketFile = false
     private var clients: [Int: ClientConnection] = [:]
     private var nextClientID = 0
@@ -85,16 +83,15 @@ public final class SocketServer: @unchecked Sendable {
     var statistics = Statistics()
     /// The highest `seq` broadcast so far; `subscribe` replies with it.
     private(set) var lastSeq: UInt64 = 0
-    /// One receive buffer shared by all clients: reads happen one at a time on `queue`.
+    /// One receive buffer shared by all clients: reads happen one at a time on `loop`.
     let receiveBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
 
     /// Creates a server; nothing happens until ``start(inheriting:)``.
     ///
-    /// - Parameter target: a queue for the server's own queue to run on (blectld passes
-    ///   the hub's, so events are written without a thread hop); never one that calls
-    ///   ``start(inheriting:)``, which waits for the server's queue.
-    public init(configuration: Configuration, handler: any RequestHandling, log: Log, target: DispatchQueue? = nil) {
-        self.queue = DispatchQueue(label: "blectl.socket-server", target: target)
+    /// - Parameter eventLoop: the loop the server runs on (blectld passes the hub's, so
+    ///   events are written without a thread hop); by default a loop of its own.
+    public init(configuration: Configuration, handler: any RequestHandling, log: Log, eventLoop: EventLoop? = nil) {
+        self.loop = eventLoop ?? EventLoop(label: "blectl-socket")
         self.configuration = configuration
         self.handler = handler
         self.log = log
@@ -107,7 +104,7 @@ public final class SocketServer: @unchecked Sendable {
     /// Starts listening: on `fd` when systemd passed one (socket activation), otherwise
     /// on a new socket at the configured path.
     public func start(inheriting fd: Int32? = nil) throws(SystemError) {
-        let result: Result<Void, SystemError> = queue.sync {
+        let result: Result<Void, SystemError> = loop.sync {
             do throws(SystemError) {
                 try openListener(inheriting: fd)
                 return .success(())
@@ -119,7 +116,7 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     private func openListener(inheriting fd: Int32?) throws(SystemError) {
-        precondition(listenSource == nil && !stopping, "start() is called once")
+        precondition(listenWatch == nil && !stopping, "start() is called once")
         if let fd {
             guard UnixSocket.isListeningStreamSocket(fd) else {
                 throw SystemError("socket activation: fd \(fd) is not a listening Unix stream socket", code: EINVAL)
@@ -132,15 +129,9 @@ public final class SocketServer: @unchecked Sendable {
             ownsSocketFile = !configuration.path.hasPrefix("@")
         }
         openDescriptors += 1
-        let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
-        source.setEventHandler { [unowned self] in acceptPending() }
-        source.setCancelHandler { [self, listenFD, ownsSocketFile] in
-            Glibc.close(listenFD)
-            if ownsSocketFile { unlink(configuration.path) }
-            descriptorClosed()
-        }
-        listenSource = source
-        source.resume()
+        let watch = loop.watch(listenFD) { [weak self] _ in self?.acceptPending() }
+        watch.wantsRead = true
+        listenWatch = watch
         log.info("listening on \(configuration.path)" + (fd == nil ? "" : " (socket activation)"))
     }
 
@@ -148,13 +139,15 @@ public final class SocketServer: @unchecked Sendable {
     /// created), and returns when every descriptor is closed.
     public func stop() async {
         await withCheckedContinuation { continuation in
-            queue.async { [self] in
+            loop.execute { [self] in
                 stopping = true
                 stopWaiters.append(continuation)
-                if let listenSource {
-                    listenSource.cancel()
-                    if listenPaused { listenSource.resume() }
-                    self.listenSource = nil
+                if let listenWatch {
+                    listenWatch.cancel()
+                    self.listenWatch = nil
+                    Glibc.close(listenFD)
+                    if ownsSocketFile { unlink(configuration.path) }
+                    descriptorClosed()
                 }
                 for client in clients.values { client.close(reason: "the daemon is stopping") }
                 resumeStopWaitersIfDone()
@@ -165,18 +158,18 @@ public final class SocketServer: @unchecked Sendable {
     /// Pushes `event` to every client subscribed to its type.
     ///
     /// Call in `seq` order (the hub does): events are queued in the order of the calls.
-    /// Events that arrive while the queue is busy are delivered together, with one write
+    /// Events that arrive while the loop is busy are delivered together, with one write
     /// per client.
     public func broadcast(_ event: Event) {
         let first = pendingEvents.withLock { pending in
             pending.append(event)
             return pending.count == 1
         }
-        if first { queue.async { [self] in deliverPendingEvents() } }
+        if first { loop.execute { [self] in deliverPendingEvents() } }
     }
 
     private func deliverPendingEvents() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        precondition(loop.isCurrent)
         let events = pendingEvents.withLock { pending in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
@@ -198,13 +191,13 @@ public final class SocketServer: @unchecked Sendable {
     /// Raises the `seq` that `subscribe` reports to at least `seq`; call with the hub's
     /// current value when connecting a hub that already assigned some.
     public func noteSequence(_ seq: UInt64) {
-        queue.async { [self] in lastSeq = max(lastSeq, seq) }
+        loop.execute { [self] in lastSeq = max(lastSeq, seq) }
     }
 
     /// The counters now.
     public func currentStatistics() async -> Statistics {
         await withCheckedContinuation { continuation in
-            queue.async { [self] in
+            loop.execute { [self] in
                 var snapshot = statistics
                 snapshot.clients = clients.count
                 continuation.resume(returning: snapshot)
@@ -215,7 +208,7 @@ public final class SocketServer: @unchecked Sendable {
     // MARK: - Accepting
 
     private func acceptPending() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        precondition(loop.isCurrent)
         // A bounded batch per event keeps one burst of connections from starving clients.
         for _ in 0..<64 {
             switch UnixSocket.accept(listenFD) {
@@ -232,16 +225,13 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     /// Stops accepting for a moment: with no descriptors left the listening socket stays
-    /// readable, and the source would otherwise fire in a tight loop.
+    /// readable, and the watch would otherwise fire in a tight loop.
     private func pauseAccepting() {
-        guard let listenSource, !listenPaused else { return }
-        listenPaused = true
-        listenSource.suspend()
-        queue.asyncAfter(deadline: .now() + .milliseconds(Int(configuration.acceptBackoff.seconds * 1000))) {
-            [self] in
-            guard listenPaused, !stopping, let listenSource = self.listenSource else { return }
-            listenPaused = false
-            listenSource.resume()
+        guard let listenWatch, listenWatch.wantsRead else { return }
+        listenWatch.wantsRead = false
+        loop.schedule(after: configuration.acceptBackoff) { [self] in
+            guard !stopping, let listenWatch = self.listenWatch else { return }
+            listenWatch.wantsRead = true
         }
     }
 
@@ -277,16 +267,16 @@ public final class SocketServer: @unchecked Sendable {
         Glibc.close(fd)
     }
 
-    // MARK: - Client bookkeeping (called by ClientConnection on the queue)
+    // MARK: - Client bookkeeping (called by ClientConnection on the loop)
 
     func remove(_ client: ClientConnection, reason: String) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        precondition(loop.isCurrent)
         clients[client.id] = nil
         log.debug("client \(client.id) closed: \(reason)")
     }
 
     func descriptorClosed() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        precondition(loop.isCurrent)
         openDescriptors -= 1
         resumeStopWaitersIfDone()
     }

@@ -73,7 +73,7 @@ enum TemperatureText {
         if scalars.isEmpty {
             return .failure(ReadingError(.empty, raw: raw, detail: "only padding"))
         }
-        if let bad = scalars.first(where: { $0.properties.generalCategory == .control && !isBlank($0) }) {
+        if let bad = scalars.first(where: { isControl($0) && !isBlank($0) }) {
             return .failure(
                 ReadingError(
                     .malformed, raw: raw,
@@ -100,10 +100,20 @@ enum TemperatureText {
     private static func decimal(_ token: Substring.UnicodeScalarView) -> Double? {
         var rest = token
         if let sign = rest.first, sign == "+" || sign == "-" { rest.removeFirst() }
-        let parts = rest.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count),
-            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isDigit) })
-        else { return nil }
+        // digits ["." digits]: one scan, no allocation (this runs for every notification).
+        var digitsBefore = 0
+        var digitsAfter = 0
+        var dots = 0
+        for scalar in rest {
+            if scalar == "." {
+                dots += 1
+            } else if isDigit(scalar) {
+                if dots == 0 { digitsBefore += 1 } else { digitsAfter += 1 }
+            } else {
+                return nil
+            }
+        }
+        guard digitsBefore > 0, dots == 0 || (dots == 1 && digitsAfter > 0) else { return nil }
         // The text is now a plain decimal, which Double parses with correct rounding.
         return Double(String(token))
     }
@@ -130,6 +140,11 @@ enum TemperatureText {
 
     private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
         ("0"..."9").contains(scalar)
+    }
+
+    /// General category Cc (C0, DEL and C1), without the Unicode property lookup.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     private static func isBlank(_ scalar: Unicode.Scalar) -> Bool {

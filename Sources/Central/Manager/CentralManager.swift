@@ -1,5 +1,6 @@
 public import BlueZClient
 public import DBusCore
+public import UnixSupport
 import ThermometerProfiles
 
 /// A BLE central over BlueZ, shaped like CoreBluetooth's `CBCentralManager`
@@ -10,12 +11,12 @@ import ThermometerProfiles
 public actor CentralManager {
     /// The BlueZ client underneath.
     public nonisolated let client: BlueZService
-    /// The BlueZ client's executor: the central runs on the D-Bus connection's queue.
+    /// The BlueZ client's executor: the central runs on the D-Bus connection's event loop.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { client.unownedExecutor }
-    /// The executor (one dispatch queue) the central, its BlueZ client and the D-Bus
+    /// The executor (one event loop thread) the central, its BlueZ client and the D-Bus
     /// connection run on; the monitor's reports are made on it. State that follows the
     /// central can run on it too, and then takes every report without a thread hop.
-    public nonisolated var executor: QueueExecutor { client.connection.executor }
+    public nonisolated var executor: EventLoop { client.connection.executor }
 
     let options: CentralOptions
     /// The central's state.

@@ -12,7 +12,7 @@ public import ThermometerProfiles
 public actor ThermometerMonitor {
     /// The central underneath.
     public nonisolated let central: CentralManager
-    /// The central's executor: the monitor runs on the D-Bus connection's queue.
+    /// The central's executor: the monitor runs on the D-Bus connection's event loop.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { central.unownedExecutor }
 
     let configuration: ThermometerConfiguration
