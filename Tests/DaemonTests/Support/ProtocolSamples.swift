@@ -32,8 +32,8 @@ enum ProtocolSamples {
     /// Celsius values covering the number formats: integral, fractional, signed zero,
     /// exponent forms, extremes.
     static let numbers: [Double] = [
-        0, -0.0, 40, 40.1, -273.15, 0.1 + 0.2, 1e15, 1e16, 1e21, 1e-7, 12345678.9, 5e-324,
-        .greatestFiniteMagnitude, 2.5e-5, 123456789012345678,
+        0, -0.0, 40, 40.1, -273.15, 0.1 + 0.2, 1e15, 1e16, 1e21, 1e-7, 12345678.9, .leastNonzeroMagnitude,
+        .greatestFiniteMagnitude, 2.5e-5, 1.2345678901234568e17,
     ]
 
     /// Named values; the name keys the golden text.
