@@ -1,6 +1,5 @@
 public import BlectlProtocol
 public import Central
-public import FoundationEssentials
 
 /// The daemon's state: adapter, peripherals, connections and reading history.
 ///
@@ -63,8 +62,8 @@ public actor Hub {
     }
 
     let limits: Limits
-    let now: @Sendable () -> Date
-    let started: Date
+    let now: @Sendable () -> Timestamp
+    let started: Timestamp
     var central: (any CentralControl)?
 
     var adapterName: String?
@@ -84,7 +83,7 @@ public actor Hub {
     public init(
         limits: Limits = Limits(),
         central: (any CentralControl)? = nil,
-        now: @escaping @Sendable () -> Date = { Date() },
+        now: @escaping @Sendable () -> Timestamp = { Timestamp.now() },
         executor: QueueExecutor? = nil
     ) {
         self.executor = executor ?? QueueExecutor(label: "blectl.hub")
