@@ -16,7 +16,7 @@ final class EncodingNode {
     }
 
     /// How many elements an unkeyed container has written.
-    var count: Int { elements?.count ?? members?.count ?? 0 }
+    var count: Int { elements?.count ?? 0 }
 
     func set(_ value: JSONValue) {
         (leaf, members, elements) = (value, nil, nil)
