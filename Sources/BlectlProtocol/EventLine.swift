@@ -1,7 +1,8 @@
 /// The hot path of the event stream: `reading` lines written by hand.
 ///
-/// A busy daemon pushes thousands of readings a second; `JSONEncoder` costs more than
-/// everything else it does per reading. The writer below produces exactly the bytes
+/// A busy daemon pushes thousands of readings a second; Foundation's `JSONEncoder` cost
+/// more than everything else it did per reading, and the protocol's own encoder still
+/// goes through Codable's containers and a ``JSONValue`` tree. The writer below produces exactly the bytes
 /// ``JSONLines/encode(_:)`` produces (keys sorted, compact, slashes unescaped; a test
 /// compares the two) and leaves anything unusual, such as a string that needs escaping
 /// or a number in exponent form, to the encoder.

@@ -1,31 +1,34 @@
-public import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A point in time, to the millisecond, that travels as an RFC 3339 UTC string,
 /// e.g. `"2026-11-30T01:02:03.456Z"`.
 ///
 /// Stored as whole milliseconds so that a timestamp survives encoding and decoding
-/// exactly (a `Date` is a binary floating-point number of seconds and would not).
+/// exactly (a floating-point number of seconds would not). The protocol's modules use it
+/// instead of Foundation's `Date` so that blectld links no Foundation.
 public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Milliseconds since 1970-01-01T00:00:00Z.
     public var millisecondsSince1970: Int64
 
-    /// `date` rounded to the nearest millisecond.
-    public init(_ date: Date) {
-        millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    /// The instant `millisecondsSince1970` after 1970-01-01T00:00:00Z.
+    public init(millisecondsSince1970: Int64) {
+        self.millisecondsSince1970 = millisecondsSince1970
     }
 
-    /// Parses RFC 3339 text, with or without fractional seconds.
-    public init?(rfc3339 text: String) {
-        let precise = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        guard let date = (try? precise.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) else {
-            return nil
-        }
-        self.init(date)
+    /// The current time (`CLOCK_REALTIME`), rounded to the nearest millisecond.
+    public static func now() -> Timestamp {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Timestamp(millisecondsSince1970: Int64(spec.tv_sec) * 1000 + (Int64(spec.tv_nsec) + 500_000) / 1_000_000)
     }
 
-    /// The instant as a `Date`.
-    public var date: Date {
-        Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000)
+    /// The time from `earlier` to this instant; negative when `earlier` is later.
+    public func duration(since earlier: Timestamp) -> Duration {
+        .milliseconds(millisecondsSince1970 - earlier.millisecondsSince1970)
     }
 
     /// The wire form: `YYYY-MM-DDTHH:MM:SS.mmmZ`.

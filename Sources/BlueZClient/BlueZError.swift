@@ -28,12 +28,12 @@ public enum BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         case "org.bluez.Error.InProgress", "org.bluez.Error.AlreadyConnected": self = .inProgress(message)
         case "org.bluez.Error.NotReady": self = .notReady(message)
         case "org.bluez.Error.Failed":
-            self = message.contains("already in progress") ? .inProgress(message) : .failed(message)
+            self = message.includes("already in progress") ? .inProgress(message) : .failed(message)
         case "org.bluez.Error.DoesNotExist", DBusError.Name.unknownObject, DBusError.Name.unknownMethod:
             self = .unknownObject(message)
         case DBusError.Name.accessDenied, "org.freedesktop.DBus.Error.AuthFailed":
             self = .accessDenied(message)
-        case DBusError.Name.noReply where message.contains("disconnected"):
+        case DBusError.Name.noReply where message.includes("disconnected"):
             self = .serviceUnavailable(message)
         case DBusError.Name.noReply, DBusError.Name.timeout: self = .timeout(message)
         case DBusError.Name.serviceUnknown, DBusError.Name.nameHasNoOwner: self = .serviceUnavailable(message)
@@ -65,5 +65,17 @@ public enum BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         case .refused(let name, let m): "\(name): \(m)"
         case .disconnected(let m): "D-Bus connection lost (\(m))"
         }
+    }
+}
+
+extension String {
+    /// Whether `part` occurs in the text, compared as UTF-8. `String.contains(_:)` with a
+    /// string argument lives in _StringProcessing, which would link the regex engine
+    /// (about 1 MB of code) into blectld for two phrase checks.
+    fileprivate func includes(_ part: String) -> Bool {
+        let text = Array(utf8)
+        let part = Array(part.utf8)
+        guard part.count <= text.count else { return false }
+        return (0...text.count - part.count).contains { text[$0..<$0 + part.count].elementsEqual(part) }
     }
 }

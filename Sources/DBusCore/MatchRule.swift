@@ -72,12 +72,8 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
 
     /// Quotes a value: `'` is written as `'\''` (close, escaped quote, reopen).
     private func quote(_ value: String) -> String {
-        "'" + value.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+        var quoted = "'"
+        for character in value { quoted += character == "'" ? "'\\''" : String(character) }
+        return quoted + "'"
     }
 }

@@ -14,7 +14,7 @@ extension DaemonConfiguration {
             guard let equals = line.firstIndex(of: "=") else {
                 throw .file(path: path, line: number, message: "expected 'key = value', got '\(line)'")
             }
-            let key = line[..<equals].trimmed.lowercased().replacing("-", with: "_")
+            let key = String(line[..<equals].trimmed.lowercased().map { $0 == "-" ? "_" : $0 })
             let value = Self.unquoted(line[line.index(after: equals)...].trimmed)
             guard let setting = ConfigurationSetting.named(key) else {
                 throw .file(path: path, line: number, message: "unknown key '\(key)'")

@@ -1,5 +1,4 @@
 import BlectlProtocol
-import FoundationEssentials
 
 extension Hub {
     /// Applies something that happened on the Bluetooth side and tells listeners.
@@ -10,22 +9,22 @@ extension Hub {
             guard adapter != adapterName || state != adapterState else { return }
             adapterName = adapter
             adapterState = state
-            broadcast(.adapterState(AdapterChange(time: Timestamp(time), adapter: adapter, state: state)))
+            broadcast(.adapterState(AdapterChange(time: time, adapter: adapter, state: state)))
         case .peripheralSeen(let address, let name, let rssi, let isThermometer):
             seen(Self.normalized(address), name: name, rssi: rssi, isThermometer: isThermometer, at: time)
         case .peripheralLost(let address):
             guard let record = table.lose(Self.normalized(address)) else { return }
             broadcast(
-                .peripheralLost(PeripheralChange(time: Timestamp(time), address: record.address, name: record.name)))
+                .peripheralLost(PeripheralChange(time: time, address: record.address, name: record.name)))
         case .connected(let address, let name):
             let address = Self.normalized(address)
             table.connect(address, name: name, at: time)
             let name = table[address]?.name
-            broadcast(.connected(PeripheralChange(time: Timestamp(time), address: address, name: name)))
+            broadcast(.connected(PeripheralChange(time: time, address: address, name: name)))
         case .disconnected(let address, let reason):
             guard let record = table.disconnect(Self.normalized(address), at: time) else { return }
             let change = PeripheralChange(
-                time: Timestamp(time), address: record.address, name: record.name, reason: reason)
+                time: time, address: record.address, name: record.name, reason: reason)
             broadcast(.disconnected(change))
         case .reading(let address, let name, let sample):
             record(sample, address: Self.normalized(address), name: name)
@@ -36,13 +35,13 @@ extension Hub {
         waiters.wakeAll()
     }
 
-    private func seen(_ address: String, name: String?, rssi: Int?, isThermometer: Bool, at time: Date) {
+    private func seen(_ address: String, name: String?, rssi: Int?, isThermometer: Bool, at time: Timestamp) {
         let announce = table.see(
             address: address, name: name, rssi: rssi, isThermometer: isThermometer, at: time,
             refresh: limits.sightingRefresh)
         guard announce, let record = table[address] else { return }
         let sighting = PeripheralSighting(
-            time: Timestamp(time), address: address, name: record.name, rssi: record.rssi,
+            time: time, address: address, name: record.name, rssi: record.rssi,
             thermometer: record.isThermometer)
         broadcast(.peripheralSeen(sighting))
     }
@@ -54,7 +53,7 @@ extension Hub {
         lastSeq += 1
         table.heard(address, name: name, at: time)
         let reading = Reading(
-            seq: lastSeq, time: Timestamp(time), address: address,
+            seq: lastSeq, time: time, address: address,
             name: name ?? table[address]?.name ?? store.name(of: address),
             celsius: (sample.celsius * 100).rounded() / 100, raw: sample.raw, unit: sample.unit)
         store.record(.reading(reading))
@@ -62,11 +61,11 @@ extension Hub {
         return reading
     }
 
-    private func recordFailure(address: String, message: String, raw: [UInt8], at time: Date) {
+    private func recordFailure(address: String, message: String, raw: [UInt8], at time: Timestamp) {
         lastSeq += 1
         table.heard(address, name: nil, at: time)
         let failure = ReadingFailure(
-            seq: lastSeq, time: Timestamp(time), address: address,
+            seq: lastSeq, time: time, address: address,
             name: table[address]?.name ?? store.name(of: address), error: message, rawHex: Self.hex(raw))
         store.record(.readingError(failure))
         broadcast(.readingError(failure))

@@ -1,5 +1,4 @@
 public import BlectlProtocol
-import FoundationEssentials
 
 extension Hub {
     /// Daemon and adapter state, and the connected thermometers with their latest readings.
@@ -7,12 +6,12 @@ extension Hub {
         let connected = table.connected.map { record in
             ConnectedPeripheral(
                 address: record.address, name: record.name,
-                since: Timestamp(record.connectedSince ?? record.lastSeen),
+                since: record.connectedSince ?? record.lastSeen,
                 lastReading: store.latestReading(record.address))
         }
         return StatusResult(
             adapter: adapterName, state: adapterState, connected: connected, lastSeq: lastSeq,
-            started: Timestamp(started))
+            started: started)
     }
 
     /// The peripheral table: connected first, then thermometers, then by signal strength.
@@ -20,7 +19,7 @@ extension Hub {
         table.records.values.map { record in
             PeripheralInfo(
                 address: record.address, name: record.name, rssi: record.rssi, thermometer: record.isThermometer,
-                connected: record.connectedSince != nil, lastSeen: Timestamp(record.lastSeen))
+                connected: record.connectedSince != nil, lastSeen: record.lastSeen)
         }.sorted(by: Self.displayOrder)
     }
 
@@ -55,7 +54,7 @@ extension Hub {
         let result = await task.result
         if scanTask == task { scanTask = nil }
         if case .failure(let error) = result { throw ErrorInfo(describing: error) }
-        return peripherals().filter { $0.connected || $0.lastSeen.date >= startedAt }
+        return peripherals().filter { $0.connected || $0.lastSeen >= startedAt }
     }
 
     /// A current temperature from each connected thermometer matching `selector` (an
@@ -65,7 +64,7 @@ extension Hub {
     /// reading is reported with its age. With nothing connected, the latest readings of
     /// matching devices are reported; with none of those either, the reply is an error.
     public func read(matching selector: String?, timeout: Duration?) async throws(ErrorInfo) -> [ReadingReport] {
-        let requestedAt = Timestamp(now())
+        let requestedAt = now()
         let wait = min(max(timeout ?? limits.defaultReadTimeout, .zero), limits.maxReadTimeout)
         let deadline = ContinuousClock.now + wait
         _ = await self.wait(until: deadline) { !connectedThermometers(matching: selector).isEmpty }
@@ -108,8 +107,8 @@ extension Hub {
 
     /// `fresh`: the reading arrived after the request did (a stored one is not fresh).
     private func report(_ reading: Reading, fresh: Bool) -> ReadingReport {
-        let age = max(0, now().timeIntervalSince(reading.time.date))
-        return ReadingReport(reading, fresh: fresh, ageSeconds: (age * 1000).rounded() / 1000)
+        let milliseconds = max(0, now().millisecondsSince1970 - reading.time.millisecondsSince1970)
+        return ReadingReport(reading, fresh: fresh, ageSeconds: Double(milliseconds) / 1000)
     }
 
     private func storedReports(matching selector: String?, waited: Duration) throws(ErrorInfo) -> [ReadingReport] {

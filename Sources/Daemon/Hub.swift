@@ -1,7 +1,6 @@
 public import BlectlProtocol
 import Central
 public import UnixSupport
-public import FoundationEssentials
 
 /// The daemon's state: adapter, peripherals, connections and reading history.
 ///
@@ -64,8 +63,8 @@ public actor Hub {
     }
 
     let limits: Limits
-    let now: @Sendable () -> Date
-    let started: Date
+    let now: @Sendable () -> Timestamp
+    let started: Timestamp
     var central: (any CentralControl)?
 
     var adapterName: String?
@@ -85,8 +84,13 @@ public actor Hub {
     public init(
         limits: Limits = Limits(),
         central: (any CentralControl)? = nil,
+<<<<<<< HEAD
         now: @escaping @Sendable () -> Date = { Date() },
         executor: EventLoop? = nil
+=======
+        now: @escaping @Sendable () -> Timestamp = { Timestamp.now() },
+        executor: QueueExecutor? = nil
+>>>>>>> json-no-foundation
     ) {
         self.executor = executor ?? EventLoop(label: "blectl-hub")
         self.limits = limits

@@ -1,4 +1,4 @@
-import FoundationEssentials
+import BlectlProtocol
 
 /// What the hub knows about one peripheral.
 struct PeripheralRecord: Equatable, Sendable {
@@ -6,11 +6,11 @@ struct PeripheralRecord: Equatable, Sendable {
     var name: String?
     var rssi: Int?
     var isThermometer: Bool
-    var lastSeen: Date
+    var lastSeen: Timestamp
     /// When a `peripheral_seen` event last went out for it.
-    var lastAnnounced: Date?
+    var lastAnnounced: Timestamp?
     /// When it connected, while it is connected.
-    var connectedSince: Date?
+    var connectedSince: Timestamp?
 }
 
 /// The peripheral table, bounded: when full, the peripheral not seen for the longest
@@ -35,7 +35,7 @@ struct PeripheralTable {
     /// renamed, changed kind, or not announced for `refresh` (RSSI alone changes too
     /// often to announce every time).
     mutating func see(
-        address: String, name: String?, rssi: Int?, isThermometer: Bool, at now: Date, refresh: Duration
+        address: String, name: String?, rssi: Int?, isThermometer: Bool, at now: Timestamp, refresh: Duration
     ) -> Bool {
         var record =
             records[address]
@@ -43,7 +43,7 @@ struct PeripheralTable {
         let changed =
             record.lastAnnounced == nil || (name != nil && name != record.name)
             || isThermometer != record.isThermometer
-        let stale = record.lastAnnounced.map { now.timeIntervalSince($0) >= refresh.seconds } ?? true
+        let stale = record.lastAnnounced.map { now.duration(since: $0) >= refresh } ?? true
         record.name = name ?? record.name
         record.rssi = rssi ?? record.rssi
         record.isThermometer = isThermometer
@@ -62,7 +62,7 @@ struct PeripheralTable {
     }
 
     /// Marks `address` connected (adding it if unknown: only thermometers are connected).
-    mutating func connect(_ address: String, name: String?, at now: Date) {
+    mutating func connect(_ address: String, name: String?, at now: Timestamp) {
         var record =
             records[address] ?? PeripheralRecord(address: address, isThermometer: true, lastSeen: now)
         record.name = name ?? record.name
@@ -72,7 +72,7 @@ struct PeripheralTable {
     }
 
     /// Marks `address` disconnected; returns the record if it was connected.
-    mutating func disconnect(_ address: String, at now: Date) -> PeripheralRecord? {
+    mutating func disconnect(_ address: String, at now: Timestamp) -> PeripheralRecord? {
         guard var record = records[address], record.connectedSince != nil else { return nil }
         record.connectedSince = nil
         record.lastSeen = now
@@ -81,7 +81,7 @@ struct PeripheralTable {
     }
 
     /// Notes that `address` was heard from (a reading), learning its name if given.
-    mutating func heard(_ address: String, name: String?, at now: Date) {
+    mutating func heard(_ address: String, name: String?, at now: Timestamp) {
         guard var record = records[address] else { return }
         record.name = name ?? record.name
         record.lastSeen = now

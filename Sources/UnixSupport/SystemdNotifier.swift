@@ -68,7 +68,7 @@ public struct SystemdNotifier: Sendable {
 
     private static func statusAssignment(_ text: String) -> String {
         // One datagram line per assignment: a newline would start a bogus assignment.
-        "STATUS=" + text.replacing("\n", with: " ")
+        "STATUS=" + String(text.map { $0 == "\n" ? " " : $0 })
     }
 
     /// The watchdog timeout systemd enforces (`WATCHDOG_USEC`), if it applies to this process.

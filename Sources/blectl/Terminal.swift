@@ -1,5 +1,4 @@
 import BlectlProtocol
-import FoundationEssentials
 import Glibc
 import UnixSupport
 
@@ -72,12 +71,12 @@ enum Format {
 
     /// Seconds since `time`, by this machine's clock.
     static func secondsSince(_ time: Timestamp) -> Double {
-        max(0, Date().timeIntervalSince(time.date))
+        max(0, Double(Timestamp.now().millisecondsSince1970 - time.millisecondsSince1970) / 1000)
     }
 
     /// The local time of day, `HH:MM:SS`.
     static func clock(_ time: Timestamp) -> String {
-        var seconds = time_t(time.date.timeIntervalSince1970.rounded(.down))
+        var seconds = time_t((Double(time.millisecondsSince1970) / 1000).rounded(.down))
         var parts = tm()
         localtime_r(&seconds, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }

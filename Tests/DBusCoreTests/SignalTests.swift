@@ -96,6 +96,12 @@ struct SignalTests {
             #expect(count == 0)
         }
     }
+
+    @Test("a match rule quotes its values, a single quote as '\\''")
+    func matchRuleText() {
+        let rule = MatchRule(member: "Ping", arguments: [0: "it's", 1: "''"])
+        #expect(rule.description == #"type='signal',member='Ping',arg0='it'\''s',arg1=''\'''\'''"#)
+    }
 }
 
 /// The first element of a stream within 5 s.

@@ -154,4 +154,10 @@ struct ConfigurationTests {
         #expect(text.contains("--socket PATH") && text.contains("--service-uuid UUID") && text.contains("--mock"))
         #expect(try load(["--version"]) == .version("blectld 0.1.0"))
     }
+
+    @Test("File keys may be written with '-' for '_'")
+    func dashedKeys() throws {
+        let config = try configuration(file: "history-size = 50\nMax-Clients = 8\n")
+        #expect(config.historySize == 50 && config.maxClients == 8)
+    }
 }

@@ -1,17 +1,16 @@
 import BlectlProtocol
 @testable import Daemon
-import FoundationEssentials
 import Synchronization
 import Testing
 
 /// A clock tests move by hand.
 final class ManualClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_796_000_000))
+    private let current = Mutex(Timestamp(millisecondsSince1970: 1_796_000_000_000))
 
-    var now: Date { current.withLock { $0 } }
+    var now: Timestamp { current.withLock { $0 } }
 
     func advance(by seconds: Double) {
-        current.withLock { $0 += seconds }
+        current.withLock { $0.millisecondsSince1970 += Int64((seconds * 1000).rounded()) }
     }
 }
 
