@@ -84,13 +84,8 @@ public actor Hub {
     public init(
         limits: Limits = Limits(),
         central: (any CentralControl)? = nil,
-<<<<<<< HEAD
-        now: @escaping @Sendable () -> Date = { Date() },
-        executor: EventLoop? = nil
-=======
         now: @escaping @Sendable () -> Timestamp = { Timestamp.now() },
-        executor: QueueExecutor? = nil
->>>>>>> json-no-foundation
+        executor: EventLoop? = nil
     ) {
         self.executor = executor ?? EventLoop(label: "blectl-hub")
         self.limits = limits

@@ -22,6 +22,8 @@ final class Reactor: @unchecked Sendable {
     /// The loop waits (or is about to) with nothing to do: a submission must wake it.
     private var sleeping = false
     private var stopRequested = false
+    /// The work being run this turn (the loop's thread only).
+    private var running: [Work] = []
 
     /// Watches by descriptor; libdbus watches one socket twice (reading, writing).
     private var watches: [Int32: [IOWatch]] = [:]
@@ -112,16 +114,17 @@ final class Reactor: @unchecked Sendable {
     }
 
     private func runMailbox() {
+        // Two buffers swapped under the lock: no allocation per turn.
         pthread_mutex_lock(mutex)
-        let work = mailbox
-        mailbox.removeAll(keepingCapacity: true)
+        swap(&mailbox, &running)
         pthread_mutex_unlock(mutex)
-        for item in work {
+        for item in running {
             switch item {
             case .job(let job, let executor): job.runSynchronously(on: executor)
             case .block(let body): body()
             }
         }
+        running.removeAll(keepingCapacity: true)
     }
 
     private func runDueTimers() {

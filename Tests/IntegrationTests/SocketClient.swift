@@ -20,10 +20,10 @@ final class SocketClient {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        guard connected == 0 else {
-            close(fd)
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
-        }
+        // No close(fd) here: `self` is fully initialized, so throwing runs deinit, which
+        // closes it. Closing twice closed whatever descriptor another thread had opened
+        // under that number meanwhile (it crashed libdispatch's manager thread).
+        guard connected == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
