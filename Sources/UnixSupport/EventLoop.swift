@@ -124,8 +124,9 @@ extension Duration {
     }
 }
 
-/// `CLOCK_MONOTONIC`, the clock the loop's timers run on.
+/// `CLOCK_MONOTONIC`: the clock the loop's timers run on, and systemd's `MONOTONIC_USEC`.
 enum MonotonicClock {
+    /// Nanoseconds since boot (not counting suspend).
     static func nanoseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)

@@ -60,10 +60,7 @@ public struct SystemdNotifier: Sendable {
     /// `RELOADING=1` with the `MONOTONIC_USEC` that `Type=notify-reload` requires; send
     /// `READY=1` when the reload is done.
     public func reloading() throws(SystemError) {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let microseconds = Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
-        try send(["RELOADING=1", "MONOTONIC_USEC=\(microseconds)"])
+        try send(["RELOADING=1", "MONOTONIC_USEC=\(MonotonicClock.nanoseconds() / 1000)"])
     }
 
     private static func statusAssignment(_ text: String) -> String {

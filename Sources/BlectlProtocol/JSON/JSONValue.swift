@@ -32,15 +32,22 @@ extension JSONValue {
     static func number<T: BinaryFloatingPoint & LosslessStringConvertible>(
         _ value: T, codingPath: [any CodingKey]
     ) throws -> JSONValue {
-        guard value.isFinite else {
+        guard numberText(value) != nil else {
             throw EncodingError.invalidValue(
                 value,
                 EncodingError.Context(
                     codingPath: codingPath, debugDescription: "Unable to encode \(T.self).\(value) directly in JSON."))
         }
+        return .number(numberText(value)!)
+    }
+
+    /// A finite `value` as Foundation's JSONEncoder writes it: `description` without a
+    /// trailing `.0`; nil for NaN and the infinities.
+    static func numberText(_ value: some BinaryFloatingPoint & LosslessStringConvertible) -> String? {
+        guard value.isFinite else { return nil }
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
-        return .number(text)
+        return text
     }
 
     /// An integer in decimal.

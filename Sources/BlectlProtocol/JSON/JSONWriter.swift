@@ -20,7 +20,7 @@ struct JSONWriter {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
         case .number(let text): bytes.append(contentsOf: text.utf8)
-        case .string(let text): writeString(text)
+        case .string(let text): bytes.appendJSONString(text)
         case .array(let items):
             writeContainer(open: "[", close: "]", count: items.count, indent: indent) { writer, index in
                 writer.write(items[index], indent: indent + 1)
@@ -30,7 +30,7 @@ struct JSONWriter {
             // ("AB" < "Ab" < "a10" < "a9" < "a_b" < "ab" < "é").
             let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             writeContainer(open: "{", close: "}", count: keys.count, indent: indent) { writer, index in
-                writer.writeString(keys[index])
+                writer.bytes.appendJSONString(keys[index])
                 writer.bytes.append(contentsOf: (writer.pretty ? " : " : ":").utf8)
                 writer.write(members[keys[index]]!, indent: indent + 1)
             }
@@ -61,29 +61,32 @@ struct JSONWriter {
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
     }
 
-    /// A quoted string: `"` and `\` escaped, control characters as `\n`-style escapes
-    /// where JSON has them and `\u00xx` (lowercase hex) otherwise; everything else,
-    /// slashes, DEL and non-ASCII included, as is.
-    private mutating func writeString(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
+}
+
+extension [UInt8] {
+    /// Appends `text` as a quoted JSON string: `"` and `\` escaped, control characters as
+    /// `\n`-style escapes where JSON has them and `\u00xx` (lowercase hex) otherwise;
+    /// everything else, slashes, DEL and non-ASCII included, as is.
+    mutating func appendJSONString(_ text: String) {
+        append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-            case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
-            case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
+            case UInt8(ascii: "\""): append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): append(contentsOf: #"\\"#.utf8)
+            case 0x08: append(contentsOf: #"\b"#.utf8)
+            case 0x0C: append(contentsOf: #"\f"#.utf8)
+            case UInt8(ascii: "\n"): append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): append(contentsOf: #"\t"#.utf8)
             case 0..<0x20:
-                bytes.append(contentsOf: #"\u00"#.utf8)
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-            default: bytes.append(byte)
+                append(contentsOf: #"\u00"#.utf8)
+                append(jsonHexDigits[Int(byte >> 4)])
+                append(jsonHexDigits[Int(byte & 0x0F)])
+            default: append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
+
+private let jsonHexDigits = Array("0123456789abcdef".utf8)
