@@ -119,10 +119,14 @@ struct EventPrinter {
         writeAll(STDERR_FILENO, Array("blectl: \(text)\n".utf8))
     }
 
+    /// The event-type column: the longest type and two spaces, so no type runs into the
+    /// subject (`peripheral_seen` did at a fixed 15).
+    private static let kindWidth = EventType.allCases.map(\.rawValue.count).max()! + 2
+
     private func describe(_ event: Event) -> String {
         let (time, subject, details) = fields(event)
         let kind = event.type.rawValue
-        let kindColumn = kind + String(repeating: " ", count: max(0, 15 - kind.count))
+        let kindColumn = kind + String(repeating: " ", count: Self.kindWidth - kind.count)
         let subjectColumn = subject + String(repeating: " ", count: max(0, 32 - subject.count))
         let rest = details.filter { !$0.isEmpty }.joined(separator: "  ")
         return terminal.paint(Format.clock(time), .dim) + "  " + kindColumn + subjectColumn + "  " + rest
