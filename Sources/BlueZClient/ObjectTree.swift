@@ -39,10 +39,8 @@ public struct ObjectTree: Sendable {
     mutating func change(
         _ path: ObjectPath, _ interface: String, _ changed: [String: DBusValue], invalidated: [String]
     ) -> Bool {
-        guard objects[path]?[interface] != nil else { return false }
-        objects[path]![interface]!.merge(changed) { $1 }
-        for name in invalidated { objects[path]![interface]![name] = nil }
-        return true
+        // One lookup, mutated in place (notifications come through here thousands of times a second).
+        objects[path]?[interface]?.apply(changed, invalidated: invalidated) != nil
     }
 
     mutating func removeAll() { objects = [:] }
@@ -68,5 +66,12 @@ public struct ObjectTree: Sendable {
         let view = make(path, &reader)
         problems += reader.problems.map { "\(path) \(interface) \($0)" }
         return view
+    }
+}
+
+extension Dictionary where Key == String, Value == DBusValue {
+    fileprivate mutating func apply(_ changed: [String: DBusValue], invalidated: [String]) {
+        for (name, value) in changed { self[name] = value }
+        for name in invalidated { self[name] = nil }
     }
 }

@@ -41,13 +41,6 @@ static const unsigned int cbluez_watch_writable = DBUS_WATCH_WRITABLE;
 static const unsigned int cbluez_watch_hangup = DBUS_WATCH_HANGUP;
 static const unsigned int cbluez_watch_error = DBUS_WATCH_ERROR;
 
-/// Formats a Bluetooth address as "XX:XX:XX:XX:XX:XX" into `out` (18 bytes).
-static inline int cbluez_ba2str(const unsigned char b[6], char out[18]) {
-    bdaddr_t addr;
-    for (int i = 0; i < 6; i++) addr.b[i] = b[i];
-    return ba2str(&addr, out);
-}
-
 /// Parses "XX:XX:XX:XX:XX:XX" into `b` (little-endian, as bdaddr_t); 0 on success.
 static inline int cbluez_str2ba(const char *str, unsigned char b[6]) {
     if (bachk(str) < 0) return -1;

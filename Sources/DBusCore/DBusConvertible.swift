@@ -30,7 +30,7 @@ func mismatch<T: DBusConvertible>(_: T.Type, _ value: DBusValue) -> DBusDecoding
 
 extension Bool: DBusConvertible {
     /// The D-Bus signature of `Bool` values.
-    public static var dbusSignature: Signature { "b" }
+    public static var dbusSignature: Signature { Signature(unchecked: "b") }
     /// Reads a `Bool`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .boolean(let v) = value else { throw mismatch(Self.self, value) }
@@ -42,7 +42,7 @@ extension Bool: DBusConvertible {
 
 extension UInt8: DBusConvertible {
     /// The D-Bus signature of `UInt8` values.
-    public static var dbusSignature: Signature { "y" }
+    public static var dbusSignature: Signature { Signature(unchecked: "y") }
     /// Reads a `UInt8`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .byte(let v) = value else { throw mismatch(Self.self, value) }
@@ -54,7 +54,7 @@ extension UInt8: DBusConvertible {
 
 extension Int16: DBusConvertible {
     /// The D-Bus signature of `Int16` values.
-    public static var dbusSignature: Signature { "n" }
+    public static var dbusSignature: Signature { Signature(unchecked: "n") }
     /// Reads an `Int16`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .int16(let v) = value else { throw mismatch(Self.self, value) }
@@ -66,7 +66,7 @@ extension Int16: DBusConvertible {
 
 extension UInt16: DBusConvertible {
     /// The D-Bus signature of `UInt16` values.
-    public static var dbusSignature: Signature { "q" }
+    public static var dbusSignature: Signature { Signature(unchecked: "q") }
     /// Reads a `UInt16`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .uint16(let v) = value else { throw mismatch(Self.self, value) }
@@ -78,7 +78,7 @@ extension UInt16: DBusConvertible {
 
 extension Int32: DBusConvertible {
     /// The D-Bus signature of `Int32` values.
-    public static var dbusSignature: Signature { "i" }
+    public static var dbusSignature: Signature { Signature(unchecked: "i") }
     /// Reads an `Int32`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .int32(let v) = value else { throw mismatch(Self.self, value) }
@@ -90,7 +90,7 @@ extension Int32: DBusConvertible {
 
 extension UInt32: DBusConvertible {
     /// The D-Bus signature of `UInt32` values.
-    public static var dbusSignature: Signature { "u" }
+    public static var dbusSignature: Signature { Signature(unchecked: "u") }
     /// Reads a `UInt32`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .uint32(let v) = value else { throw mismatch(Self.self, value) }
@@ -102,7 +102,7 @@ extension UInt32: DBusConvertible {
 
 extension Int64: DBusConvertible {
     /// The D-Bus signature of `Int64` values.
-    public static var dbusSignature: Signature { "x" }
+    public static var dbusSignature: Signature { Signature(unchecked: "x") }
     /// Reads an `Int64`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .int64(let v) = value else { throw mismatch(Self.self, value) }
@@ -114,7 +114,7 @@ extension Int64: DBusConvertible {
 
 extension UInt64: DBusConvertible {
     /// The D-Bus signature of `UInt64` values.
-    public static var dbusSignature: Signature { "t" }
+    public static var dbusSignature: Signature { Signature(unchecked: "t") }
     /// Reads a `UInt64`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .uint64(let v) = value else { throw mismatch(Self.self, value) }
@@ -126,7 +126,7 @@ extension UInt64: DBusConvertible {
 
 extension Double: DBusConvertible {
     /// The D-Bus signature of `Double` values.
-    public static var dbusSignature: Signature { "d" }
+    public static var dbusSignature: Signature { Signature(unchecked: "d") }
     /// Reads a `Double`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .double(let v) = value else { throw mismatch(Self.self, value) }
@@ -138,7 +138,7 @@ extension Double: DBusConvertible {
 
 extension String: DBusConvertible {
     /// The D-Bus signature of `String` values.
-    public static var dbusSignature: Signature { "s" }
+    public static var dbusSignature: Signature { Signature(unchecked: "s") }
     /// Reads a `String`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .string(let v) = value else { throw mismatch(Self.self, value) }
@@ -150,7 +150,7 @@ extension String: DBusConvertible {
 
 extension ObjectPath: DBusConvertible {
     /// The D-Bus signature of `ObjectPath` values.
-    public static var dbusSignature: Signature { "o" }
+    public static var dbusSignature: Signature { Signature(unchecked: "o") }
     /// Reads an `ObjectPath`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .objectPath(let v) = value else { throw mismatch(Self.self, value) }
@@ -162,7 +162,7 @@ extension ObjectPath: DBusConvertible {
 
 extension Signature: DBusConvertible {
     /// The D-Bus signature of `Signature` values.
-    public static var dbusSignature: Signature { "g" }
+    public static var dbusSignature: Signature { Signature(unchecked: "g") }
     /// Reads a `Signature`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .signature(let v) = value else { throw mismatch(Self.self, value) }
@@ -174,7 +174,7 @@ extension Signature: DBusConvertible {
 
 extension UnixFileDescriptor: DBusConvertible {
     /// The D-Bus signature of `UnixFileDescriptor` values.
-    public static var dbusSignature: Signature { "h" }
+    public static var dbusSignature: Signature { Signature(unchecked: "h") }
     /// Reads a `UnixFileDescriptor`; a value of another D-Bus type throws ``DBusDecodingError``.
     public convenience init(dbusValue value: DBusValue) throws {
         guard case .unixFD(let fd) = value else { throw mismatch(UnixFileDescriptor.self, value) }
@@ -186,7 +186,7 @@ extension UnixFileDescriptor: DBusConvertible {
 
 extension DBusValue: DBusConvertible {
     /// A bare ``DBusValue`` stands for a variant: `[String: DBusValue]` is `a{sv}`.
-    public static var dbusSignature: Signature { "v" }
+    public static var dbusSignature: Signature { Signature(unchecked: "v") }
     /// Reads a `DBusValue`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
         guard case .variant(let inner) = value else { throw mismatch(Self.self, value) }

@@ -79,17 +79,17 @@ extension DBusValue {
     /// A string-keyed dictionary of variants (`a{sv}`), the shape of BlueZ's property maps.
     public static func propertyMap(_ entries: [(String, DBusValue)]) -> DBusValue {
         .dictionary(
-            key: "s", value: "v",
+            key: String.dbusSignature, value: DBusValue.dbusSignature,
             entries.map { DBusDictionaryEntry(.string($0.0), .variant($0.1)) })
     }
 
     /// An array of strings (`as`).
     public static func strings(_ values: [String]) -> DBusValue {
-        .array(element: "s", values.map(DBusValue.string))
+        .array(element: String.dbusSignature, values.map(DBusValue.string))
     }
 
     /// An array of bytes (`ay`).
     public static func bytes(_ values: [UInt8]) -> DBusValue {
-        .array(element: "y", values.map(DBusValue.byte))
+        .array(element: UInt8.dbusSignature, values.map(DBusValue.byte))
     }
 }

@@ -62,12 +62,27 @@ enum MessageReader {
     }
 
     private static func readArray(_ iter: inout DBusMessageIter) -> DBusValue {
-        let element = elementSignature(&iter)
+        let elementType = dbus_message_iter_get_element_type(&iter)
         var sub = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &sub)
-        if element.rawValue == "y" { return .array(element: element, readBytes(&sub)) }
-        if element.rawValue.hasPrefix("{") { return readDictionary(&sub, element: element) }
+        if elementType == cbluez_type_byte { return .array(element: UInt8.dbusSignature, readBytes(&sub)) }
+        // Basic element types are their own one-letter signature: no signature text to fetch.
+        if let basic = basicSignature(elementType) { return .array(element: basic, readSequence(&sub)) }
+        let element = elementSignature(&iter)
+        if elementType == cbluez_type_dict_entry { return readDictionary(&sub, element: element) }
         return .array(element: element, readSequence(&sub))
+    }
+
+    /// The signature of a basic type code (`y`, `s`, …); nil for containers.
+    private static func basicSignature(_ type: Int32) -> Signature? {
+        switch type {
+        case cbluez_type_byte, cbluez_type_boolean, cbluez_type_int16, cbluez_type_uint16, cbluez_type_int32,
+            cbluez_type_uint32, cbluez_type_int64, cbluez_type_uint64, cbluez_type_double, cbluez_type_string,
+            cbluez_type_object_path, cbluez_type_signature, cbluez_type_unix_fd:
+            return Signature(unchecked: String(Unicode.Scalar(UInt8(type))))
+        default:
+            return nil
+        }
     }
 
     /// Byte arrays (characteristic values) are read in one copy, not byte by byte.
@@ -102,6 +117,8 @@ enum MessageReader {
 
     /// Splits `{kv…}` into the key's and the value's signatures (the key is one basic type).
     static func splitDictEntry(_ entry: String) -> (Signature, Signature) {
+        // BlueZ's property maps, by far the most common.
+        if entry == "{sv}" { return (String.dbusSignature, DBusValue.dbusSignature) }
         let inner = entry.dropFirst().dropLast()
         return (Signature(unchecked: String(inner.prefix(1))), Signature(unchecked: String(inner.dropFirst())))
     }

@@ -72,7 +72,8 @@ extension Hub {
     }
 
     static func normalized(_ address: String) -> String {
-        address.uppercased()
+        // Addresses from the Bluetooth side are upper case already: keep the string, no copy.
+        address.utf8.contains { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) } ? address.uppercased() : address
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

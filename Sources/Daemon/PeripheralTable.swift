@@ -13,6 +13,13 @@ struct PeripheralRecord: Equatable, Sendable {
     var connectedSince: Timestamp?
 }
 
+extension PeripheralRecord {
+    fileprivate mutating func heard(name: String?, at now: Timestamp) {
+        if let name, name != self.name { self.name = name }
+        lastSeen = now
+    }
+}
+
 /// The peripheral table, bounded: when full, the peripheral not seen for the longest
 /// time (and not connected) makes room.
 struct PeripheralTable {
@@ -82,10 +89,8 @@ struct PeripheralTable {
 
     /// Notes that `address` was heard from (a reading), learning its name if given.
     mutating func heard(_ address: String, name: String?, at now: Timestamp) {
-        guard var record = records[address] else { return }
-        record.name = name ?? record.name
-        record.lastSeen = now
-        records[address] = record
+        // In place: one lookup, no copy of the record (this runs for every reading).
+        records[address]?.heard(name: name, at: now)
     }
 
     private mutating func insert(_ record: PeripheralRecord) {

@@ -113,19 +113,28 @@ final class Reactor: @unchecked Sendable {
         timers = TimerQueue()
     }
 
+    /// Runs the submitted work, then what that work submitted, for up to `turnsPerPoll`
+    /// turns: a notification's chain of hand-offs (dispatch, hub, clients) then finishes
+    /// without an `epoll_wait` between links, and a chain that never ends still lets the
+    /// descriptors and timers in.
     private func runMailbox() {
-        // Two buffers swapped under the lock: no allocation per turn.
-        pthread_mutex_lock(mutex)
-        swap(&mailbox, &running)
-        pthread_mutex_unlock(mutex)
-        for item in running {
-            switch item {
-            case .job(let job, let executor): job.runSynchronously(on: executor)
-            case .block(let body): body()
+        for _ in 0..<Self.turnsPerPoll {
+            // Two buffers swapped under the lock: no allocation per turn.
+            pthread_mutex_lock(mutex)
+            swap(&mailbox, &running)
+            pthread_mutex_unlock(mutex)
+            guard !running.isEmpty else { return }
+            for item in running {
+                switch item {
+                case .job(let job, let executor): job.runSynchronously(on: executor)
+                case .block(let body): body()
+                }
             }
+            running.removeAll(keepingCapacity: true)
         }
-        running.removeAll(keepingCapacity: true)
     }
+
+    private static let turnsPerPoll = 8
 
     private func runDueTimers() {
         let now = MonotonicClock.nanoseconds()

@@ -223,9 +223,8 @@ public actor ThermometerMonitor {
     // MARK: Values
 
     func deliver(_ path: ObjectPath, _ bytes: [UInt8]) {
-        guard var stream = streams[path] else { return }
-        stream.lastValue = .now
-        streams[path] = stream
+        guard let stream = streams[path] else { return }
+        streams[path]?.lastValue = .now
         let name = advertisedNames[stream.address]
         switch stream.profile.decode(bytes) {
         case .success(let reading): report(.reading(address: stream.address, name: name, reading))
