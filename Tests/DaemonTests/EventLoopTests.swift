@@ -67,6 +67,25 @@ struct EventLoopTests {
         #expect(fired.withLock { $0 } == ["10", "10 again", "60"])
     }
 
+    @Test("work that keeps submitting more does not starve timers", .timeLimit(.minutes(1)))
+    func fairness() async {
+        let loop = EventLoop(label: "test-fair")
+        let spinning = Locked(true)
+        @Sendable func spin() {
+            if spinning.withLock({ $0 }) { loop.execute(spin) }
+        }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.execute {
+                spin()
+                loop.schedule(after: .milliseconds(10)) {
+                    spinning.withLock { $0 = false }
+                    done.resume()
+                }
+            }
+        }
+        #expect(!spinning.withLock { $0 })
+    }
+
     @Test("a watch hears what it wants: readable data, nothing once paused, a hang-up")
     func watches() async throws {
         let loop = EventLoop(label: "test-watch")
