@@ -2,27 +2,38 @@ import BlectlProtocol
 
 /// The bounded reading history: per device, the newest readings and reading errors.
 ///
+/// A full history is a thousand entries per device, so they are stored compactly
+/// (``HistoryEntry``, the address once per device); history requests are rare, so the
+/// protocol values are rebuilt on the way out.
 /// Sequence numbers are global and increasing, so each device's buffer is sorted by
 /// `seq`. What was evicted is remembered as a high-water mark, so `history` can say
 /// whether a client asking "since N" missed anything.
 struct ReadingStore {
     private struct Device {
-        var events: BoundedBuffer<Event>
-        var latestReading: Reading?
+        /// The address, once for all the device's entries.
+        let address: String
+        var entries: BoundedBuffer<HistoryEntry>
+        /// The newest reading (not reading error), which may have left `entries`.
+        var latestReading: HistoryEntry?
         var name: String?
         var lastSeq: UInt64 = 0
-        /// The highest `seq` evicted from `events`.
+        /// The highest `seq` evicted from `entries`.
         var evictedThrough: UInt64 = 0
 
-        /// Appends one event with its `seq`, in place.
-        mutating func record(_ event: Event, seq: UInt64) {
-            if let evicted = events.append(event)?.seq {
+        init(address: String, capacity: Int) {
+            self.address = address
+            entries = BoundedBuffer(capacity: capacity)
+        }
+
+        /// Appends one entry, in place.
+        mutating func record(_ entry: HistoryEntry) {
+            if let evicted = entries.append(entry)?.seq {
                 evictedThrough = max(evictedThrough, evicted)
             }
-            lastSeq = seq
-            if case .reading(let reading) = event {
-                latestReading = reading
-                name = reading.name ?? name
+            lastSeq = entry.seq
+            if case .reading = entry.value {
+                latestReading = entry
+                name = entry.name ?? name
             }
         }
     }
@@ -40,10 +51,10 @@ struct ReadingStore {
 
     /// Stores a reading or reading error (events without `seq` and address are ignored).
     mutating func record(_ event: Event) {
-        guard let seq = event.seq, let address = event.address else { return }
+        guard let entry = HistoryEntry(event), let address = event.address else { return }
         // Mutated in place: copying a `Device` out would copy its whole history buffer.
         let isNew = devices[address] == nil
-        devices[address, default: Device(events: BoundedBuffer(capacity: perDevice))].record(event, seq: seq)
+        devices[address, default: Device(address: address, capacity: perDevice)].record(entry)
         if isNew, devices.count > maxDevices { forgetOldestDevice(except: address) }
     }
 
@@ -56,13 +67,13 @@ struct ReadingStore {
 
     /// The newest reading of `address`.
     func latestReading(_ address: String) -> Reading? {
-        devices[address]?.latestReading
+        devices[address].flatMap { device in device.latestReading?.reading(address: device.address) }
     }
 
     /// The newest reading of every device `matches` accepts, by address.
     func latestReadings(where matches: (_ address: String, _ name: String?) -> Bool) -> [Reading] {
-        devices.compactMap { address, device in
-            matches(address, device.name) ? device.latestReading : nil
+        devices.values.compactMap { device in
+            matches(device.address, device.name) ? device.latestReading?.reading(address: device.address) : nil
         }.sorted { $0.address < $1.address }
     }
 
@@ -74,15 +85,17 @@ struct ReadingStore {
     /// Events with `seq` > `since` for one device or all, oldest first, at most `limit`.
     func history(address: String?, since: UInt64, limit: Int) -> (events: [Event], complete: Bool, more: Bool) {
         let selected = address.map { devices[$0].map { [$0] } ?? [] } ?? Array(devices.values)
-        var events: [Event] = []
+        // Merged by `seq` as compact entries; only the page returned becomes events.
+        var found: [(entry: HistoryEntry, device: Int)] = []
         var total = 0
-        for device in selected {
-            let start = device.events.partitionPoint { ($0.seq ?? 0) <= since }
-            total += device.events.count - start
-            events += device.events.suffix(from: start, limit: limit)
+        for (index, device) in selected.enumerated() {
+            let start = device.entries.partitionPoint { $0.seq <= since }
+            total += device.entries.count - start
+            found += device.entries.suffix(from: start, limit: limit).lazy.map { ($0, index) }
         }
-        events.sort { ($0.seq ?? 0) < ($1.seq ?? 0) }
+        found.sort { $0.entry.seq < $1.entry.seq }
+        let events = found.prefix(limit).map { $0.entry.event(address: selected[$0.device].address) }
         let lostThrough = selected.reduce(forgottenThrough) { max($0, $1.evictedThrough) }
-        return (Array(events.prefix(limit)), lostThrough <= since, total > limit)
+        return (events, lostThrough <= since, total > limit)
     }
 }
