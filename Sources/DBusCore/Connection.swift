@@ -237,11 +237,12 @@ public actor DBusConnection {
     fileprivate func route(_ message: DBusMessage) -> Bool {
         switch message.kind {
         case .signal:
-            if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
+            let header = SignalHeader(message)
+            if header.interface == "org.freedesktop.DBus.Local", header.member == "Disconnected" {
                 handleDisconnect()
                 return true
             }
-            for route in signalRoutes.values where route.rule.matches(message) { route.handler(message) }
+            for route in signalRoutes.values where route.rule.matches(header, message) { route.handler(message) }
             return false
         case .methodCall:
             return methodCallHandler?(message) ?? false

@@ -48,14 +48,18 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether a received signal matches this rule.
     public func matches(_ message: DBusMessage) -> Bool {
-        guard message.kind == .signal else { return false }
-        if let interface, message.interface != interface { return false }
-        if let member, message.member != member { return false }
-        if let path, message.path != path { return false }
+        message.kind == .signal && matches(SignalHeader(message), message)
+    }
+
+    /// Whether a signal with `header` (read once for all rules) matches this rule.
+    func matches(_ header: SignalHeader, _ message: DBusMessage) -> Bool {
+        if let interface, header.interface != interface { return false }
+        if let member, header.member != member { return false }
+        if let path, header.path != path { return false }
         if let pathNamespace {
-            guard let messagePath = message.path, messagePath.isDescendant(of: pathNamespace) else { return false }
+            guard let messagePath = header.path, messagePath.isDescendant(of: pathNamespace) else { return false }
         }
-        if let sender, sender.hasPrefix(":") || sender == BusDaemon.name, message.sender != sender { return false }
+        if let sender, sender.hasPrefix(":") || sender == BusDaemon.name, header.sender != sender { return false }
         return argumentsMatch(message)
     }
 
@@ -75,5 +79,21 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
         var quoted = "'"
         for character in value { quoted += character == "'" ? "'\\''" : String(character) }
         return quoted + "'"
+    }
+}
+
+/// The fields of a signal that rules test, read from libdbus once per message rather
+/// than once per rule (each read copies a C string).
+struct SignalHeader {
+    let path: ObjectPath?
+    let interface: String?
+    let member: String?
+    let sender: String?
+
+    init(_ message: DBusMessage) {
+        path = message.path
+        interface = message.interface
+        member = message.member
+        sender = message.sender
     }
 }
