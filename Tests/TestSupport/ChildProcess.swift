@@ -31,19 +31,10 @@ public final class ChildProcess: @unchecked Sendable {
         let log = try FileHandle(forWritingTo: logFile)
         process.standardError = log
         let (lines, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(10_000))
+        var stdoutPipe: Pipe?
         if captureStdout {
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            let splitter = LineSplitter(continuation)
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                if data.isEmpty {
-                    handle.readabilityHandler = nil
-                    splitter.finish()
-                } else {
-                    splitter.feed(data)
-                }
-            }
+            stdoutPipe = Pipe()
+            process.standardOutput = stdoutPipe
         } else if let stdoutFile {
             _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
@@ -59,7 +50,27 @@ public final class ChildProcess: @unchecked Sendable {
             Task { await exit.open(status) }
         }
         try process.run()
+        if let stdoutPipe { readLines(stdoutPipe.fileHandleForReading, into: LineSplitter(continuation)) }
         return ChildProcess(process: process, lines: lines, exit: exit, logFile: logFile)
+    }
+
+    /// Reads `handle` to its end on a thread of its own, with blocking `read`s.
+    ///
+    /// Not `readabilityHandler`: its dispatch source can outlive the descriptor, which
+    /// `FileHandle` closes when released, and libdispatch then receives events for
+    /// whatever reuses the number (seen as a crash in `_dispatch_event_loop_drain`).
+    private static func readLines(_ handle: FileHandle, into splitter: LineSplitter) {
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(handle.fileDescriptor, &buffer, buffer.count)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                splitter.feed(Data(buffer[0..<count]))
+            }
+            splitter.finish()
+            withExtendedLifetime(handle) {}  // the descriptor stays open until the last read
+        }
     }
 
     /// The process id.
@@ -130,7 +141,7 @@ private actor ExitLatch {
 
 /// Splits a byte stream into lines.
 private final class LineSplitter: @unchecked Sendable {
-    // @unchecked: FileHandle calls its readability handler serially; `lock` guards anyway.
+    // @unchecked: one reader thread feeds it; `lock` guards anyway.
     private let lock = NSLock()
     private var buffer = Data()
     private let continuation: AsyncStream<String>.Continuation
