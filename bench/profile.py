@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where blectld's time goes per notification, during a burst to one thermometer (set-up
-excluded), with a socket client subscribed as in the benchmark. Needs a release build with
-debug info:
+excluded), with a socket client subscribed as in the benchmark; or, with `--scale N`, while
+N thermometers notify every `--interval` (lone notifications, as at 200 × 10 Hz). Needs a
+release build with debug info:
 
     swift build -c release -Xswiftc -g --scratch-path /tmp/blectl-bench/build-g --product blectld
     python3 bench/profile.py --blectld /tmp/blectl-bench/build-g/release/blectld \\
@@ -34,6 +35,9 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=5000)
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--profiler", choices=["perf", "callgrind"], default="perf")
+    parser.add_argument("--scale", type=int, default=0, help="N thermometers notifying (instead of a burst)")
+    parser.add_argument("--interval", default="100ms", help="their notification interval (with --scale)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="how long to profile (with --scale)")
     args = parser.parse_args()
     directory = os.path.join(bench.WORK, "profile")
     shutil.rmtree(directory, ignore_errors=True)
@@ -61,8 +65,11 @@ def main() -> int:
 
     bench.CONSUMERS["profiled"] = Profiled
     options = argparse.Namespace(bin=args.bin, sock_reader=args.sock_reader, c_subscriber=None)
+    devices = args.scale or 1
+    interval = args.interval if args.scale else "3600s"
     stack, consumer = bench.open_session(
-        options, "profiled", 1, directory, ["--thermometers", "1", "--notify-interval", "3600s"], attempts=2)
+        options, "profiled", devices, directory,
+        ["--thermometers", str(devices), "--notify-interval", interval], attempts=2)
     try:
         time.sleep(1)
         if args.profiler == "perf":
@@ -74,8 +81,13 @@ def main() -> int:
         else:
             subprocess.run(["callgrind_control", "-i", "on", str(consumer.pid)], check=True, capture_output=True)
         cpu = bench.cpu_seconds(consumer.pid)
-        sent = stack.burst(0, args.count)
-        bench.wait_quiet(consumer.pids, quiet=2.0 if args.profiler == "callgrind" else 0.3, timeout=600)
+        started = time.monotonic_ns()
+        if args.scale:
+            time.sleep(args.seconds)
+        else:
+            sent = stack.burst(0, args.count)
+            bench.wait_quiet(consumer.pids, quiet=2.0 if args.profiler == "callgrind" else 0.3, timeout=600)
+        ended = time.monotonic_ns()
         cpu = bench.cpu_seconds(consumer.pid) - cpu
         if args.profiler == "perf":
             bench.stop(perf, timeout=60)
@@ -85,8 +97,13 @@ def main() -> int:
         bench.close_session(stack, consumer)
     emits = bench.load_emits(stack.emit_log)
     matches, _ = bench.match(emits, consumer.records())
-    print(f"burst of {sent}; the socket client got {len(matches)} of {sum(map(len, emits.values()))} notifications; "
-          f"blectld used {cpu:.2f} CPU s ({cpu / sent * 1e6:.0f} µs per notification)")
+    if args.scale:
+        sent = bench.window(emits, matches, started, ended)["received"]
+        print(f"{args.scale} thermometers every {args.interval}, {args.seconds:.0f} s: the socket client got {sent} "
+              f"notifications; blectld used {cpu:.2f} CPU s ({cpu / max(1, sent) * 1e6:.0f} µs per notification)")
+    else:
+        print(f"burst of {sent}; the socket client got {len(matches)} of {sum(map(len, emits.values()))} "
+              f"notifications; blectld used {cpu:.2f} CPU s ({cpu / sent * 1e6:.0f} µs per notification)")
     if args.profiler == "perf":
         data = os.path.join(directory, "perf.data")
         for children in (False, True):
