@@ -160,28 +160,27 @@ public actor BlueZService {
     /// Applies one signal to the mirror, then (when `notifying`) tells the observers.
     private func apply(_ message: DBusMessage, notifying: Bool) {
         guard let path = message.path else { return }
-        let args = message.arguments
         let event: BlueZEvent
         switch message.member {
         case "InterfacesAdded":
+            let args = message.arguments
             guard args.count == 2, case .objectPath(let object) = args[0],
                 let interfaces = try? args[1].decode([String: [String: DBusValue]].self)
             else { return note("malformed InterfacesAdded from \(message.sender ?? "?")") }
             tree.add(object, interfaces)
             event = .interfacesAdded(object, interfaces.keys.sorted())
         case "InterfacesRemoved":
+            let args = message.arguments
             guard args.count == 2, case .objectPath(let object) = args[0],
                 let names = try? args[1].decode([String].self)
             else { return note("malformed InterfacesRemoved from \(message.sender ?? "?")") }
             tree.remove(object, names)
             event = .interfacesRemoved(object, names)
         case "PropertiesChanged":
-            guard args.count == 3, case .string(let interface) = args[0],
-                let changed = try? args[1].decode([String: DBusValue].self),
-                let invalidated = try? args[2].decode([String].self)
-            else { return note("malformed PropertiesChanged on \(path)") }
-            guard tree.change(path, interface, changed, invalidated: invalidated) else { return }
-            event = .propertiesChanged(path, interface: interface, changed: changed, invalidated: invalidated)
+            guard let change = message.propertiesChange else { return note("malformed PropertiesChanged on \(path)") }
+            guard tree.change(path, change.interface, change.changed, invalidated: change.invalidated) else { return }
+            event = .propertiesChanged(
+                path, interface: change.interface, changed: change.changed, invalidated: change.invalidated)
         default:
             return
         }

@@ -20,7 +20,7 @@ enum MessageReader {
         return values
     }
 
-    private static func read(_ iter: inout DBusMessageIter) -> DBusValue {
+    static func read(_ iter: inout DBusMessageIter) -> DBusValue {
         let type = dbus_message_iter_get_arg_type(&iter)
         switch type {
         case cbluez_type_array: return readArray(&iter)

@@ -12,14 +12,20 @@ public final class CentralBridge: CentralControl {
     ///
     /// Events are applied on the hub's event loop in the order the monitor reported
     /// them; when the hub shares the central's executor (as in blectld) that is the
-    /// thread the monitor reports on, so a reading reaches the hub without a thread hop.
+    /// thread the monitor reports on, so a reading reaches the hub without a hop.
     public init(
         hub: Hub, central: CentralManager, configuration: ThermometerConfiguration, log: Log
     ) {
         self.log = log
         monitor = ThermometerMonitor(central: central, configuration: configuration) { [hub, log] event in
             guard let translated = Self.translate(event, log: log) else { return }
-            hub.executor.execute { hub.assumeIsolated { $0.apply(translated) } }
+            // On the hub's loop already (blectld): apply now. Every event comes this one
+            // way, so the order holds either way.
+            if hub.executor.isCurrent {
+                hub.assumeIsolated { $0.apply(translated) }
+            } else {
+                hub.executor.execute { hub.assumeIsolated { $0.apply(translated) } }
+            }
         }
     }
 

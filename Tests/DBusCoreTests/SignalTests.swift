@@ -68,8 +68,33 @@ struct SignalTests {
                 signal.arguments == [
                     .string(EchoFixture.interface), .propertyMap([("Count", .uint32(2))]), .strings(["Label"]),
                 ])
+            #expect(
+                signal.propertiesChange
+                    == PropertiesChange(
+                        interface: EchoFixture.interface, changed: ["Count": .uint32(2)], invalidated: ["Label"]))
             #expect(await fixture.objects.property(EchoFixture.path, EchoFixture.interface, "Label") == nil)
         }
+    }
+
+    @Test("propertiesChange reads what the generic decoding reads, and only sa{sv}as bodies")
+    func propertiesChangeReader() throws {
+        let changed: [(String, DBusValue)] = [
+            ("Value", .bytes([0x34, 0x30, 0x2E, 0x31])), ("Flags", .strings(["read", "notify"])),
+            ("Nested", .propertyMap([("Inner", .int16(-3))])), ("Empty", .bytes([])),
+        ]
+        let signal = try DBusMessage.signal(
+            path: "/a", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+            arguments: [.string("org.example.I"), .propertyMap(changed), .strings(["Gone"])])
+        let generic = signal.arguments
+        #expect(
+            signal.propertiesChange
+                == PropertiesChange(
+                    interface: "org.example.I", changed: try generic[1].decode([String: DBusValue].self),
+                    invalidated: ["Gone"]))
+        let other = try DBusMessage.signal(
+            path: "/a", interface: "org.example.I", member: "PropertiesChanged",
+            arguments: [.string("org.example.I"), .propertyMap(changed)])
+        #expect(other.propertiesChange == nil)
     }
 
     @Test("NameOwnerChanged reports a peer that exits")
