@@ -117,8 +117,6 @@ enum MessageReader {
 
     /// Splits `{kv…}` into the key's and the value's signatures (the key is one basic type).
     static func splitDictEntry(_ entry: String) -> (Signature, Signature) {
-        // BlueZ's property maps, by far the most common.
-        if entry == "{sv}" { return (String.dbusSignature, DBusValue.dbusSignature) }
         let inner = entry.dropFirst().dropLast()
         return (Signature(unchecked: String(inner.prefix(1))), Signature(unchecked: String(inner.dropFirst())))
     }

@@ -56,13 +56,9 @@ struct HistoryEntry {
 
     /// The event this entry stored, as it was recorded.
     func event(address: String) -> Event {
-        switch value {
-        case .reading(let celsius, let raw, let unit):
-            .reading(
-                Reading(seq: seq, time: time, address: address, name: name, celsius: celsius, raw: raw, unit: unit))
-        case .failure(let error, let rawHex):
-            .readingError(
-                ReadingFailure(seq: seq, time: time, address: address, name: name, error: error, rawHex: rawHex))
-        }
+        if let reading = reading(address: address) { return .reading(reading) }
+        guard case .failure(let error, let rawHex) = value else { preconditionFailure("not a reading") }
+        return .readingError(
+            ReadingFailure(seq: seq, time: time, address: address, name: name, error: error, rawHex: rawHex))
     }
 }
