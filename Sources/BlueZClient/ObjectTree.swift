@@ -7,12 +7,17 @@ public import DBusCore
 public struct ObjectTree: Sendable {
     /// Every object, by path.
     public private(set) var objects: [ObjectPath: [String: [String: DBusValue]]] = [:]
+    /// UUID texts the objects share (see ``shared(_:)``).
+    var uuids: [String: String] = [:]
 
     /// Creates an empty tree.
     public init() {}
 
     /// Creates a tree from a `GetManagedObjects` reply.
-    public init(snapshot: [ObjectPath: [String: [String: DBusValue]]]) { objects = snapshot }
+    public init(snapshot: [ObjectPath: [String: [String: DBusValue]]]) {
+        objects = snapshot  // every path first, so that references to any of them are shared
+        for (path, interfaces) in snapshot { objects[path] = shared(interfaces) }
+    }
 
     /// The properties of `interface` at `path`.
     public func properties(_ path: ObjectPath, _ interface: String) -> [String: DBusValue]? {
@@ -25,6 +30,7 @@ public struct ObjectTree: Sendable {
     // MARK: Updates (applied before observers hear of them)
 
     mutating func add(_ path: ObjectPath, _ interfaces: [String: [String: DBusValue]]) {
+        let interfaces = shared(interfaces)
         objects[path, default: [:]].merge(interfaces) { $1 }
     }
 

@@ -111,10 +111,11 @@ public actor CentralManager {
                 box.set(id)
                 if Task.isCancelled { return waiters.expire(id) }
                 if let timeout {
-                    Task { [weak self] in
-                        try? await Deadline.sleep(for: timeout)
-                        await self?.expireWaiter(id)
+                    // A loop timer, not a sleeping task: it goes away with the waiter.
+                    let timer = executor.schedule(after: timeout) { [weak self] in
+                        self?.assumeIsolated { $0.expireWaiter(id) }
                     }
+                    waiters.setDeadline(id, timer)
                 }
             }
         } onCancel: {

@@ -1,4 +1,5 @@
 import DBusCore
+import UnixSupport
 
 /// Which changes of BlueZ's objects one event of the central touched, so that only the
 /// waiters it can concern are checked again.
@@ -23,6 +24,8 @@ struct Waiters {
         let device: ObjectPath?
         let check: () -> Bool
         let expire: () -> Void
+        /// The waiter's deadline, cancelled when the waiter ends some other way.
+        var deadline: LoopTimer?
     }
 
     private var entries: [UInt64: Entry] = [:]
@@ -39,7 +42,7 @@ struct Waiters {
     ) -> UInt64? {
         if check() { return nil }
         next += 1
-        entries[next] = Entry(device: device, check: check, expire: expire)
+        entries[next] = Entry(device: device, check: check, expire: expire, deadline: nil)
         if let device {
             byDevice[device, default: []].insert(next)
         } else {
@@ -68,6 +71,11 @@ struct Waiters {
         }
     }
 
+    /// Gives waiter `id` a deadline timer, cancelled when the waiter ends first.
+    mutating func setDeadline(_ id: UInt64, _ timer: LoopTimer) {
+        entries[id]?.deadline = timer
+    }
+
     /// Ends a waiter without a result (deadline or cancellation).
     mutating func expire(_ id: UInt64) {
         remove(id)?.expire()
@@ -76,6 +84,7 @@ struct Waiters {
     @discardableResult
     private mutating func remove(_ id: UInt64) -> Entry? {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
+        entry.deadline?.cancel()
         if let device = entry.device {
             byDevice[device]?.remove(id)
             if byDevice[device]?.isEmpty == true { byDevice[device] = nil }

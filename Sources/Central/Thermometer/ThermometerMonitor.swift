@@ -1,6 +1,7 @@
 public import BlueZClient
 import DBusCore
 public import ThermometerProfiles
+import UnixSupport
 
 /// Keeps every thermometer connected and subscribed: the seed app's flow,
 /// run continuously and recovering from every fault BlueZ shows.
@@ -38,6 +39,8 @@ public actor ThermometerMonitor {
     private var scanDirty = false
     private var observer: UInt64?
     private var rescanner: Task<Void, Never>?
+    /// Ends the current scan window.
+    private var scanWindowEnd: LoopTimer?
     var random = SystemRandomNumberGenerator()
 
     /// One subscribed characteristic.
@@ -83,6 +86,7 @@ public actor ThermometerMonitor {
     public func shutdown() async {
         if let observer { await central.removeObserver(observer) }
         rescanner?.cancel()
+        scanWindowEnd?.cancel()
         sessions.values.forEach { $0.cancel() }
         sessions = [:]
         for (path, _) in streams {
@@ -112,9 +116,10 @@ public actor ThermometerMonitor {
         if let until = scanUntil, until >= end { return }
         scanUntil = end
         reconcileScan()
-        Task { [weak self] in
-            try? await Deadline.sleep(for: duration)
-            await self?.reconcileScan()
+        // One timer for the latest window (each new thermometer opens one).
+        scanWindowEnd?.cancel()
+        scanWindowEnd = central.executor.schedule(after: duration) { [weak self] in
+            self?.assumeIsolated { $0.reconcileScan() }
         }
     }
 
