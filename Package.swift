@@ -32,7 +32,8 @@ let package = Package(
         // The D-Bus core: connections, the type system, calls, signals, serving.
         .target(name: "DBusCore", dependencies: ["CBlueZ", "UnixSupport"], swiftSettings: strictSwift),
         // BlueZ client: an object mirror of org.bluez and typed views of its interfaces.
-        .target(name: "BlueZClient", dependencies: ["DBusCore", "CBlueZ"], swiftSettings: strictSwift),
+        .target(
+            name: "BlueZClient", dependencies: ["DBusCore", "CBlueZ", "UnixSupport"], swiftSettings: strictSwift),
         // Temperature decoding, one profile per service/characteristic UUID.
         .target(name: "ThermometerProfiles", swiftSettings: strictSwift),
         // The CoreBluetooth-style central manager and the thermometer flow.

@@ -1,4 +1,5 @@
 public import DBusCore
+import UnixSupport
 
 /// A client of bluetoothd: a live mirror of `org.bluez`'s objects and typed calls.
 ///
@@ -59,7 +60,7 @@ public actor BlueZService {
 
     private func subscribe(_ rule: MatchRule) async throws {
         _ = try await connection.addSignalHandler(rule) { [weak self] message in
-            self?.assumeIsolated { $0.receive(message) }
+            self?.assumeIsolated(passing: message) { $0.receive($1) }
         }
     }
 

@@ -1,4 +1,5 @@
 public import DBusCore
+import UnixSupport
 
 /// The mirror of BlueZ's objects: path → interface → property → value.
 ///
@@ -45,8 +46,12 @@ public struct ObjectTree: Sendable {
     mutating func change(
         _ path: ObjectPath, _ interface: String, _ changed: [String: DBusValue], invalidated: [String]
     ) -> Bool {
-        // One lookup, mutated in place (notifications come through here thousands of times a second).
-        objects[path]?[interface]?.apply(changed, invalidated: invalidated) != nil
+        // Mutated in place without allocating (notifications come through here thousands of
+        // times a second).
+        let applied = objects.withValue(forKey: path) { object in
+            object.withValue(forKey: interface) { $0.apply(changed, invalidated: invalidated) } != nil
+        }
+        return applied ?? false
     }
 
     mutating func removeAll() { objects = [:] }
@@ -77,7 +82,7 @@ public struct ObjectTree: Sendable {
 
 extension Dictionary where Key == String, Value == DBusValue {
     fileprivate mutating func apply(_ changed: [String: DBusValue], invalidated: [String]) {
-        for (name, value) in changed { self[name] = value }
-        for name in invalidated { self[name] = nil }
+        for (name, value) in changed { updateValue(value, forKey: name) }
+        for name in invalidated { removeValue(forKey: name) }
     }
 }

@@ -243,7 +243,9 @@ public actor DBusConnection {
                 return true
             }
             for route in signalRoutes.values where route.rule.matches(header, message) { route.handler(message) }
-            return false
+            // Handled: no object paths are registered with libdbus, and passing a signal on
+            // costs its object-tree lookup (seven allocations to split the path).
+            return true
         case .methodCall:
             return methodCallHandler?(message) ?? false
         case .methodReturn, .error:
@@ -296,6 +298,6 @@ private let filter: DBusHandleMessageFunction = { _, message, data in
     guard let connection = context.connection, let message else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
     dbus_message_ref(message)
     let wrapped = DBusMessage(taking: message)
-    let handled = connection.assumeIsolated { $0.route(wrapped) }
+    let handled = connection.assumeIsolated(passing: wrapped) { $0.route($1) }
     return handled ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
 }

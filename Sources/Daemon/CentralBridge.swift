@@ -22,7 +22,7 @@ public final class CentralBridge: CentralControl {
             // On the hub's loop already (blectld): apply now. Every event comes this one
             // way, so the order holds either way.
             if hub.executor.isCurrent {
-                hub.assumeIsolated { $0.apply(translated) }
+                hub.assumeIsolated(passing: translated) { $0.apply($1) }
             } else {
                 hub.executor.execute { hub.assumeIsolated { $0.apply(translated) } }
             }

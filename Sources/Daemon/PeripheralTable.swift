@@ -90,7 +90,7 @@ struct PeripheralTable {
     /// Notes that `address` was heard from (a reading), learning its name if given.
     mutating func heard(_ address: String, name: String?, at now: Timestamp) {
         // In place: one lookup, no copy of the record (this runs for every reading).
-        records[address]?.heard(name: name, at: now)
+        records.withValue(forKey: address) { $0.heard(name: name, at: now) }
     }
 
     private mutating func insert(_ record: PeripheralRecord) {

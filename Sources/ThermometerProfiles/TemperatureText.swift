@@ -24,15 +24,14 @@ enum TemperatureText {
         case .success(let trimmed): text = trimmed
         case .failure(let error): return .failure(error)
         }
-        let tokens = text.unicodeScalars.split(whereSeparator: isBlank)
         let numberToken: Substring.UnicodeScalarView
         let unitToken: Substring.UnicodeScalarView
-        switch tokens.count {
-        case 1:
-            (numberToken, unitToken) = splitGlued(tokens[0])
-        case 2:
-            (numberToken, unitToken) = (tokens[0], tokens[1])
-        default:
+        switch twoTokens(Substring(text).unicodeScalars) {
+        case (let glued, nil)?:
+            (numberToken, unitToken) = splitGlued(glued)
+        case (let number, let unit?)?:
+            (numberToken, unitToken) = (number, unit)
+        case nil:
             return .failure(
                 ReadingError(.malformed, raw: raw, detail: #"expected "<number> <unit>""#))
         }
@@ -80,6 +79,30 @@ enum TemperatureText {
                     detail: "control character \(RawValueRendering.render(part: String(bad)))"))
         }
         return .success(String(scalars))
+    }
+
+    /// The blank-separated tokens of `text` when there are one or two; nil otherwise.
+    /// (A scan, not `split`, which builds an array for every notification.)
+    private static func twoTokens(
+        _ text: Substring.UnicodeScalarView
+    ) -> (Substring.UnicodeScalarView, Substring.UnicodeScalarView?)? {
+        var first: Substring.UnicodeScalarView?
+        var second: Substring.UnicodeScalarView?
+        var index = text.startIndex
+        while true {
+            while index < text.endIndex, isBlank(text[index]) { text.formIndex(after: &index) }
+            guard index < text.endIndex else { break }
+            let start = index
+            while index < text.endIndex, !isBlank(text[index]) { text.formIndex(after: &index) }
+            if first == nil {
+                first = text[start..<index]
+            } else if second == nil {
+                second = text[start..<index]
+            } else {
+                return nil
+            }
+        }
+        return first.map { ($0, second) }
     }
 
     /// Splits `"44.7C"` into number and unit at the trailing run of non-numeric characters.

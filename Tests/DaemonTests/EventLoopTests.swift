@@ -48,6 +48,21 @@ struct EventLoopTests {
         #expect(isolated == [1, 2])
     }
 
+    @Test("assumeIsolated(passing:) runs isolated with its argument on the actor's loop")
+    func passingIsolation() async {
+        let actor = LoopBound(loop: EventLoop(label: "test-passing"))
+        #expect(actor.loop.sync { actor.assumeIsolated(passing: 7) { $0.step($1) } })
+        #expect(await actor.steps == [7])
+    }
+
+    @Test("assumeIsolated(passing:) traps off the actor's loop")
+    func passingIsolationTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let actor = LoopBound(loop: EventLoop(label: "test-trap"))
+            _ = actor.assumeIsolated(passing: 1) { $0.step($1) }
+        }
+    }
+
     @Test("timers fire in deadline order; a cancelled one never fires")
     func timers() async {
         let loop = EventLoop(label: "test-timers")

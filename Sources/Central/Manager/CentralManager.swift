@@ -48,7 +48,7 @@ public actor CentralManager {
     /// Starts following BlueZ and computes the first state.
     public func start() async throws {
         await client.addObserver { [weak self] event in
-            self?.assumeIsolated { $0.handle(event) }
+            self?.assumeIsolated(passing: event) { $0.handle($1) }
         }
         try await client.start()
         recomputeState()

@@ -69,7 +69,7 @@ public actor ThermometerMonitor {
     /// advertisement nearby and compete with its own connections for the radio.
     public func start() async {
         observer = await central.addObserver { [weak self] event in
-            self?.assumeIsolated { $0.handle(event) }
+            self?.assumeIsolated(passing: event) { $0.handle($1) }
         }
         let state = await central.state
         handle(.stateChanged(state))
@@ -228,8 +228,15 @@ public actor ThermometerMonitor {
     // MARK: Values
 
     func deliver(_ path: ObjectPath, _ bytes: [UInt8]) {
-        guard let stream = streams[path] else { return }
-        streams[path]?.lastValue = .now
+        // One lookup, in place, no allocation: this runs for every notification.
+        let now = ContinuousClock.now
+        guard
+            let stream = streams.withValue(
+                forKey: path,
+                {
+                    $0.lastValue = now; return $0
+                })
+        else { return }
         let name = advertisedNames[stream.address]
         switch stream.profile.decode(bytes) {
         case .success(let reading): report(.reading(address: stream.address, name: name, reading))
