@@ -64,10 +64,16 @@ let package = Package(
         ),
         // Release blectld links the Swift runtime statically: about 3 MB less resident memory
         // than mapping the shared libraries (docs/benchmarks.md). Its modules import no
-        // Foundation (BlectlProtocol does its own JSON and times), so none is linked.
+        // Foundation (BlectlProtocol does its own JSON and times), so none is linked. lld packs
+        // its relative relocations (DT_RELR, glibc 2.36+): 6 KB instead of the 600 KB table the
+        // loader reads at every start, and 0.6 MB less resident.
         .executableTarget(
             name: "blectld", dependencies: ["Daemon"], swiftSettings: strictSwift,
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                    .when(configuration: .release))
+            ]
         ),
         .executableTarget(
             name: "blectl",
