@@ -13,6 +13,8 @@ struct ReadingStore {
         /// The address, once for all the device's entries.
         let address: String
         var entries: BoundedBuffer<HistoryEntry>
+        /// The names the entries carry.
+        var names = HistoryNames()
         /// The newest reading (not reading error), which may have left `entries`.
         var latestReading: HistoryEntry?
         var name: String?
@@ -25,16 +27,25 @@ struct ReadingStore {
             entries = BoundedBuffer(capacity: capacity)
         }
 
-        /// Appends one entry, in place.
-        mutating func record(_ entry: HistoryEntry) {
+        /// Appends a reading or reading error, in place.
+        mutating func record(_ event: Event) {
+            guard let entry = HistoryEntry(event, names: &names) else { return }
             if let evicted = entries.append(entry)?.seq {
                 evictedThrough = max(evictedThrough, evicted)
             }
             lastSeq = entry.seq
-            if case .reading = entry.value {
+            if case .reading(let reading) = event {
                 latestReading = entry
-                name = entry.name ?? name
+                name = reading.name ?? name
             }
+        }
+
+        func reading(_ entry: HistoryEntry?) -> Reading? {
+            entry?.reading(address: address, names: names)
+        }
+
+        func event(_ entry: HistoryEntry) -> Event {
+            entry.event(address: address, names: names)
         }
     }
 
@@ -51,10 +62,10 @@ struct ReadingStore {
 
     /// Stores a reading or reading error (events without `seq` and address are ignored).
     mutating func record(_ event: Event) {
-        guard let entry = HistoryEntry(event), let address = event.address else { return }
+        guard event.seq != nil, let address = event.address else { return }
         // Mutated in place: copying a `Device` out would copy its whole history buffer.
         let isNew = devices[address] == nil
-        devices[address, default: Device(address: address, capacity: perDevice)].record(entry)
+        devices[address, default: Device(address: address, capacity: perDevice)].record(event)
         if isNew, devices.count > maxDevices { forgetOldestDevice(except: address) }
     }
 
@@ -67,13 +78,13 @@ struct ReadingStore {
 
     /// The newest reading of `address`.
     func latestReading(_ address: String) -> Reading? {
-        devices[address].flatMap { device in device.latestReading?.reading(address: device.address) }
+        devices[address].flatMap { $0.reading($0.latestReading) }
     }
 
     /// The newest reading of every device `matches` accepts, by address.
     func latestReadings(where matches: (_ address: String, _ name: String?) -> Bool) -> [Reading] {
         devices.values.compactMap { device in
-            matches(device.address, device.name) ? device.latestReading?.reading(address: device.address) : nil
+            matches(device.address, device.name) ? device.reading(device.latestReading) : nil
         }.sorted { $0.address < $1.address }
     }
 
@@ -94,7 +105,7 @@ struct ReadingStore {
             found += device.entries.suffix(from: start, limit: limit).lazy.map { ($0, index) }
         }
         found.sort { $0.entry.seq < $1.entry.seq }
-        let events = found.prefix(limit).map { $0.entry.event(address: selected[$0.device].address) }
+        let events = found.prefix(limit).map { selected[$0.device].event($0.entry) }
         let lostThrough = selected.reduce(forgottenThrough) { max($0, $1.evictedThrough) }
         return (events, lostThrough <= since, total > limit)
     }

@@ -113,9 +113,34 @@ struct ReadingStoreTests {
         #expect(store.latestReadings { _, _ in true }.map(\.address) == [other, pi])
     }
 
-    @Test("A stored entry is at most 64 bytes (the protocol's Event is larger, plus its address)")
+    @Test("A stored entry is 32 bytes (the protocol's Event is larger, plus its address)")
     func entrySize() {
-        #expect(MemoryLayout<HistoryEntry>.stride <= 64)
+        #expect(MemoryLayout<HistoryEntry>.stride == 32)
+    }
+
+    @Test(
+        "Everyday readings fit an entry; other values are boxed and still come back exactly",
+        arguments: [
+            (44.72, "112.5 F", true), (-3.5, "-3.5 C", true), (0, "0.0 C", true), (-0.0, "-0.0 C", false),
+            (0.1 + 0.2, "0.3 C", false), (44.7, "1000.0 F", false), (44.7, "44.7 °C", false),
+            (44.7, "44\u{0}7 C", false), (.nan, "nan C", false), (1e12, "1e12 C", false),
+        ])
+    func inlineOrBoxed(celsius: Double, raw: String, inline: Bool) {
+        var names = HistoryNames()
+        guard case .reading(let reading) = reading(7, pi, celsius: celsius, raw: raw) else { return }
+        let entry = HistoryEntry(reading, names: &names)
+        if case .text = entry.payload { #expect(inline) } else { #expect(!inline) }
+        let back = entry.reading(address: pi, names: names)
+        #expect(back?.raw == raw && back?.name == "Thermometer" && back?.seq == 7 && back?.time == reading.time)
+        #expect(back?.celsius.bitPattern == celsius.bitPattern)
+    }
+
+    @Test("Names beyond the 255 an entry can index are kept in the entry's box")
+    func manyNames() {
+        var store = ReadingStore(perDevice: 400, maxDevices: 10)
+        let recorded = (UInt64(1)...300).map { reading($0, pi, name: "Thermometer \($0)") }
+        for event in recorded { store.record(event) }
+        #expect(store.history(address: pi, since: 0, limit: 400).events == recorded)
     }
 
     @Test("BoundedBuffer wraps around: order, evictions, search and suffixes at every fill", arguments: 1...5)
