@@ -80,6 +80,10 @@ public final class SocketServer: @unchecked Sendable {
     /// Events broadcast and not yet delivered, in `seq` order (a lock: the hub adds them
     /// from its own executor).
     private let pendingEvents = Locked<[Event]>([])
+    /// Buffers a delivery reuses (the loop's thread only): the batch swapped out of
+    /// `pendingEvents`, and the clients it wrote to. Kept, so a delivery allocates nothing.
+    private var deliveringEvents: [Event] = []
+    private var clientsToFlush: [ClientConnection] = []
     var statistics = Statistics()
     /// The highest `seq` broadcast so far; `subscribe` replies with it.
     private(set) var lastSeq: UInt64 = 0
@@ -170,22 +174,27 @@ public final class SocketServer: @unchecked Sendable {
 
     private func deliverPendingEvents() {
         precondition(loop.isCurrent)
-        let events = pendingEvents.withLock { pending in
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
-        }
-        var written: [Int: ClientConnection] = [:]
-        for event in events {
+        pendingEvents.withLock { swap(&$0, &deliveringEvents) }
+        for event in deliveringEvents {
             if let seq = event.seq { lastSeq = max(lastSeq, seq) }
-            let subscribers = clients.values.filter { $0.wants(event.type) }
-            guard !subscribers.isEmpty else { continue }
-            guard let line = try? event.jsonLine() else {
-                log.error("could not encode a \(event.type.rawValue) event")
-                continue
-            }
-            for client in subscribers where client.enqueue(line) { written[client.id] = client }
+            deliver(event)
         }
-        for client in written.values { client.flush() }
+        deliveringEvents.removeAll(keepingCapacity: true)
+        for client in clientsToFlush { client.flush() }
+        clientsToFlush.removeAll(keepingCapacity: true)
+    }
+
+    /// Queues `event` for its subscribers, encoded once if anyone wants it.
+    private func deliver(_ event: Event) {
+        var line: [UInt8]?
+        for client in clients.values where client.wants(event.type) {
+            if line == nil {
+                line = try? event.jsonLine()
+                guard line != nil else { return log.error("could not encode a \(event.type.rawValue) event") }
+            }
+            guard let line, client.enqueue(line) else { continue }
+            if !clientsToFlush.contains(where: { $0 === client }) { clientsToFlush.append(client) }
+        }
     }
 
     /// Raises the `seq` that `subscribe` reports to at least `seq`; call with the hub's
