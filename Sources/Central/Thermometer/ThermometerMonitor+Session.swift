@@ -30,7 +30,7 @@ extension ThermometerMonitor {
             guard await waitForPower() else { return }
             guard let peripheral = await findDevice(address) else { continue }
             do {
-                let characteristic = try await connectAndSubscribe(peripheral)
+                let characteristic = try await inOwnTask { try await $0.connectAndSubscribe(peripheral) }
                 failures = 0
                 let loss = await watch(peripheral, characteristic)
                 streams[characteristic.path] = nil
@@ -48,6 +48,18 @@ extension ThermometerMonitor {
             let delay = configuration.reconnect.delay(attempt: max(failures, 1), using: &random)
             try? await Deadline.sleep(for: delay)
         }
+    }
+
+    /// Runs `operation` in a task of its own and waits for it, cancelled with the caller.
+    ///
+    /// A task keeps the memory of its deepest call chain until it ends; the session task
+    /// lives for hours, so the deep part of its work (connecting, GATT discovery) runs and
+    /// ends in a task of its own.
+    private func inOwnTask<T: Sendable>(
+        _ operation: @escaping @Sendable (isolated ThermometerMonitor) async throws -> T
+    ) async throws -> T {
+        let task = Task { try await operation(self) }
+        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 
     private func recover(from error: any Error, _ peripheral: Peripheral) async {
