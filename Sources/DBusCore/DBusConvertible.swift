@@ -217,11 +217,10 @@ extension Dictionary: DBusConvertible where Key: DBusConvertible, Value: DBusCon
     }
     /// Reads a `Dictionary`; a value of another D-Bus type throws ``DBusDecodingError``.
     public init(dbusValue value: DBusValue) throws {
-        guard case .dictionary(let k, let v, let entries) = value,
-            k == Key.dbusSignature, v == Value.dbusSignature
+        guard case .dictionary(let dictionary) = value, dictionary.signatureText == Self.dbusSignature.rawValue
         else { throw mismatch(Self.self, value) }
         var result: [Key: Value] = [:]
-        for entry in entries {
+        for entry in dictionary.entries {
             result[try Key(dbusValue: entry.key)] = try Value(dbusValue: entry.value)
         }
         self = result

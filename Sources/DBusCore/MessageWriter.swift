@@ -19,9 +19,9 @@ enum MessageWriter {
                 if element.rawValue == "y" { return try writeBytes(items, into: &sub) }
                 for item in items { try write(item, into: &sub) }
             }
-        case .dictionary(let key, let valueType, let entries):
-            try container(cbluez_type_array, "{\(key.rawValue)\(valueType.rawValue)}", into: &iter) { sub in
-                for entry in entries {
+        case .dictionary(let dictionary):
+            try container(cbluez_type_array, String(dictionary.signatureText.dropFirst()), into: &iter) { sub in
+                for entry in dictionary.entries {
                     try container(cbluez_type_dict_entry, nil, into: &sub) { pair in
                         try write(entry.key, into: &pair)
                         try write(entry.value, into: &pair)

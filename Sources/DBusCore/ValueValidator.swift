@@ -59,8 +59,9 @@ enum ValueValidator {
                 }
             }
             return bytes + 8
-        case .dictionary(let key, let valueType, let entries):
-            return try dictionarySize(key: key, valueType: valueType, entries, depth: depth)
+        case .dictionary(let dictionary):
+            return try dictionarySize(
+                key: dictionary.key, valueType: dictionary.value, dictionary.entries, depth: depth)
         case .structure(let fields):
             guard !fields.isEmpty else { throw DBusEncodingError("empty struct") }
             let inner = try depth.entering(structure: true)

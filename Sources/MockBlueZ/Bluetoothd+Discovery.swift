@@ -33,7 +33,7 @@ extension Bluetoothd {
     func setDiscoveryFilter(adapter name: String, client: String, _ value: DBusValue) throws -> [DBusValue] {
         guard var adapter = adapters[name] else { throw BlueZError.doesNotExist }
         guard adapter.powered else { throw BlueZError.notReady }
-        guard case .dictionary(_, _, let entries) = value else { throw BlueZError.invalidArguments }
+        guard let entries = value.dictionaryEntries else { throw BlueZError.invalidArguments }
         adapter.clients.setFilter(try DiscoveryFilter.parse(entries), for: client)
         adapters[name] = adapter
         return []

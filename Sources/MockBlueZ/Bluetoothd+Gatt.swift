@@ -96,7 +96,7 @@ extension Bluetoothd {
 
     /// `offset` and `type` from a GATT options dictionary (keys compared case-insensitively).
     private func options(_ value: DBusValue?) throws -> (offset: Int, type: String?) {
-        guard case .dictionary(_, _, let entries)? = value else { throw BlueZError.invalidArguments }
+        guard let entries = value?.dictionaryEntries else { throw BlueZError.invalidArguments }
         var offset = 0
         var type: String?
         for entry in entries {

@@ -113,7 +113,7 @@ struct ScanPauses {
         let rule = MatchRule(
             interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", path: "/org/bluez/hci0")
         _ = try await connection.addSignalHandler(rule) { message in
-            guard case .dictionary(_, _, let entries)? = message.arguments.dropFirst().first,
+            guard let entries = message.arguments.dropFirst().first?.dictionaryEntries,
                 entries.contains(where: {
                     $0.key == .string("Discovering") && $0.value.unwrappingVariants == .boolean(false)
                 })

@@ -27,6 +27,19 @@ struct RoundTripTests {
         }
     }
 
+    @Test("a dictionary keeps its key and value types in one text; a value is 24 bytes")
+    func dictionaryTypes() {
+        let map = DBusValue.dictionary(key: "s", value: "a{sv}", [])
+        guard case .dictionary(let dictionary) = map else {
+            Issue.record("not a dictionary: \(map)")
+            return
+        }
+        #expect(dictionary.key == "s" && dictionary.value == "a{sv}")
+        #expect(map.signature == "a{sa{sv}}" && map.dictionaryEntries == [])
+        #expect(DBusValue.string("a").dictionaryEntries == nil)
+        #expect(MemoryLayout<DBusValue>.size == 24, "the mirror holds thousands")
+    }
+
     @Test("many arguments in one message keep their order")
     func manyArguments() async throws {
         try await EchoFixture.with { fixture in

@@ -124,7 +124,7 @@ struct GattTests {
             _ = try await f.client.addSignalHandler(
                 MatchRule(interface: Iface.properties, member: "PropertiesChanged", path: temperature)
             ) { message in
-                guard case .dictionary(_, _, let entries)? = message.arguments.dropFirst().first,
+                guard let entries = message.arguments.dropFirst().first?.dictionaryEntries,
                     let value = entries.first(where: { $0.key == .string("Value") })?.value,
                     let data = bytes(value.unwrappingVariants)
                 else { return }

@@ -59,7 +59,11 @@ extension ThermometerMonitor {
         _ operation: @escaping @Sendable (isolated ThermometerMonitor) async throws -> T
     ) async throws -> T {
         let task = Task { try await operation(self) }
-        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     private func recover(from error: any Error, _ peripheral: Peripheral) async {

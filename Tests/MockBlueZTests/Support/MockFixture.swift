@@ -100,7 +100,7 @@ struct MockFixture {
     /// `GetAll`, in the order the properties came.
     func getAll(_ path: ObjectPath, _ interface: String) async throws -> [(String, DBusValue)] {
         let reply = try await call(path, Iface.properties, "GetAll", [.string(interface)])
-        guard case .dictionary(_, _, let entries)? = reply.arguments.first else { return [] }
+        guard let entries = reply.arguments.first?.dictionaryEntries else { return [] }
         return entries.compactMap { entry in
             guard case .string(let key) = entry.key, case .variant(let value) = entry.value else { return nil }
             return (key, value)

@@ -18,7 +18,7 @@ struct Recorded: Sendable, CustomStringConvertible {
 
     /// For `PropertiesChanged`: the changed properties, in order.
     var changed: [(String, DBusValue)] {
-        guard member == "PropertiesChanged", arguments.count == 3, case .dictionary(_, _, let entries) = arguments[1]
+        guard member == "PropertiesChanged", arguments.count == 3, let entries = arguments[1].dictionaryEntries
         else { return [] }
         return entries.compactMap { entry in
             guard case .string(let name) = entry.key, case .variant(let value) = entry.value else { return nil }
@@ -46,10 +46,10 @@ struct Recorded: Sendable, CustomStringConvertible {
 
     /// For `InterfacesAdded`: interface → properties (name, value) in order.
     var addedInterfaces: [(String, [(String, DBusValue)])] {
-        guard member == "InterfacesAdded", arguments.count == 2, case .dictionary(_, _, let entries) = arguments[1]
+        guard member == "InterfacesAdded", arguments.count == 2, let entries = arguments[1].dictionaryEntries
         else { return [] }
         return entries.compactMap { entry in
-            guard case .string(let name) = entry.key, case .dictionary(_, _, let properties) = entry.value else {
+            guard case .string(let name) = entry.key, let properties = entry.value.dictionaryEntries else {
                 return nil
             }
             return (
