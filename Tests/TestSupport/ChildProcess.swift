@@ -108,12 +108,18 @@ public final class ChildProcess: @unchecked Sendable {
         return try? await withTimeout(timeout) { await exit.wait() }
     }
 
-    /// Stops the process: `signal` (SIGTERM), then SIGKILL after `grace`.
+    /// Stops the process: `signal` (SIGTERM), then SIGKILL after `grace` to its whole
+    /// process group.
+    ///
+    /// Foundation starts the child as a process group leader and what it spawns stays in
+    /// that group (`blectld --mock` runs a bus and a mock), so the SIGKILL leaves no
+    /// orphans behind a child too slow to stop them itself (as under ThreadSanitizer). The
+    /// child was still running a moment before, so the group id is still its own.
     public func stop(signal first: Int32 = SIGTERM, grace: Duration = .seconds(3)) async {
         guard process.isRunning else { return }
         signal(first)
         if await waitForExit(timeout: grace) == nil {
-            signal(SIGKILL)
+            kill(-process.processIdentifier, SIGKILL)
             _ = await waitForExit(timeout: .seconds(3))
         }
     }
