@@ -844,7 +844,7 @@ def main() -> int:
     parser.add_argument("--khz-seconds", type=float, default=3.0)
     parser.add_argument("--idle-seconds", type=float, default=8.0)
     parser.add_argument("--tenhz-seconds", type=float, default=5.0)
-    parser.add_argument("--scale-seconds", type=float, default=4.0)
+    parser.add_argument("--scale-seconds", type=float, default=10.0)
     parser.add_argument("--scale", default="50,200", help="thermometer counts for the scale rows ('' for none)")
     parser.add_argument("--scale-runs", type=int, default=1, help="rounds that include the scale rows (default 1)")
     parser.add_argument("--json", default=os.path.join(WORK, "results.json"))
