@@ -49,8 +49,10 @@ public struct DBusDictionary: Sendable, Equatable {
     public var key: Signature { Signature(unchecked: String(entrySignature.prefix(1))) }
     /// The values' signature.
     public var value: Signature { Signature(unchecked: String(entrySignature.dropFirst())) }
+    /// The entries' signature, such as `{sv}` (what a writer opens the array with).
+    var entryTypeText: String { "{" + entrySignature + "}" }
     /// The whole signature, such as `a{sv}`.
-    var signatureText: String { "a{" + entrySignature + "}" }
+    var signatureText: String { "a" + entryTypeText }
 }
 
 /// One key–value pair of a D-Bus dictionary.

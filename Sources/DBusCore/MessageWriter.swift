@@ -20,7 +20,7 @@ enum MessageWriter {
                 for item in items { try write(item, into: &sub) }
             }
         case .dictionary(let dictionary):
-            try container(cbluez_type_array, String(dictionary.signatureText.dropFirst()), into: &iter) { sub in
+            try container(cbluez_type_array, dictionary.entryTypeText, into: &iter) { sub in
                 for entry in dictionary.entries {
                     try container(cbluez_type_dict_entry, nil, into: &sub) { pair in
                         try write(entry.key, into: &pair)

@@ -92,10 +92,6 @@ struct HistoryEntry {
         return (Double(centidegrees) / 100).bitPattern == celsius.bitPattern ? centidegrees : nil
     }
 
-    var isReading: Bool {
-        if case .boxed(let boxed) = payload { boxed.error == nil } else { true }
-    }
-
     /// The reading this entry stored, or nil for a reading error.
     func reading(address: String, names: HistoryNames) -> Reading? {
         let time = Timestamp(millisecondsSince1970: milliseconds)
