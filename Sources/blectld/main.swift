@@ -21,5 +21,6 @@ case .version(let line):
     writeAll(1, Array((line + "\n").utf8))
 case .run(let configuration):
     let log = Log(level: configuration.logLevel)
-    exit(await DaemonRunner(configuration: configuration, log: log, arguments: arguments).run())
+    // Not a top-level `await`: see BlockingMain for what that would cost.
+    exit(BlockingMain.run { await DaemonRunner(configuration: configuration, log: log, arguments: arguments).run() })
 }
