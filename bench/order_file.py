@@ -34,7 +34,7 @@ GROUP = "blectl_order"
 
 
 def functions(executable: str) -> list:
-    """(address, size, name) of every function in the executable's code segment."""
+    """(address, file offset, name) of every function in the executable's code segment."""
     segment = None
     for line in subprocess.run(["readelf", "-lW", executable], capture_output=True, text=True).stdout.splitlines():
         fields = line.split()
