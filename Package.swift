@@ -35,13 +35,17 @@ let package = Package(
         .target(name: "DBusCore", dependencies: ["CBlueZ", "UnixSupport"], swiftSettings: strictSwift),
         // BlueZ client: an object mirror of org.bluez and typed views of its interfaces.
         .target(
-            name: "BlueZClient", dependencies: ["DBusCore", "CBlueZ", "UnixSupport"], swiftSettings: strictSwift),
-        // Temperature decoding, one profile per service/characteristic UUID.
-        .target(name: "ThermometerProfiles", swiftSettings: strictSwift),
+            name: "BlueZClient", dependencies: ["DBusCore", "SensorModel", "UnixSupport"], swiftSettings: strictSwift
+        ),
+        // The vocabulary every layer shares: addresses, measurements, adapter state, the
+        // events the Bluetooth side reports. Pure Swift, no dependencies.
+        .target(name: "SensorModel", swiftSettings: strictSwift),
+        // Decoding, one profile per service/characteristic UUID.
+        .target(name: "ThermometerProfiles", dependencies: ["SensorModel"], swiftSettings: strictSwift),
         // The CoreBluetooth-style central manager and the thermometer flow.
         .target(
             name: "Central",
-            dependencies: ["BlueZClient", "ThermometerProfiles", "UnixSupport"],
+            dependencies: ["BlueZClient", "ThermometerProfiles", "SensorModel", "UnixSupport"],
             swiftSettings: strictSwift
         ),
         // The mock adapter: a fake bluetoothd serving BlueZ's D-Bus API.
@@ -57,11 +61,11 @@ let package = Package(
         // event loop.
         .target(name: "UnixSupport", dependencies: ["CLinux"], swiftSettings: strictSwift),
         // The socket protocol's JSON messages, shared by blectld and blectl.
-        .target(name: "BlectlProtocol", swiftSettings: strictSwift),
+        .target(name: "BlectlProtocol", dependencies: ["SensorModel"], swiftSettings: strictSwift),
         // The daemon: configuration, the socket server, the reading store.
         .target(
             name: "Daemon",
-            dependencies: ["Central", "BlectlProtocol", "UnixSupport"],
+            dependencies: ["Central", "BlectlProtocol", "SensorModel", "UnixSupport"],
             swiftSettings: strictSwift
         ),
         // Release blectld links the Swift runtime statically: about 3 MB less resident memory
@@ -97,7 +101,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBusCore"], path: "Tests/TestSupport", swiftSettings: strictSwift),
         .testTarget(name: "DBusCoreTests", dependencies: ["DBusCore", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(
-            name: "ThermometerProfilesTests", dependencies: ["ThermometerProfiles"], swiftSettings: strictSwift),
+            name: "ThermometerProfilesTests", dependencies: ["ThermometerProfiles", "SensorModel"],
+            swiftSettings: strictSwift),
         .testTarget(
             name: "MockBlueZTests",
             dependencies: ["MockBlueZ", "DBusCore", "TestSupport"],
@@ -105,12 +110,12 @@ let package = Package(
         ),
         .testTarget(
             name: "CentralTests",
-            dependencies: ["Central", "BlueZClient", "MockBlueZ", "TestSupport"],
+            dependencies: ["Central", "BlueZClient", "MockBlueZ", "SensorModel", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "Central", "BlectlProtocol", "UnixSupport"],
+            dependencies: ["Daemon", "Central", "BlectlProtocol", "SensorModel", "UnixSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -1,3 +1,5 @@
+public import SensorModel
+
 /// The kinds of event a client can subscribe to; the `type` of an event line.
 public enum EventType: String, Codable, CaseIterable, Hashable, Sendable {
     /// A temperature arrived.
@@ -30,7 +32,8 @@ public enum EventType: String, Codable, CaseIterable, Hashable, Sendable {
     }
 }
 
-/// A temperature, as stored in history and pushed to subscribers.
+/// A reading, as stored in history and pushed to subscribers: a ``Measurement`` with the
+/// daemon's sequence number, time and the device's identity.
 public struct Reading: Codable, Equatable, Sendable {
     /// The daemon-wide sequence number, increasing by one per reading or reading error.
     public var seq: UInt64
@@ -40,39 +43,41 @@ public struct Reading: Codable, Equatable, Sendable {
     public var address: String
     /// The peripheral's name, if known.
     public var name: String?
-    /// The value in degrees Celsius, rounded to 0.01.
-    public var celsius: Double
-    /// The value as the device sent it, e.g. `"112.5 F"` (hex for binary profiles).
-    public var raw: String
-    /// The unit the device reported in.
-    public var unit: TemperatureUnit
+    /// What was measured.
+    public var measurement: Measurement
 
     /// Creates a reading.
-    public init(
-        seq: UInt64, time: Timestamp, address: String, name: String?, celsius: Double, raw: String,
-        unit: TemperatureUnit
-    ) {
+    public init(seq: UInt64, time: Timestamp, address: String, name: String?, measurement: Measurement) {
         self.seq = seq
         self.time = time
         self.address = address
         self.name = name
-        self.celsius = celsius
-        self.raw = raw
-        self.unit = unit
+        self.measurement = measurement
     }
 
-    private enum CodingKeys: String, CodingKey { case seq, time, address, name, celsius, raw, unit }
+    /// The temperature in degrees Celsius, if measured.
+    public var celsius: Double? { measurement.celsius }
 
-    /// Encodes the wire form.
+    private enum CodingKeys: String, CodingKey { case seq, time, address, name }
+
+    /// Decodes the wire form: the identity, then the measurement's fields beside it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        seq = try container.decode(UInt64.self, forKey: .seq)
+        time = try container.decode(Timestamp.self, forKey: .time)
+        address = try container.decode(String.self, forKey: .address)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        measurement = try Measurement(fieldsFrom: decoder)
+    }
+
+    /// Encodes the wire form: one flat object.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(seq, forKey: .seq)
         try container.encode(time, forKey: .time)
         try container.encode(address, forKey: .address)
-        try container.encode(name, forKey: .name)  // null, not absent, when unknown
-        try container.encode(celsius, forKey: .celsius)
-        try container.encode(raw, forKey: .raw)
-        try container.encode(unit, forKey: .unit)
+        try container.encodeIfPresent(name, forKey: .name)
+        try measurement.encodeFields(to: encoder)
     }
 }
 
@@ -129,17 +134,6 @@ public struct PeripheralSighting: Codable, Equatable, Sendable {
         self.thermometer = thermometer
     }
 
-    private enum CodingKeys: String, CodingKey { case time, address, name, rssi, thermometer }
-
-    /// Encodes the wire form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(time, forKey: .time)
-        try container.encode(address, forKey: .address)
-        try container.encode(name, forKey: .name)
-        try container.encode(rssi, forKey: .rssi)
-        try container.encode(thermometer, forKey: .thermometer)
-    }
 }
 
 /// A change that concerns one peripheral: lost, connected or disconnected.

@@ -1,3 +1,5 @@
+import SensorModel
+
 /// The hot path of the event stream: `reading` lines written by hand.
 ///
 /// A busy daemon pushes thousands of readings a second; Foundation's `JSONEncoder` cost
@@ -14,12 +16,14 @@ extension Event {
 }
 
 extension Reading {
-    /// The `reading` event line, or nil when `celsius` has no JSON form (the encoder
-    /// then reports the error).
+    /// The `reading` event line of a temperature-only reading; nil for any other (the
+    /// encoder then writes it, or reports why it cannot).
     func fastJSONLine() -> [UInt8]? {
-        guard let celsius = JSONValue.numberText(celsius) else { return nil }
+        guard let value = measurement.celsius, let celsius = JSONValue.numberText(value),
+            Quantity.allCases.allSatisfy({ $0 == .temperature || measurement.quantities[$0] == nil })
+        else { return nil }
         var line: [UInt8] = []
-        line.reserveCapacity(160)
+        line.reserveCapacity(180)
         line.append(contentsOf: #"{"address":"#.utf8)
         line.appendJSONString(address)
         line.append(contentsOf: #","celsius":"#.utf8)
@@ -30,14 +34,16 @@ extension Reading {
         } else {
             line.append(contentsOf: "null".utf8)
         }
+        line.append(contentsOf: #","profile":"#.utf8)
+        line.appendJSONString(measurement.profile.rawValue)
         line.append(contentsOf: #","raw":"#.utf8)
-        line.appendJSONString(raw)
+        line.appendJSONString(measurement.raw)
         line.append(contentsOf: #","seq":"#.utf8)
         line.appendDecimal(seq)
         line.append(contentsOf: #","time":""#.utf8)
         time.appendRFC3339(to: &line)
         line.append(contentsOf: #"","type":"reading","unit":""#.utf8)
-        line.append(contentsOf: unit.rawValue.utf8)
+        line.append(contentsOf: measurement.unit.rawValue.utf8)
         line.append(contentsOf: "\"}\n".utf8)
         return line
     }

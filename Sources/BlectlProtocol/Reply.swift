@@ -33,8 +33,8 @@ public struct Reply<Result: Codable & Sendable>: Codable, Sendable {
         try container.encode(v, forKey: .v)
         try container.encode(id, forKey: .id)  // null rather than absent
         try container.encode(ok, forKey: .ok)
-        try container.encodeIfPresent(result, forKey: .result)
-        try container.encodeIfPresent(error, forKey: .error)
+        try container.encodeUnlessNil(result, forKey: .result)
+        try container.encodeUnlessNil(error, forKey: .error)
     }
 
     /// The result, or the error as a thrown ``ErrorInfo``.

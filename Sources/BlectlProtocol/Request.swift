@@ -58,16 +58,16 @@ public struct Request: Equatable, Sendable, Encodable {
         case .status, .peripherals:
             break
         case .read(let address, let timeout):
-            try container.encodeIfPresent(address, forKey: .address)
-            try container.encodeIfPresent(timeout, forKey: .timeout)
+            try container.encodeUnlessNil(address, forKey: .address)
+            try container.encodeUnlessNil(timeout, forKey: .timeout)
         case .history(let address, let since, let limit):
-            try container.encodeIfPresent(address, forKey: .address)
+            try container.encodeUnlessNil(address, forKey: .address)
             try container.encode(since, forKey: .since)
-            try container.encodeIfPresent(limit, forKey: .limit)
+            try container.encodeUnlessNil(limit, forKey: .limit)
         case .subscribe(let events):
-            try container.encodeIfPresent(events.map { $0.map(\.rawValue).sorted() }, forKey: .events)
+            try container.encodeUnlessNil(events.map { $0.map(\.rawValue).sorted() }, forKey: .events)
         case .scan(let timeout):
-            try container.encodeIfPresent(timeout, forKey: .timeout)
+            try container.encodeUnlessNil(timeout, forKey: .timeout)
         }
     }
 }

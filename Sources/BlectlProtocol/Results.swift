@@ -1,3 +1,5 @@
+public import SensorModel
+
 /// The result of `status`; also what `blectl status --json` prints.
 public struct StatusResult: Codable, Equatable, Sendable {
     /// Always `"blectld"`.
@@ -35,17 +37,6 @@ public struct StatusResult: Codable, Equatable, Sendable {
         case lastSeq = "last_seq"
     }
 
-    /// Encodes the wire form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(daemon, forKey: .daemon)
-        try container.encode(version, forKey: .version)
-        try container.encode(adapter, forKey: .adapter)
-        try container.encode(state, forKey: .state)
-        try container.encode(connected, forKey: .connected)
-        try container.encode(lastSeq, forKey: .lastSeq)
-        try container.encode(started, forKey: .started)
-    }
 }
 
 /// A connected thermometer in a status.
@@ -103,34 +94,12 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
         case lastSeen = "last_seen"
     }
 
-    /// Encodes the wire form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(address, forKey: .address)
-        try container.encode(name, forKey: .name)
-        try container.encode(rssi, forKey: .rssi)
-        try container.encode(thermometer, forKey: .thermometer)
-        try container.encode(connected, forKey: .connected)
-        try container.encode(lastSeen, forKey: .lastSeen)
-    }
 }
 
 /// One thermometer's temperature in the result of `read`; also what `blectl read --json` prints.
 public struct ReadingReport: Codable, Equatable, Sendable {
-    /// The thermometer's address.
-    public var address: String
-    /// Its name, if known.
-    public var name: String?
-    /// Degrees Celsius.
-    public var celsius: Double
-    /// The value as the device sent it.
-    public var raw: String
-    /// The unit the device reported in.
-    public var unit: TemperatureUnit
-    /// When the value arrived.
-    public var time: Timestamp
-    /// The reading's sequence number.
-    public var seq: UInt64
+    /// The reading.
+    public var reading: Reading
     /// How old the value was when the reply was made, in seconds.
     public var ageSeconds: Double
     /// Whether the value was read for this request (false: the latest stored reading).
@@ -138,32 +107,31 @@ public struct ReadingReport: Codable, Equatable, Sendable {
 
     /// Creates a report of `reading` as seen at `now`.
     public init(_ reading: Reading, fresh: Bool, ageSeconds: Double) {
-        address = reading.address
-        name = reading.name
-        celsius = reading.celsius
-        raw = reading.raw
-        unit = reading.unit
-        time = reading.time
-        seq = reading.seq
+        self.reading = reading
         self.ageSeconds = ageSeconds
         self.fresh = fresh
     }
 
+    /// The thermometer's address.
+    public var address: String { reading.address }
+
     private enum CodingKeys: String, CodingKey {
-        case address, name, celsius, raw, unit, time, seq, fresh
+        case fresh
         case ageSeconds = "age_seconds"
     }
 
-    /// Encodes the wire form.
+    /// Decodes the wire form: the reading's fields and the report's, in one object.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        reading = try Reading(from: decoder)
+        ageSeconds = try container.decode(Double.self, forKey: .ageSeconds)
+        fresh = try container.decode(Bool.self, forKey: .fresh)
+    }
+
+    /// Encodes the wire form: one flat object.
     public func encode(to encoder: any Encoder) throws {
+        try reading.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(address, forKey: .address)
-        try container.encode(name, forKey: .name)
-        try container.encode(celsius, forKey: .celsius)
-        try container.encode(raw, forKey: .raw)
-        try container.encode(unit, forKey: .unit)
-        try container.encode(time, forKey: .time)
-        try container.encode(seq, forKey: .seq)
         try container.encode(ageSeconds, forKey: .ageSeconds)
         try container.encode(fresh, forKey: .fresh)
     }

@@ -1,4 +1,5 @@
 public import DBusCore
+public import SensorModel
 
 /// A typed view of an `org.bluez.Adapter1` object.
 public struct Adapter: Sendable, Equatable {

@@ -2,19 +2,11 @@ public import BlueZClient
 public import DBusCore
 public import ThermometerProfiles
 
-// The types a user of the central needs, so that it imports `Central` alone
-// and never reaches past it to the layers below.
+// The profile types a user of the central configures it with, so that it imports `Central`
+// (and the shared `SensorModel`) and never reaches past it to the layers below.
 
-/// A Bluetooth device address (from the BlueZ client layer).
-public typealias BluetoothAddress = BlueZClient.BluetoothAddress
-/// A BlueZ error, classified (from the BlueZ client layer).
-public typealias BlueZError = BlueZClient.BlueZError
 /// A Bluetooth UUID in BlueZ's 128-bit form.
 public typealias BluetoothUUID = ThermometerProfiles.BluetoothUUID
-/// A decoded temperature.
-public typealias TemperatureReading = ThermometerProfiles.TemperatureReading
-/// A value that is not a temperature.
-public typealias ReadingError = ThermometerProfiles.ReadingError
 /// The thermometer profiles by service UUID.
 public typealias ProfileRegistry = ThermometerProfiles.ProfileRegistry
 /// A way of decoding temperatures, selected by service UUID.
@@ -30,3 +22,5 @@ public typealias EnvironmentalSensingProfile = ThermometerProfiles.Environmental
 public typealias Locked = DBusCore.Locked
 /// A value handed once to one waiting continuation (from the D-Bus layer).
 public typealias OneShot = DBusCore.OneShot
+/// A BlueZ error, classified (from the BlueZ client layer).
+public typealias BlueZError = BlueZClient.BlueZError

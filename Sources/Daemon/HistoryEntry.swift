@@ -1,13 +1,14 @@
 import BlectlProtocol
+import SensorModel
 
 /// One stored reading or reading error, without its device's address and name.
 ///
 /// History holds a thousand of these per device, so they take 32 bytes and no heap of
-/// their own for an everyday reading: its text in up to 7 UTF-8 bytes (`"44.7 C"`,
-/// `"112.5 F"`, the hex of a 3-byte value) and its temperature in hundredths of a degree,
-/// as the profiles round it. Anything else (a longer text, a temperature that is not a
-/// whole number of hundredths, a reading error) is boxed. The address is kept once per
-/// device, and the name as an index into the device's ``HistoryNames``.
+/// their own for an everyday reading: a temperature alone, from the device's usual profile,
+/// its text in up to 7 UTF-8 bytes (`"44.7 C"`, `"112.5 F"`, the hex of a 3-byte value) and
+/// the temperature in hundredths of a degree, as the profiles round it. Anything else
+/// (other quantities, a longer text, a reading error) is boxed. The address is kept once
+/// per device, and the name as an index into the device's ``HistoryNames``.
 struct HistoryEntry {
     var seq: UInt64
     var milliseconds: Int64
@@ -27,15 +28,15 @@ struct HistoryEntry {
 
     /// What does not fit an entry.
     final class Boxed {
-        let celsius: Double
-        let text: String
-        /// Set for a reading error: `text` is then the value's hex.
-        let error: String?
+        /// The reading's measurement; nil for a reading error.
+        let measurement: Measurement?
+        /// For a reading error: what was wrong, and the value's hex.
+        let error: (message: String, rawHex: String)?
         /// A name that did not fit the device's ``HistoryNames``.
         let name: String?
 
-        init(celsius: Double, text: String, error: String?, name: String?) {
-            (self.celsius, self.text, self.error, self.name) = (celsius, text, error, name)
+        init(measurement: Measurement?, error: (message: String, rawHex: String)?, name: String?) {
+            (self.measurement, self.error, self.name) = (measurement, error, name)
         }
     }
 
@@ -48,7 +49,7 @@ struct HistoryEntry {
         case .readingError(let failure):
             let index = names.index(of: failure.name)
             let boxed = Boxed(
-                celsius: 0, text: failure.rawHex, error: failure.error, name: index == nil ? failure.name : nil)
+                measurement: nil, error: (failure.error, failure.rawHex), name: index == nil ? failure.name : nil)
             self.init(
                 seq: failure.seq, milliseconds: failure.time.millisecondsSince1970, centidegrees: 0,
                 unit: .celsius, name: index ?? 0, payload: .boxed(boxed))
@@ -60,21 +61,20 @@ struct HistoryEntry {
     /// The entry for `reading`.
     init(_ reading: Reading, names: inout HistoryNames) {
         let index = names.index(of: reading.name)
+        let measurement = reading.measurement
         var centidegrees: Int32 = 0
         let payload: Payload
-        if index != nil || reading.name == nil, let text = ShortText(reading.raw),
-            let scaled = Self.centidegrees(reading.celsius)
+        if index != nil || reading.name == nil, names.isUsual(measurement.profile),
+            let text = ShortText(measurement.raw), let scaled = Self.centidegreesAlone(measurement.quantities)
         {
             centidegrees = scaled
             payload = .text(text)
         } else {
-            payload = .boxed(
-                Boxed(
-                    celsius: reading.celsius, text: reading.raw, error: nil, name: index == nil ? reading.name : nil))
+            payload = .boxed(Boxed(measurement: measurement, error: nil, name: index == nil ? reading.name : nil))
         }
         self.init(
             seq: reading.seq, milliseconds: reading.time.millisecondsSince1970, centidegrees: centidegrees,
-            unit: reading.unit, name: index ?? 0, payload: payload)
+            unit: measurement.unit, name: index ?? 0, payload: payload)
     }
 
     private init(
@@ -84,8 +84,12 @@ struct HistoryEntry {
         (self.unit, self.name, self.payload) = (unit, name, payload)
     }
 
-    /// `celsius` × 100 when that is a whole number that gives `celsius` back exactly.
-    private static func centidegrees(_ celsius: Double) -> Int32? {
+    /// The temperature × 100 when it is the only quantity and a whole number of hundredths
+    /// that gives the temperature back exactly.
+    private static func centidegreesAlone(_ quantities: Quantities) -> Int32? {
+        guard let celsius = quantities[.temperature],
+            Quantity.allCases.allSatisfy({ $0 == .temperature || quantities[$0] == nil })
+        else { return nil }
         let scaled = (celsius * 100).rounded()
         guard scaled.magnitude < 2_000_000_000 else { return nil }
         let centidegrees = Int32(scaled)
@@ -97,14 +101,14 @@ struct HistoryEntry {
         let time = Timestamp(millisecondsSince1970: milliseconds)
         switch payload {
         case .text(let text):
-            return Reading(
-                seq: seq, time: time, address: address, name: names[name],
-                celsius: Double(centidegrees) / 100, raw: text.string, unit: unit)
+            let measurement = Measurement(
+                profile: names.usualProfile, quantities: Quantities([.temperature: Double(centidegrees) / 100]),
+                unit: unit, raw: text.string)
+            return Reading(seq: seq, time: time, address: address, name: names[name], measurement: measurement)
         case .boxed(let boxed):
-            guard boxed.error == nil else { return nil }
+            guard let measurement = boxed.measurement else { return nil }
             return Reading(
-                seq: seq, time: time, address: address, name: boxed.name ?? names[name],
-                celsius: boxed.celsius, raw: boxed.text, unit: unit)
+                seq: seq, time: time, address: address, name: boxed.name ?? names[name], measurement: measurement)
         }
     }
 
@@ -115,7 +119,7 @@ struct HistoryEntry {
         return .readingError(
             ReadingFailure(
                 seq: seq, time: Timestamp(millisecondsSince1970: milliseconds), address: address,
-                name: boxed.name ?? names[name], error: error, rawHex: boxed.text))
+                name: boxed.name ?? names[name], error: error.message, rawHex: error.rawHex))
     }
 }
 
@@ -140,11 +144,21 @@ struct ShortText {
     }
 }
 
-/// The distinct names a device's entries carry, so that each entry keeps a one-byte index.
+/// The distinct names a device's entries carry, so that each entry keeps a one-byte index,
+/// and the profile its readings usually come from, so that entries need not keep it.
 ///
-/// At most 255; an entry with a name beyond those keeps it in its box.
+/// At most 255 names; an entry with a name beyond those keeps it in its box.
 struct HistoryNames {
     private var names: [String] = []
+    /// The profile of the device's first reading.
+    private(set) var usualProfile = ProfileID.unknown
+    private var hasProfile = false
+
+    /// Whether `profile` is the device's usual one (the first profile seen becomes it).
+    mutating func isUsual(_ profile: ProfileID) -> Bool {
+        if !hasProfile { (usualProfile, hasProfile) = (profile, true) }
+        return profile == usualProfile
+    }
 
     /// The index of `name` (1-based), adding it when there is room; nil for a nil name or
     /// a full list.

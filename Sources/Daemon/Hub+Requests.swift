@@ -1,4 +1,5 @@
 public import BlectlProtocol
+import SensorModel
 
 extension Hub {
     /// Daemon and adapter state, and the connected thermometers with their latest readings.
@@ -91,12 +92,12 @@ extension Hub {
     private func report(for address: String, since requestedAt: Timestamp, deadline: ContinuousClock.Instant) async
         -> ReadingReport?
     {
-        if let central {
+        if let central, let parsed = BluetoothAddress(address) {
             let readDeadline = min(deadline, ContinuousClock.now + limits.freshRead)
-            if case .success(let sample) = await TimeLimit.run(
-                until: readDeadline, { try await central.readNow(address: address) })
+            if case .success(let measurement) = await TimeLimit.run(
+                until: readDeadline, { try await central.readNow(address: parsed) })
             {
-                let reading = record(sample, address: address, name: nil)
+                let reading = record(measurement, address: address, name: nil)
                 waiters.wakeAll()
                 return report(reading, fresh: true)
             }

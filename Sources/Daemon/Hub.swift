@@ -1,3 +1,4 @@
+import SensorModel
 public import BlectlProtocol
 import Central
 public import UnixSupport

@@ -1,3 +1,5 @@
+public import SensorModel
+
 /// The Bluetooth SIG Environmental Sensing profile: service 0x181A, Temperature 0x2A6E.
 ///
 /// The value is exactly two bytes, a little-endian sint16 in units of 0.01 °C; any other
@@ -8,6 +10,8 @@ public struct EnvironmentalSensingProfile: ThermometerProfile {
     /// The Temperature characteristic (read, notify), 0x2A6E.
     public static let temperatureUUID = BluetoothUUID(UInt16(0x2A6E))
 
+    /// `environmental-sensing`.
+    public let id: ProfileID = "environmental-sensing"
     /// A short human name.
     public let name = "Environmental Sensing"
     /// The Environmental Sensing service.
@@ -19,7 +23,7 @@ public struct EnvironmentalSensingProfile: ThermometerProfile {
     public init() {}
 
     /// Decodes a Temperature value to Celsius.
-    public func decode(_ value: [UInt8]) -> Result<TemperatureReading, ReadingError> {
+    public func decode(_ value: [UInt8]) -> Result<Measurement, ReadingError> {
         if let error = ReadingLimits.checkLength(value) { return .failure(error) }
         guard value.count == 2 else {
             return .failure(
@@ -31,6 +35,6 @@ public struct EnvironmentalSensingProfile: ThermometerProfile {
                 ReadingError(.unsupportedValue, raw: value, detail: "0x8000, temperature not known"))
         }
         // Dividing by 100 (exact) gives the Double nearest to the decimal the device meant.
-        return ReadingLimits.reading(value: Double(hundredths) / 100, unit: .celsius, raw: value)
+        return ReadingLimits.reading(id, value: Double(hundredths) / 100, unit: .celsius, raw: value)
     }
 }

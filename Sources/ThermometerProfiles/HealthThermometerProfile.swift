@@ -1,3 +1,5 @@
+public import SensorModel
+
 /// The Bluetooth SIG Health Thermometer profile: service 0x1809, Temperature Measurement 0x2A1C.
 ///
 /// A measurement is a flags byte, an IEEE-11073 32-bit FLOAT, then optional fields:
@@ -11,6 +13,8 @@ public struct HealthThermometerProfile: ThermometerProfile {
     /// The Temperature Measurement characteristic (indicate), 0x2A1C.
     public static let temperatureMeasurementUUID = BluetoothUUID(UInt16(0x2A1C))
 
+    /// `health-thermometer`.
+    public let id: ProfileID = "health-thermometer"
     /// A short human name.
     public let name = "Health Thermometer"
     /// The Health Thermometer service.
@@ -23,7 +27,7 @@ public struct HealthThermometerProfile: ThermometerProfile {
     public init() {}
 
     /// Decodes a Temperature Measurement value to Celsius.
-    public func decode(_ value: [UInt8]) -> Result<TemperatureReading, ReadingError> {
+    public func decode(_ value: [UInt8]) -> Result<Measurement, ReadingError> {
         if let error = ReadingLimits.checkLength(value) { return .failure(error) }
         let flags = value[0]
         let isFahrenheit = flags & 0x01 != 0
@@ -41,7 +45,7 @@ public struct HealthThermometerProfile: ThermometerProfile {
         switch IEEE11073Float.decode(word) {
         case .success(let number):
             return ReadingLimits.reading(
-                value: number, unit: isFahrenheit ? .fahrenheit : .celsius, raw: value)
+                id, value: number, unit: isFahrenheit ? .fahrenheit : .celsius, raw: value)
         case .failure(let special):
             return .failure(
                 ReadingError(

@@ -1,3 +1,5 @@
+public import SensorModel
+
 /// The Raspberry Pi "cputemp" peripheral: CPU temperature as text such as `"112.5 F"`.
 ///
 /// Two spellings of its UUIDs are in circulation: the peripheral's code uses the suffix
@@ -29,6 +31,8 @@ public struct PiCPUTemperatureProfile: ThermometerProfile {
         BluetoothUUID(known: "00000003-710e-4a5b-8d75-3e5b444b3c3f"),
     ]
 
+    /// `pi-cputemp`.
+    public let id: ProfileID = "pi-cputemp"
     /// A short human name.
     public let name = "Raspberry Pi CPU temperature"
     /// The default service spellings followed by any configured extras.
@@ -38,7 +42,7 @@ public struct PiCPUTemperatureProfile: ThermometerProfile {
     /// The default unit characteristic spellings followed by any configured extras.
     ///
     /// Writing this characteristic does nothing on the real peripheral, so the unit is taken
-    /// from each temperature value; reading it is informational (see ``decodeUnit(_:)``).
+    /// from each temperature value.
     public let unitCharacteristicUUIDs: [BluetoothUUID]
 
     /// Creates the profile with both default spellings plus extra UUIDs, e.g. from configuration.
@@ -81,12 +85,7 @@ public struct PiCPUTemperatureProfile: ThermometerProfile {
     /// ignored. Everything else is a ``ReadingError``: `nan`/`inf`/exponents are
     /// `notANumber`, a missing letter is `missingUnit`, `"44.7 K"` is `unknownUnit`, extra
     /// words or control characters are `malformed`.
-    public func decode(_ value: [UInt8]) -> Result<TemperatureReading, ReadingError> {
-        TemperatureText.decode(value)
-    }
-
-    /// Decodes the unit characteristic's value (`"F"` or `"C"`, same tolerance as ``decode(_:)``).
-    public func decodeUnit(_ value: [UInt8]) -> Result<TemperatureUnit, ReadingError> {
-        TemperatureText.decodeUnit(value)
+    public func decode(_ value: [UInt8]) -> Result<Measurement, ReadingError> {
+        TemperatureText.decode(value, profile: id)
     }
 }

@@ -1,3 +1,5 @@
+import SensorModel
+
 /// The plausibility limits every profile applies before it returns a reading.
 ///
 /// They exist so a corrupted or hostile value becomes a ``ReadingError`` instead of a
@@ -15,7 +17,7 @@ public enum ReadingLimits {
     /// beyond 64 is not a thermometer value, and refusing it early bounds the work per value.
     public static let maximumValueLength = 64
 
-    /// The step ``TemperatureReading/celsius`` is rounded to: 0.01 °C.
+    /// The step a temperature is rounded to: 0.01 °C.
     public static let celsiusResolution = 0.01
 
     /// Steps per degree; dividing by this (exact) rather than multiplying by 0.01 (inexact)
@@ -37,8 +39,8 @@ extension ReadingLimits {
 
     /// Converts a decoded number to Celsius, checks it is plausible, and rounds it.
     static func reading(
-        value: Double, unit: TemperatureUnit, raw: [UInt8], rawText: String? = nil
-    ) -> Result<TemperatureReading, ReadingError> {
+        _ profile: ProfileID, value: Double, unit: TemperatureUnit, raw: [UInt8], rawText: String? = nil
+    ) -> Result<Measurement, ReadingError> {
         guard value.isFinite else {
             return .failure(ReadingError(.notANumber, raw: raw))
         }
@@ -50,9 +52,10 @@ extension ReadingLimits {
                     detail: "\(value) \(unit.rawValue) is outside \(plausibleCelsius) °C"))
         }
         let rounded = (celsius * stepsPerDegree).rounded(.toNearestOrAwayFromZero) / stepsPerDegree
+        // Adding zero turns −0.0 into 0.0, so "-0" never reaches JSON or logs.
         return .success(
-            TemperatureReading(
-                // Adding zero turns −0.0 into 0.0, so "-0" never reaches JSON or logs.
-                celsius: rounded + 0, unit: unit, value: value, raw: raw, rawText: rawText))
+            Measurement(
+                profile: profile, quantities: Quantities([.temperature: rounded + 0]), unit: unit,
+                raw: rawText ?? raw.hexString))
     }
 }

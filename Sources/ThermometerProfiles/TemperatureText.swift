@@ -1,3 +1,5 @@
+import SensorModel
+
 /// The text format of the Pi cputemp peripheral: a decimal number and a unit letter.
 ///
 /// Grammar, after the tolerated padding is removed:
@@ -18,7 +20,7 @@
 /// - More than two blank-separated parts (`"44.7 C F"`) is ``ReadingError/Kind/malformed``.
 enum TemperatureText {
     /// Decodes a temperature value such as `"112.5 F"` or `"-3.0 C"`.
-    static func decode(_ raw: [UInt8]) -> Result<TemperatureReading, ReadingError> {
+    static func decode(_ raw: [UInt8], profile: ProfileID) -> Result<Measurement, ReadingError> {
         let text: String
         switch trimmedText(raw) {
         case .success(let trimmed): text = trimmed
@@ -48,16 +50,7 @@ enum TemperatureText {
         guard let unit = unit(unitToken) else {
             return .failure(unknownUnit(unitToken, raw: raw))
         }
-        return ReadingLimits.reading(value: number, unit: unit, raw: raw, rawText: text)
-    }
-
-    /// Decodes a unit value such as `"F"`, as the Pi's unit characteristic holds.
-    static func decodeUnit(_ raw: [UInt8]) -> Result<TemperatureUnit, ReadingError> {
-        trimmedText(raw).flatMap { text in
-            let scalars = Substring(text).unicodeScalars
-            guard let unit = unit(scalars) else { return .failure(unknownUnit(scalars, raw: raw)) }
-            return .success(unit)
-        }
+        return ReadingLimits.reading(profile, value: number, unit: unit, raw: raw, rawText: text)
     }
 
     /// Checks length and encoding, then strips the tolerated padding.

@@ -1,9 +1,13 @@
+public import SensorModel
+
 /// A kind of BLE thermometer: which GATT service and characteristic carry the temperature,
 /// and how to decode the characteristic's bytes.
 ///
 /// Conforming types are plain values; decoding is pure, never traps, and checks every value
 /// against ``ReadingLimits``.
 public protocol ThermometerProfile: Sendable {
+    /// The profile's stable name in outputs, e.g. `health-thermometer`.
+    var id: ProfileID { get }
     /// A short human name, e.g. `"Health Thermometer"`.
     var name: String { get }
     /// The primary services that identify this kind of thermometer, in 128-bit form.
@@ -11,7 +15,7 @@ public protocol ThermometerProfile: Sendable {
     /// The characteristics, inside those services, whose values are temperatures.
     var temperatureCharacteristicUUIDs: [BluetoothUUID] { get }
     /// Decodes one value read from, or notified by, a temperature characteristic.
-    func decode(_ value: [UInt8]) -> Result<TemperatureReading, ReadingError>
+    func decode(_ value: [UInt8]) -> Result<Measurement, ReadingError>
 }
 
 extension ThermometerProfile {

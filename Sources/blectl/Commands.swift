@@ -126,7 +126,8 @@ enum ReadCommand {
         if terminal.json { return terminal.printJSON(reports) }
         let rows = reports.map { report in
             [
-                Format.name(report.name), report.address, Format.celsius(report.celsius), "(raw \"\(report.raw)\")",
+                Format.name(report.reading.name), report.address, Format.celsius(report.reading.celsius),
+                "(raw \"\(report.reading.measurement.raw)\")",
                 Format.age(seconds: report.ageSeconds),
             ]
         }

@@ -53,7 +53,8 @@ struct Terminal {
 
 /// Formatting shared by the commands.
 enum Format {
-    static func celsius(_ value: Double) -> String {
+    static func celsius(_ value: Double?) -> String {
+        guard let value else { return "–" }
         let tenths = (value * 10).rounded() / 10
         return "\(tenths) °C"
     }

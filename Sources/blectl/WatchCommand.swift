@@ -141,7 +141,7 @@ struct EventPrinter {
             let value = terminal.paint(Format.celsius(reading.celsius), .bold)
             return (
                 reading.time, subject(reading.name, reading.address),
-                [value, "(raw \"\(reading.raw)\")", "#\(reading.seq)"]
+                [value, "(raw \"\(reading.measurement.raw)\")", "#\(reading.seq)"]
             )
         case .readingError(let failure):
             let error = terminal.paint(failure.error, .red)

@@ -2,6 +2,7 @@ import DBusCore
 import Testing
 
 @testable import Central
+import SensorModel
 
 /// Which discoveries name a thermometer: what it advertises, never the GAP name BlueZ
 /// caches (on a Pi "BlueZ 5.66", found by the real-BlueZ suite after a bluetoothd crash).

@@ -1,5 +1,6 @@
 import BlueZClient
 import Testing
+import SensorModel
 
 @Suite struct BluetoothAddressTests {
     @Test func parsesEitherCaseAndWritesUpperCase() throws {

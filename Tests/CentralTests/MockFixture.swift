@@ -2,6 +2,8 @@ import Central
 import MockBlueZ
 import DBusCore
 import TestSupport
+import SensorModel
+import UnixSupport
 
 /// A private bus with the mock adapter on it and a central connected to it;
 /// everything is stopped when the body returns or throws.
@@ -44,13 +46,13 @@ struct MockFixture {
 /// Collects what a monitor reports, and waits for what a test expects.
 final class EventLog: Sendable {
     private struct State {
-        var events: [ThermometerEvent] = []
-        var waiters: [Int: (ThermometerEvent) -> Bool] = [:]
+        var events: [SensorEvent] = []
+        var waiters: [Int: (SensorEvent) -> Bool] = [:]
         var nextWaiter = 0
     }
     private let state = Locked(State())  // not Mutex: ThreadSanitizer can't see its futexes
 
-    func record(_ event: ThermometerEvent) {
+    func record(_ event: SensorEvent) {
         state.withLock { state in
             state.events.append(event)
             for (id, waiter) in state.waiters where waiter(event) { state.waiters[id] = nil }
@@ -58,14 +60,14 @@ final class EventLog: Sendable {
     }
 
     /// Everything reported so far.
-    var all: [ThermometerEvent] { state.withLock { $0.events } }
+    var all: [SensorEvent] { state.withLock { $0.events } }
     /// How many events were reported so far (a mark for ``first(after:within:_:)``).
     var count: Int { state.withLock { $0.events.count } }
 
     /// The first event at index `mark` or later that `match` accepts, waiting up to `timeout`.
     func first<T: Sendable>(
         after mark: Int = 0, within timeout: Duration = .seconds(20),
-        _ match: @escaping @Sendable (ThermometerEvent) -> T?
+        _ match: @escaping @Sendable (SensorEvent) -> T?
     ) async throws -> T {
         try await withTimeout(timeout) {
             await withCheckedContinuation { continuation in
@@ -86,7 +88,7 @@ final class EventLog: Sendable {
 }
 
 /// A reading from `address`, as a match for ``EventLog/next(within:_:)``.
-func reading(from address: String) -> @Sendable (ThermometerEvent) -> TemperatureReading? {
+func reading(from address: String) -> @Sendable (SensorEvent) -> Measurement? {
     { event in
         guard case .reading(let from, _, let reading) = event, from.description == address else { return nil }
         return reading
@@ -98,7 +100,9 @@ func startMonitor(
     _ fixture: MockFixture, configuration: ThermometerConfiguration = quickConfiguration()
 ) async -> (ThermometerMonitor, EventLog) {
     let log = EventLog()
-    let monitor = ThermometerMonitor(central: fixture.central, configuration: configuration) { log.record($0) }
+    let monitor = ThermometerMonitor(
+        central: fixture.central, configuration: configuration, log: Log(level: .warning)
+    ) { log.record($0) }
     await monitor.start()
     return (monitor, log)
 }

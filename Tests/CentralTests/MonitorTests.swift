@@ -2,6 +2,7 @@ import Central
 import DBusCore
 import MockBlueZ
 import Testing
+import SensorModel
 
 @Suite("The thermometer monitor against the mock")
 struct MonitorTests {
@@ -11,16 +12,16 @@ struct MonitorTests {
             let (monitor, log) = await startMonitor(fixture)
             let fahrenheit = try await log.first(reading(from: MockFixture.fahrenheitPi))
             let celsius = try await log.first(reading(from: MockFixture.celsiusPi))
-            #expect(fahrenheit.unit == .fahrenheit && fahrenheit.rawText?.hasSuffix(" F") == true)
-            #expect(celsius.unit == .celsius && celsius.rawText?.hasSuffix(" C") == true)
-            for reading in [fahrenheit, celsius] { #expect((30.0...90.0).contains(reading.celsius)) }
+            #expect(fahrenheit.unit == .fahrenheit && fahrenheit.raw.hasSuffix(" F"))
+            #expect(celsius.unit == .celsius && celsius.raw.hasSuffix(" C"))
+            for reading in [fahrenheit, celsius] { #expect((30.0...90.0).contains(reading.celsius ?? .nan)) }
             // Notifications keep coming (every 200 ms in this world).
             let mark = log.count
             _ = try await log.first(after: mark, within: .seconds(3), reading(from: MockFixture.fahrenheitPi))
             // Non-thermometers are seen but never connected.
             let seen = log.all.compactMap { event -> (String, Bool)? in
-                if case .peripheralSeen(let address, _, _, let isThermometer) = event {
-                    return (address.description, isThermometer)
+                if case .peripheralSeen(let sighting) = event {
+                    return (sighting.address.description, sighting.isThermometer)
                 }
                 return nil
             }
@@ -64,7 +65,7 @@ struct MonitorTests {
             try await fixture.mock.setPattern(.constant, address: MockFixture.fahrenheitPi)
             try await fixture.mock.setTemperature(40.0, address: MockFixture.fahrenheitPi)
             let reading = try await monitor.readNow(BluetoothAddress(MockFixture.fahrenheitPi)!)
-            #expect(reading.rawText == "104.0 F")
+            #expect(reading.raw == "104.0 F")
             #expect(reading.celsius == 40.0)
             await monitor.shutdown()
         }

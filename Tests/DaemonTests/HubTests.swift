@@ -47,7 +47,7 @@ struct HubTests {
             let isPi = index.isMultiple(of: 2)
             await hub.apply(.fahrenheit(isPi ? pi : other, 100 + Double(index), name: isPi ? "Thermometer" : "Other"))
         }
-        await hub.apply(.readingError(address: pi, message: "not a number", raw: [0xff, 0x00]))
+        await hub.apply(.readingError(address: pi, detail: "not a number", raw: [0xff, 0x00]))
         #expect(await hub.lastSeq == 7)
         let all = await hub.history(address: nil, since: 0, limit: nil)
         #expect(all.events.compactMap(\.seq) == [1, 2, 3, 4, 5, 6, 7])
@@ -143,7 +143,7 @@ struct HubTests {
     @Test("read returns a fresh value when the central can read")
     func freshRead() async throws {
         let central = FakeCentral()
-        await central.script(read: .success(TemperatureSample(celsius: 44.7, raw: "44.7 C", unit: .celsius)))
+        await central.script(read: .success(.celsius(44.7, raw: "44.7 C")))
         let hub = makeHub(central: central)
         await hub.apply(.connected(address: pi, name: "Thermometer"))
         let reports = try await hub.read(matching: nil, timeout: .seconds(1))

@@ -106,7 +106,7 @@ struct JSONCodingTests {
         try roundTrip(value)
         #expect(
             try JSONLines.encodeString(value)
-                == #"{"big":-9223372036854775808,"flag":true,"inner":{"x":0.5,"y":-1e+300},"list":[[1,2],[-3,4]],"#
+                == #"{"big":-9223372036854775808,"flag":true,"inner":{"x":0.5,"y":-1e+300},"label":null,"list":[[1,2],[-3,4]],"#
                 + #""nested":{"super":7},"ratio":40.1,"small":255}"#)
     }
 
@@ -119,17 +119,18 @@ struct JSONCodingTests {
                     pretty
                     ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
                 let foundation = String(decoding: try encoder.encode(value), as: UTF8.self)
-                #expect(try JSONLines.encodeString(value, pretty: pretty) == foundation, "\(name)")
+                #expect(try JSONLines.encodeString(value, pretty: pretty, absent: .omitted) == foundation, "\(name)")
             }
         }
     }
 
-    @Test("Absent and null optionals decode as nil; nil optionals are left out")
+    @Test("Absent and null optionals decode as nil; nil optionals are null, or left out on request")
     func optionals() throws {
         #expect(try decode(Optionals.self, #"{"a":1}"#) == Optionals(a: 1))
         #expect(try decode(Optionals.self, #"{"a":1,"b":null,"c":null}"#) == Optionals(a: 1))
         #expect(try decode(Optionals.self, #"{"c":[1,255],"a":1,"b":"x"}"#) == Optionals(a: 1, b: "x", c: [1, 255]))
-        #expect(try JSONLines.encodeString(Optionals(a: 1)) == #"{"a":1}"#)
+        #expect(try JSONLines.encodeString(Optionals(a: 1)) == #"{"a":1,"b":null,"c":null}"#)
+        #expect(try JSONLines.encodeString(Optionals(a: 1), absent: .omitted) == #"{"a":1}"#)
         #expect(try JSONLines.encodeString(Optionals(a: 1, b: "x", c: [])) == #"{"a":1,"b":"x","c":[]}"#)
     }
 

@@ -62,13 +62,13 @@ struct ProtocolTests {
             unit: .fahrenheit)
         #expect(
             try text(Event.reading(reading))
-                == #"{"address":"DC:A6:32:01:02:03","celsius":44.7,"name":"Thermometer","raw":"112.5 F","seq":12,"time":"2026-11-30T01:02:03.456Z","type":"reading","unit":"F"}"#
+                == #"{"address":"DC:A6:32:01:02:03","celsius":44.7,"name":"Thermometer","profile":"pi-cputemp","raw":"112.5 F","seq":12,"time":"2026-11-30T01:02:03.456Z","type":"reading","unit":"F"}"#
         )
         let failure = ReadingFailure(
             seq: 13, time: Self.time, address: "DC:A6:32:01:02:03", name: nil, error: "not a number", rawHex: "ff00")
         #expect(
             try text(Event.readingError(failure))
-                == #"{"address":"DC:A6:32:01:02:03","error":"not a number","raw_hex":"ff00","seq":13,"time":"2026-11-30T01:02:03.456Z","type":"reading_error"}"#
+                == #"{"address":"DC:A6:32:01:02:03","error":"not a number","name":null,"raw_hex":"ff00","seq":13,"time":"2026-11-30T01:02:03.456Z","type":"reading_error"}"#
         )
         let adapter = AdapterChange(time: Self.time, adapter: "hci0", state: .poweredOn)
         #expect(
@@ -147,7 +147,7 @@ struct ProtocolTests {
                 name: names[index % names.count], celsius: celsius, raw: raws[index % raws.count],
                 unit: index % 2 == 0 ? .celsius : .fahrenheit)
             let event = Event.reading(reading)
-            if celsius.isFinite {
+            if !celsius.isInfinite {  // NaN is no temperature: `null`
                 #expect(try event.jsonLine() == JSONLines.encode(event), "\(reading)")
             } else {
                 #expect(throws: (any Error).self) { try event.jsonLine() }

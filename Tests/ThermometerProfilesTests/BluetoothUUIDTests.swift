@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Testing
+import SensorModel
 import ThermometerProfiles
 
 @Suite("BluetoothUUID")

@@ -1,4 +1,5 @@
 import Testing
+import SensorModel
 import ThermometerProfiles
 
 @Suite("Environmental Sensing (0x181A/0x2A6E)")
@@ -28,10 +29,9 @@ struct EnvironmentalSensingTests {
     func decodes(_ raw: [UInt8], _ celsius: Double) throws {
         let reading = try #require(profile.decode(raw).success)
         #expect(reading.celsius == celsius)
-        #expect(reading.value == celsius)
         #expect(reading.unit == .celsius)
-        #expect(reading.raw == raw)
-        #expect(reading.rawText == nil)
+        #expect(reading.raw == raw.hexString)
+        #expect(reading.profile == "environmental-sensing")
     }
 
     @Test(

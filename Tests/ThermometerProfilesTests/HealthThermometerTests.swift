@@ -1,4 +1,5 @@
 import Testing
+import SensorModel
 import ThermometerProfiles
 
 /// A Temperature Measurement value and what it must decode to.
@@ -80,9 +81,8 @@ struct HealthThermometerTests {
         let reading = try #require(profile.decode(testCase.raw).success)
         #expect(reading.celsius == testCase.celsius)
         #expect(reading.unit == testCase.unit)
-        #expect(reading.value == testCase.value)
-        #expect(reading.raw == testCase.raw)
-        #expect(reading.rawText == nil)
+        #expect(reading.raw == testCase.raw.hexString)
+        #expect(reading.profile == "health-thermometer")
     }
 
     @Test(
@@ -149,7 +149,6 @@ struct HealthThermometerTests {
     func tinyValues(_ exponent: Int8) throws {
         let reading = try #require(profile.decode(measurement(mantissa: 5, exponent: exponent)).success)
         #expect(reading.celsius == 0)
-        #expect(reading.value > 0 && reading.value < 1e-20)
     }
 
     @Test(

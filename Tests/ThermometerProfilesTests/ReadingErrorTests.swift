@@ -1,4 +1,5 @@
 import Testing
+import SensorModel
 import ThermometerProfiles
 
 @Suite("ReadingError")

@@ -1,4 +1,5 @@
 import Testing
+import SensorModel
 import ThermometerProfiles
 
 /// SplitMix64: a fixed-seed generator, so a failure is reproducible.
@@ -19,7 +20,7 @@ struct RobustnessTests {
     static let profiles: [any ThermometerProfile] = ProfileRegistry.standard.profiles
 
     @Test("random values never trap, and every accepted reading is plausible and rounded")
-    func randomValues() {
+    func randomValues() throws {
         var generator = SplitMix64(state: 0x5EED)
         // Bias towards the alphabet of the text format so the text parser is exercised deeply.
         let alphabet = Array("0123456789.-+ CFcf°\0\t\nnaie".utf8)
@@ -36,9 +37,10 @@ struct RobustnessTests {
                 switch profile.decode(raw) {
                 case .success(let reading):
                     accepted += 1
-                    #expect(ReadingLimits.plausibleCelsius.contains(reading.celsius))
-                    #expect(reading.celsius == (reading.celsius * 100).rounded() / 100)
-                    #expect(reading.raw == raw)
+                    let celsius = try #require(reading.celsius)
+                    #expect(ReadingLimits.plausibleCelsius.contains(celsius))
+                    #expect(celsius == (celsius * 100).rounded() / 100)
+                    #expect(reading.profile == profile.id)
                 case .failure(let error):
                     rejected += 1
                     #expect(error.raw == raw)

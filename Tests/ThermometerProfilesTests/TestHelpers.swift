@@ -1,3 +1,4 @@
+import SensorModel
 import ThermometerProfiles
 
 /// The UTF-8 bytes of a string, as a characteristic value.

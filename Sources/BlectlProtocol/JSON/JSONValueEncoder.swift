@@ -49,16 +49,25 @@ final class EncodingNode {
     }
 }
 
+/// How an encoder writes an optional that is nil (in a synthesized or `encodeIfPresent` field).
+public enum AbsentOptionals: Sendable {
+    /// As `null`: the protocol's rule, so a client sees every field, and `null` says "not known".
+    case null
+    /// Left out, as Foundation's `JSONEncoder` does.
+    case omitted
+}
+
 /// An `Encoder` that builds a ``JSONValue``; it is also its own single-value container.
 struct JSONValueEncoder: Encoder, SingleValueEncodingContainer {
     let node: EncodingNode
     let codingPath: [any CodingKey]
+    let absent: AbsentOptionals
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// Encodes `value` as a JSON value.
-    static func encode<T: Encodable>(_ value: T) throws -> JSONValue {
+    static func encode<T: Encodable>(_ value: T, absent: AbsentOptionals = .null) throws -> JSONValue {
         let node = EncodingNode()
-        try value.encode(to: JSONValueEncoder(node: node, codingPath: []))
+        try value.encode(to: JSONValueEncoder(node: node, codingPath: [], absent: absent))
         guard let result = node.value else {
             throw EncodingError.invalidValue(
                 value, EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) encoded nothing."))
@@ -68,12 +77,12 @@ struct JSONValueEncoder: Encoder, SingleValueEncodingContainer {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         node.makeObject()
-        return KeyedEncodingContainer(KeyedContainer(node: node, codingPath: codingPath))
+        return KeyedEncodingContainer(KeyedContainer(node: node, codingPath: codingPath, absent: absent))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         node.makeArray()
-        return UnkeyedContainer(node: node, codingPath: codingPath)
+        return UnkeyedContainer(node: node, codingPath: codingPath, absent: absent)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
@@ -99,9 +108,10 @@ struct JSONValueEncoder: Encoder, SingleValueEncodingContainer {
     private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let node: EncodingNode
         let codingPath: [any CodingKey]
+        let absent: AbsentOptionals
 
         private func child(_ key: some CodingKey) -> JSONValueEncoder {
-            JSONValueEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key])
+            JSONValueEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key], absent: absent)
         }
 
         func encodeNil(forKey key: Key) { child(key).encodeNil() }
@@ -121,6 +131,33 @@ struct JSONValueEncoder: Encoder, SingleValueEncodingContainer {
         func encode(_ value: UInt64, forKey key: Key) { child(key).encode(value) }
         func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try child(key).encode(value) }
 
+        // Synthesized `Codable` calls these for optionals: `null` or nothing, as `absent`
+        // says. A field that must always be left out when nil uses
+        // ``KeyedEncodingContainer/encodeUnlessNil(_:forKey:)``.
+        func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: String?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try present(value, key) }
+        func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try present(value, key) }
+
+        private func present<T: Encodable>(_ value: T?, _ key: Key) throws {
+            guard let value else {
+                if absent == .null { child(key).encodeNil() }
+                return
+            }
+            try child(key).encode(value)
+        }
+
         func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
             -> KeyedEncodingContainer<NestedKey>
         {
@@ -139,11 +176,12 @@ struct JSONValueEncoder: Encoder, SingleValueEncodingContainer {
     private struct UnkeyedContainer: UnkeyedEncodingContainer {
         let node: EncodingNode
         let codingPath: [any CodingKey]
+        let absent: AbsentOptionals
         var count: Int { node.count }
 
         private func next() -> JSONValueEncoder {
             let key = JSONKey(intValue: count)
-            return JSONValueEncoder(node: node.append(), codingPath: codingPath + [key])
+            return JSONValueEncoder(node: node.append(), codingPath: codingPath + [key], absent: absent)
         }
 
         func encodeNil() { next().encodeNil() }
@@ -171,5 +209,13 @@ struct JSONValueEncoder: Encoder, SingleValueEncodingContainer {
 
         func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { next().unkeyedContainer() }
         func superEncoder() -> any Encoder { next() }
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Writes `value` when there is one and leaves the key out otherwise, whatever the
+    /// encoder does with `encodeIfPresent`.
+    mutating func encodeUnlessNil<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) }
     }
 }

@@ -1,9 +1,10 @@
+public import SensorModel
 public import BlueZClient
 
 /// Why a central operation failed.
 public enum CentralError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The central is not powered on (state given).
-    case notPoweredOn(CentralState)
+    case notPoweredOn(AdapterState)
     /// The peripheral's object vanished from BlueZ (rescan to find it again).
     case peripheralGone
     /// The link went down during the operation.

@@ -1,10 +1,11 @@
-public import BlueZClient
+public import SensorModel
+import BlueZClient
 public import DBusCore
 
 /// Something the central observed, delivered after its state is updated.
 public enum CentralEvent: Sendable {
     /// The central's state changed.
-    case stateChanged(CentralState)
+    case stateChanged(AdapterState)
     /// A peripheral advertised while we scan and matched our scan's filter.
     case discovered(Discovery)
     /// BlueZ dropped a device object (out of range for a while, or removed).

@@ -1,3 +1,4 @@
+public import SensorModel
 public import BlueZClient
 public import DBusCore
 

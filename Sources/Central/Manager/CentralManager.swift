@@ -1,3 +1,4 @@
+public import SensorModel
 public import BlueZClient
 public import DBusCore
 public import UnixSupport
@@ -20,7 +21,7 @@ public actor CentralManager {
 
     let options: CentralOptions
     /// The central's state.
-    public private(set) var state: CentralState = .unknown
+    public private(set) var state: AdapterState = .unknown
     /// The adapter in use, when one is.
     public private(set) var adapterPath: ObjectPath?
 
@@ -130,7 +131,7 @@ public actor CentralManager {
     func recomputeState() {
         let adapter = selectAdapter()
         adapterPath = adapter?.path
-        let newState: CentralState
+        let newState: AdapterState
         if mirror({ $0.accessDenied }) != nil {
             newState = .unauthorized
         } else if !mirror({ $0.isServiceAvailable }) {

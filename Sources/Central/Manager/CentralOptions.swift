@@ -1,4 +1,5 @@
-public import BlueZClient
+public import SensorModel
+import BlueZClient
 
 /// Which adapter the central uses.
 public enum AdapterSelection: Sendable, Hashable {

@@ -1,4 +1,5 @@
-public import BlueZClient
+public import SensorModel
+import BlueZClient
 public import DBusCore
 public import ThermometerProfiles
 

@@ -1,10 +1,11 @@
 import BlueZClient
 import DBusCore
+import SensorModel
 import ThermometerProfiles
 
 /// Why a subscribed thermometer stopped delivering.
 enum StreamLoss: Equatable {
-    case adapterOff(CentralState)
+    case adapterOff(AdapterState)
     case disconnected
     case removed
     case gattReplaced
@@ -36,13 +37,13 @@ extension ThermometerMonitor {
                 streams[characteristic.path] = nil
                 // Shutting down (the monitor cancels its sessions) loses nothing worth reporting.
                 guard !Task.isCancelled else { return }
-                if loss != .gattReplaced { report(.disconnected(address: address, reason: loss.reason)) }
-                log(5, "thermometer \(address): \(loss.reason)")
+                if loss != .gattReplaced { report(.disconnected(address, reason: loss.reason)) }
+                log.notice("thermometer \(address): \(loss.reason)")
                 if loss == .silent { await central.cancelPeripheralConnection(peripheral) }
                 if loss == .gattReplaced { continue }
             } catch {
                 failures += 1
-                log(4, "thermometer \(address): \(error) (attempt \(failures))")
+                log.warning("thermometer \(address): \(error) (attempt \(failures))")
                 await recover(from: error, peripheral)
             }
             let delay = configuration.reconnect.delay(attempt: max(failures, 1), using: &random)
@@ -118,7 +119,9 @@ extension ThermometerMonitor {
         let value = try await central.readValue(for: characteristic)
         deliver(characteristic.path, value)
         try await central.setNotifyValue(true, for: characteristic)
-        report(.connected(address: peripheral.address, name: advertisedNames[peripheral.address]))
+        let name = advertisedNames[peripheral.address]
+        log.notice("connected to \(name ?? "thermometer") \(peripheral.address)")
+        report(.connected(peripheral.address, name: name))
         return characteristic
     }
 
@@ -159,7 +162,7 @@ extension ThermometerMonitor {
         for descriptor in await central.discoverDescriptors(for: characteristic)
         where descriptor.uuid == userDescription {
             guard let bytes = try? await central.readValue(for: descriptor) else { continue }
-            log(6, "thermometer \(peripheral.address): \(String(decoding: bytes, as: UTF8.self))")
+            log.info("thermometer \(peripheral.address): \(String(decoding: bytes, as: UTF8.self))")
         }
     }
 

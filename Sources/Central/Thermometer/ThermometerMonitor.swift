@@ -1,7 +1,8 @@
-public import BlueZClient
+import BlueZClient
 import DBusCore
-public import ThermometerProfiles
-import UnixSupport
+public import SensorModel
+import ThermometerProfiles
+public import UnixSupport
 
 /// Keeps every thermometer connected and subscribed: the seed app's flow,
 /// run continuously and recovering from every fault BlueZ shows.
@@ -17,7 +18,8 @@ public actor ThermometerMonitor {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { central.unownedExecutor }
 
     let configuration: ThermometerConfiguration
-    let report: @Sendable (ThermometerEvent) -> Void
+    let report: @Sendable (SensorEvent) -> Void
+    let log: Log
 
     /// Sessions by thermometer.
     var sessions: [BluetoothAddress: Task<Void, Never>] = [:]
@@ -53,10 +55,11 @@ public actor ThermometerMonitor {
     /// Creates a monitor; `report` is called on the connection's executor.
     public init(
         central: CentralManager, configuration: ThermometerConfiguration = ThermometerConfiguration(),
-        report: @escaping @Sendable (ThermometerEvent) -> Void
+        log: Log, report: @escaping @Sendable (SensorEvent) -> Void
     ) {
         self.central = central
         self.configuration = configuration
+        self.log = log
         self.report = report
     }
 
@@ -124,7 +127,7 @@ public actor ThermometerMonitor {
     }
 
     /// Reads a thermometer now and returns the reading (not reported: the caller records it).
-    public func readNow(_ address: BluetoothAddress) async throws -> TemperatureReading {
+    public func readNow(_ address: BluetoothAddress) async throws -> Measurement {
         guard let (path, stream) = streams.first(where: { $0.value.address == address }) else {
             throw CentralError.notFound("no subscribed thermometer \(address)")
         }
@@ -145,14 +148,15 @@ public actor ThermometerMonitor {
         switch event {
         case .stateChanged(let state):
             let adapter = central.assumeIsolated { $0.adapterPath }.map { String($0.lastElement) }
-            report(.adapterState(adapter: adapter, state: state))
+            log.notice("adapter \(adapter ?? "-"): \(state.rawValue)")
+            report(.adapterState(adapter: adapter, state))
             if state == .poweredOn { adoptConnectedThermometers() }
             reconcileScan()
         case .discovered(let discovery):
             discovered(discovery)
         case .peripheralRemoved(let address, _):
             lastSeenReport[address] = nil
-            report(.peripheralLost(address: address))
+            report(.peripheralLost(address))
         case .valueUpdated(let path, let bytes):
             deliver(path, bytes)
         case .disconnected, .servicesChanged:
@@ -204,8 +208,9 @@ public actor ThermometerMonitor {
         lastSeenReport[address] = now
         report(
             .peripheralSeen(
-                address: address, name: advertisedNames[address] ?? discovery.advertisement.localName,
-                rssi: discovery.rssi, isThermometer: isThermometer))
+                Sighting(
+                    address: address, name: advertisedNames[address] ?? discovery.advertisement.localName,
+                    rssi: discovery.rssi.map(Int.init), isThermometer: isThermometer)))
     }
 
     /// Links left up (by us before a restart, or by another client) to devices
@@ -239,8 +244,10 @@ public actor ThermometerMonitor {
         else { return }
         let name = advertisedNames[stream.address]
         switch stream.profile.decode(bytes) {
-        case .success(let reading): report(.reading(address: stream.address, name: name, reading))
-        case .failure(let error): report(.readingError(address: stream.address, name: name, error))
+        case .success(let measurement): report(.reading(stream.address, name: name, measurement))
+        case .failure(let error):
+            log.warning("bad value from \(stream.address): \(error)")
+            report(.readingError(stream.address, name: name, error))
         }
     }
 
@@ -306,6 +313,4 @@ public actor ThermometerMonitor {
         }
         reconcileScan()
     }
-
-    func log(_ level: Int, _ message: String) { report(.log(level: level, message: message)) }
 }

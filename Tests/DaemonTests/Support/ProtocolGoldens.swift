@@ -1,4 +1,5 @@
-/// Golden output, captured from the Foundation-based encoder before it was replaced.
+/// Golden output: the protocol's bytes, as clients see them. A change here is a change of
+/// the protocol: say it in docs/protocol.md.
 enum ProtocolGoldens {
     static let compact: KeyValuePairs<String, String> = [
         "unit": "\"C\"",
@@ -12,46 +13,47 @@ enum ProtocolGoldens {
         "hello": "{\"daemon\":\"blectld\",\"type\":\"hello\",\"v\":1,\"version\":\"0.1.0\"}",
         "empty": "{}",
         "reading":
-            "{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading\",\"unit\":\"F\"}",
+            "{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading\",\"unit\":\"F\"}",
         "readingNoName":
-            "{\"address\":\"A\",\"celsius\":-0,\"name\":null,\"raw\":\"\",\"seq\":18446744073709551615,\"time\":\"1970-01-01T00:00:00.000Z\",\"type\":\"reading\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"celsius\":-0,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":18446744073709551615,\"time\":\"1970-01-01T00:00:00.000Z\",\"type\":\"reading\",\"unit\":\"C\"}",
         "readingAwkward":
-            "{\"address\":\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\\\"\\\\/ ~\u{7F}\u{E9}\u{20AC}\u{1F600}\u{2028}\u{FEFF}\",\"celsius\":1e+21,\"name\":\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\\\"\\\\/ ~\u{7F}\u{E9}\u{20AC}\u{1F600}\u{2028}\u{FEFF}\",\"raw\":\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\\\"\\\\/ ~\u{7F}\u{E9}\u{20AC}\u{1F600}\u{2028}\u{FEFF}\",\"seq\":0,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading\",\"unit\":\"C\"}",
+            "{\"address\":\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\\\"\\\\/ ~\u{7F}\u{E9}\u{20AC}\u{1F600}\u{2028}\u{FEFF}\",\"celsius\":1e+21,\"name\":\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\\\"\\\\/ ~\u{7F}\u{E9}\u{20AC}\u{1F600}\u{2028}\u{FEFF}\",\"profile\":\"pi-cputemp\",\"raw\":\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\\\"\\\\/ ~\u{7F}\u{E9}\u{20AC}\u{1F600}\u{2028}\u{FEFF}\",\"seq\":0,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading\",\"unit\":\"C\"}",
         "readingError":
-            "{\"address\":\"DC:A6:32:01:02:03\",\"error\":\"not a number\",\"raw_hex\":\"ff00\",\"seq\":13,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading_error\"}",
+            "{\"address\":\"DC:A6:32:01:02:03\",\"error\":\"not a number\",\"name\":null,\"raw_hex\":\"ff00\",\"seq\":13,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading_error\"}",
         "peripheralSeen":
             "{\"address\":\"AA:BB:CC:DD:EE:FF\",\"name\":\"a/b\",\"rssi\":-60,\"thermometer\":true,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"peripheral_seen\"}",
         "peripheralSeenNulls":
             "{\"address\":\"A\",\"name\":null,\"rssi\":null,\"thermometer\":false,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"peripheral_seen\"}",
         "peripheralLost":
-            "{\"address\":\"A\",\"name\":\"T\",\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"peripheral_lost\"}",
-        "connected": "{\"address\":\"A\",\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"connected\"}",
+            "{\"address\":\"A\",\"name\":\"T\",\"reason\":null,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"peripheral_lost\"}",
+        "connected":
+            "{\"address\":\"A\",\"name\":null,\"reason\":null,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"connected\"}",
         "disconnected":
-            "{\"address\":\"AA:BB:CC:DD:EE:FF\",\"reason\":\"timeout\",\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"disconnected\"}",
+            "{\"address\":\"AA:BB:CC:DD:EE:FF\",\"name\":null,\"reason\":\"timeout\",\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"disconnected\"}",
         "adapterState":
             "{\"adapter\":\"hci0\",\"state\":\"poweredOff\",\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"adapter_state\"}",
         "status":
-            "{\"adapter\":\"hci0\",\"connected\":[{\"address\":\"DC:A6:32:01:02:03\",\"last_reading\":{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"},\"name\":\"Pi\",\"since\":\"1970-01-01T00:00:00.000Z\"},{\"address\":\"AA:BB:CC:DD:EE:FF\",\"since\":\"2026-11-30T01:02:03.456Z\"}],\"daemon\":\"blectld\",\"last_seq\":13,\"started\":\"1970-01-01T00:00:00.000Z\",\"state\":\"poweredOn\",\"version\":\"0.1.0\"}",
+            "{\"adapter\":\"hci0\",\"connected\":[{\"address\":\"DC:A6:32:01:02:03\",\"last_reading\":{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"},\"name\":\"Pi\",\"since\":\"1970-01-01T00:00:00.000Z\"},{\"address\":\"AA:BB:CC:DD:EE:FF\",\"last_reading\":null,\"name\":null,\"since\":\"2026-11-30T01:02:03.456Z\"}],\"daemon\":\"blectld\",\"last_seq\":13,\"started\":\"1970-01-01T00:00:00.000Z\",\"state\":\"poweredOn\",\"version\":\"0.1.0\"}",
         "statusEmpty":
             "{\"adapter\":null,\"connected\":[],\"daemon\":\"blectld\",\"last_seq\":0,\"started\":\"2026-11-30T01:02:03.456Z\",\"state\":\"unknown\",\"version\":\"0.1.0\"}",
         "connectedPeripheral":
-            "{\"address\":\"DC:A6:32:01:02:03\",\"last_reading\":{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"},\"name\":\"Pi\",\"since\":\"1970-01-01T00:00:00.000Z\"}",
+            "{\"address\":\"DC:A6:32:01:02:03\",\"last_reading\":{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"},\"name\":\"Pi\",\"since\":\"1970-01-01T00:00:00.000Z\"}",
         "peripheralInfo":
             "{\"address\":\"DC:A6:32:01:02:03\",\"connected\":false,\"last_seen\":\"2026-11-30T01:02:03.456Z\",\"name\":\"Pi\",\"rssi\":-72,\"thermometer\":true}",
         "peripheralInfoNulls":
             "{\"address\":\"A\",\"connected\":true,\"last_seen\":\"1970-01-01T00:00:00.000Z\",\"name\":null,\"rssi\":null,\"thermometer\":false}",
         "readingReport":
-            "{\"address\":\"DC:A6:32:01:02:03\",\"age_seconds\":0.125,\"celsius\":44.7,\"fresh\":true,\"name\":\"Thermometer\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"}",
+            "{\"address\":\"DC:A6:32:01:02:03\",\"age_seconds\":0.125,\"celsius\":44.7,\"fresh\":true,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"}",
         "history":
-            "{\"complete\":false,\"events\":[{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading\",\"unit\":\"F\"},{\"address\":\"DC:A6:32:01:02:03\",\"error\":\"not a number\",\"raw_hex\":\"ff00\",\"seq\":13,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading_error\"}],\"last_seq\":13,\"more\":true}",
+            "{\"complete\":false,\"events\":[{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading\",\"unit\":\"F\"},{\"address\":\"DC:A6:32:01:02:03\",\"error\":\"not a number\",\"name\":null,\"raw_hex\":\"ff00\",\"seq\":13,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading_error\"}],\"last_seq\":13,\"more\":true}",
         "historyEmpty": "{\"complete\":true,\"events\":[],\"last_seq\":0,\"more\":false}",
         "subscribe": "{\"events\":[\"reading\",\"connected\"],\"last_seq\":7}",
         "replyStatus":
-            "{\"id\":1,\"ok\":true,\"result\":{\"adapter\":\"hci0\",\"connected\":[{\"address\":\"DC:A6:32:01:02:03\",\"last_reading\":{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"},\"name\":\"Pi\",\"since\":\"1970-01-01T00:00:00.000Z\"},{\"address\":\"AA:BB:CC:DD:EE:FF\",\"since\":\"2026-11-30T01:02:03.456Z\"}],\"daemon\":\"blectld\",\"last_seq\":13,\"started\":\"1970-01-01T00:00:00.000Z\",\"state\":\"poweredOn\",\"version\":\"0.1.0\"},\"v\":1}",
+            "{\"id\":1,\"ok\":true,\"result\":{\"adapter\":\"hci0\",\"connected\":[{\"address\":\"DC:A6:32:01:02:03\",\"last_reading\":{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"},\"name\":\"Pi\",\"since\":\"1970-01-01T00:00:00.000Z\"},{\"address\":\"AA:BB:CC:DD:EE:FF\",\"last_reading\":null,\"name\":null,\"since\":\"2026-11-30T01:02:03.456Z\"}],\"daemon\":\"blectld\",\"last_seq\":13,\"started\":\"1970-01-01T00:00:00.000Z\",\"state\":\"poweredOn\",\"version\":\"0.1.0\"},\"v\":1}",
         "replyPeripherals":
             "{\"id\":9223372036854775807,\"ok\":true,\"result\":[{\"address\":\"DC:A6:32:01:02:03\",\"connected\":false,\"last_seen\":\"2026-11-30T01:02:03.456Z\",\"name\":\"Pi\",\"rssi\":-72,\"thermometer\":true}],\"v\":1}",
         "replyRead":
-            "{\"id\":-9223372036854775808,\"ok\":true,\"result\":[{\"address\":\"DC:A6:32:01:02:03\",\"age_seconds\":0.125,\"celsius\":44.7,\"fresh\":true,\"name\":\"Thermometer\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"}],\"v\":1}",
+            "{\"id\":-9223372036854775808,\"ok\":true,\"result\":[{\"address\":\"DC:A6:32:01:02:03\",\"age_seconds\":0.125,\"celsius\":44.7,\"fresh\":true,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"}],\"v\":1}",
         "replyEmpty": "{\"id\":null,\"ok\":true,\"result\":{},\"v\":1}",
         "replyStrings": "{\"id\":7,\"ok\":true,\"result\":[],\"v\":1}",
         "replyFailure":
@@ -68,35 +70,35 @@ enum ProtocolGoldens {
         "request9": "{\"cmd\":\"scan\",\"id\":9,\"timeout\":4,\"v\":1}",
         "request10": "{\"cmd\":\"scan\",\"id\":10,\"timeout\":0.001,\"v\":1}",
         "number0":
-            "{\"address\":\"A\",\"age_seconds\":-0,\"celsius\":0,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-0,\"celsius\":0,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number1":
-            "{\"address\":\"A\",\"age_seconds\":0,\"celsius\":-0,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":0,\"celsius\":-0,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number2":
-            "{\"address\":\"A\",\"age_seconds\":-40,\"celsius\":40,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-40,\"celsius\":40,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number3":
-            "{\"address\":\"A\",\"age_seconds\":-40.1,\"celsius\":40.1,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-40.1,\"celsius\":40.1,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number4":
-            "{\"address\":\"A\",\"age_seconds\":273.15,\"celsius\":-273.15,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":273.15,\"celsius\":-273.15,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number5":
-            "{\"address\":\"A\",\"age_seconds\":-0.30000000000000004,\"celsius\":0.30000000000000004,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-0.30000000000000004,\"celsius\":0.30000000000000004,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number6":
-            "{\"address\":\"A\",\"age_seconds\":-1000000000000000,\"celsius\":1000000000000000,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-1000000000000000,\"celsius\":1000000000000000,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number7":
-            "{\"address\":\"A\",\"age_seconds\":-1e+16,\"celsius\":1e+16,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-1e+16,\"celsius\":1e+16,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number8":
-            "{\"address\":\"A\",\"age_seconds\":-1e+21,\"celsius\":1e+21,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-1e+21,\"celsius\":1e+21,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number9":
-            "{\"address\":\"A\",\"age_seconds\":-1e-07,\"celsius\":1e-07,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-1e-07,\"celsius\":1e-07,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number10":
-            "{\"address\":\"A\",\"age_seconds\":-12345678.9,\"celsius\":12345678.9,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-12345678.9,\"celsius\":12345678.9,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number11":
-            "{\"address\":\"A\",\"age_seconds\":-5e-324,\"celsius\":5e-324,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-5e-324,\"celsius\":5e-324,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number12":
-            "{\"address\":\"A\",\"age_seconds\":-1.7976931348623157e+308,\"celsius\":1.7976931348623157e+308,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-1.7976931348623157e+308,\"celsius\":1.7976931348623157e+308,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number13":
-            "{\"address\":\"A\",\"age_seconds\":-2.5e-05,\"celsius\":2.5e-05,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-2.5e-05,\"celsius\":2.5e-05,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number14":
-            "{\"address\":\"A\",\"age_seconds\":-1.2345678901234568e+17,\"celsius\":1.2345678901234568e+17,\"fresh\":false,\"name\":null,\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"A\",\"age_seconds\":-1.2345678901234568e+17,\"celsius\":1.2345678901234568e+17,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
     ]
 
     static let pretty: KeyValuePairs<String, String> = [
@@ -108,17 +110,17 @@ enum ProtocolGoldens {
             "{\u{A}  \"daemon\" : \"blectld\",\u{A}  \"type\" : \"hello\",\u{A}  \"v\" : 1,\u{A}  \"version\" : \"0.1.0\"\u{A}}",
         "empty": "{\u{A}\u{A}}",
         "status":
-            "{\u{A}  \"adapter\" : \"hci0\",\u{A}  \"connected\" : [\u{A}    {\u{A}      \"address\" : \"DC:A6:32:01:02:03\",\u{A}      \"last_reading\" : {\u{A}        \"address\" : \"DC:A6:32:01:02:03\",\u{A}        \"celsius\" : 44.7,\u{A}        \"name\" : \"Thermometer\",\u{A}        \"raw\" : \"112.5 F\",\u{A}        \"seq\" : 12,\u{A}        \"time\" : \"2026-11-30T01:02:03.456Z\",\u{A}        \"unit\" : \"F\"\u{A}      },\u{A}      \"name\" : \"Pi\",\u{A}      \"since\" : \"1970-01-01T00:00:00.000Z\"\u{A}    },\u{A}    {\u{A}      \"address\" : \"AA:BB:CC:DD:EE:FF\",\u{A}      \"since\" : \"2026-11-30T01:02:03.456Z\"\u{A}    }\u{A}  ],\u{A}  \"daemon\" : \"blectld\",\u{A}  \"last_seq\" : 13,\u{A}  \"started\" : \"1970-01-01T00:00:00.000Z\",\u{A}  \"state\" : \"poweredOn\",\u{A}  \"version\" : \"0.1.0\"\u{A}}",
+            "{\u{A}  \"adapter\" : \"hci0\",\u{A}  \"connected\" : [\u{A}    {\u{A}      \"address\" : \"DC:A6:32:01:02:03\",\u{A}      \"last_reading\" : {\u{A}        \"address\" : \"DC:A6:32:01:02:03\",\u{A}        \"celsius\" : 44.7,\u{A}        \"name\" : \"Thermometer\",\u{A}        \"profile\" : \"pi-cputemp\",\u{A}        \"raw\" : \"112.5 F\",\u{A}        \"seq\" : 12,\u{A}        \"time\" : \"2026-11-30T01:02:03.456Z\",\u{A}        \"unit\" : \"F\"\u{A}      },\u{A}      \"name\" : \"Pi\",\u{A}      \"since\" : \"1970-01-01T00:00:00.000Z\"\u{A}    },\u{A}    {\u{A}      \"address\" : \"AA:BB:CC:DD:EE:FF\",\u{A}      \"last_reading\" : null,\u{A}      \"name\" : null,\u{A}      \"since\" : \"2026-11-30T01:02:03.456Z\"\u{A}    }\u{A}  ],\u{A}  \"daemon\" : \"blectld\",\u{A}  \"last_seq\" : 13,\u{A}  \"started\" : \"1970-01-01T00:00:00.000Z\",\u{A}  \"state\" : \"poweredOn\",\u{A}  \"version\" : \"0.1.0\"\u{A}}",
         "statusEmpty":
             "{\u{A}  \"adapter\" : null,\u{A}  \"connected\" : [\u{A}\u{A}  ],\u{A}  \"daemon\" : \"blectld\",\u{A}  \"last_seq\" : 0,\u{A}  \"started\" : \"2026-11-30T01:02:03.456Z\",\u{A}  \"state\" : \"unknown\",\u{A}  \"version\" : \"0.1.0\"\u{A}}",
         "history":
-            "{\u{A}  \"complete\" : false,\u{A}  \"events\" : [\u{A}    {\u{A}      \"address\" : \"DC:A6:32:01:02:03\",\u{A}      \"celsius\" : 44.7,\u{A}      \"name\" : \"Thermometer\",\u{A}      \"raw\" : \"112.5 F\",\u{A}      \"seq\" : 12,\u{A}      \"time\" : \"2026-11-30T01:02:03.456Z\",\u{A}      \"type\" : \"reading\",\u{A}      \"unit\" : \"F\"\u{A}    },\u{A}    {\u{A}      \"address\" : \"DC:A6:32:01:02:03\",\u{A}      \"error\" : \"not a number\",\u{A}      \"raw_hex\" : \"ff00\",\u{A}      \"seq\" : 13,\u{A}      \"time\" : \"2026-11-30T01:02:03.456Z\",\u{A}      \"type\" : \"reading_error\"\u{A}    }\u{A}  ],\u{A}  \"last_seq\" : 13,\u{A}  \"more\" : true\u{A}}",
+            "{\u{A}  \"complete\" : false,\u{A}  \"events\" : [\u{A}    {\u{A}      \"address\" : \"DC:A6:32:01:02:03\",\u{A}      \"celsius\" : 44.7,\u{A}      \"name\" : \"Thermometer\",\u{A}      \"profile\" : \"pi-cputemp\",\u{A}      \"raw\" : \"112.5 F\",\u{A}      \"seq\" : 12,\u{A}      \"time\" : \"2026-11-30T01:02:03.456Z\",\u{A}      \"type\" : \"reading\",\u{A}      \"unit\" : \"F\"\u{A}    },\u{A}    {\u{A}      \"address\" : \"DC:A6:32:01:02:03\",\u{A}      \"error\" : \"not a number\",\u{A}      \"name\" : null,\u{A}      \"raw_hex\" : \"ff00\",\u{A}      \"seq\" : 13,\u{A}      \"time\" : \"2026-11-30T01:02:03.456Z\",\u{A}      \"type\" : \"reading_error\"\u{A}    }\u{A}  ],\u{A}  \"last_seq\" : 13,\u{A}  \"more\" : true\u{A}}",
         "historyEmpty":
             "{\u{A}  \"complete\" : true,\u{A}  \"events\" : [\u{A}\u{A}  ],\u{A}  \"last_seq\" : 0,\u{A}  \"more\" : false\u{A}}",
         "subscribe":
             "{\u{A}  \"events\" : [\u{A}    \"reading\",\u{A}    \"connected\"\u{A}  ],\u{A}  \"last_seq\" : 7\u{A}}",
         "replyStatus":
-            "{\u{A}  \"id\" : 1,\u{A}  \"ok\" : true,\u{A}  \"result\" : {\u{A}    \"adapter\" : \"hci0\",\u{A}    \"connected\" : [\u{A}      {\u{A}        \"address\" : \"DC:A6:32:01:02:03\",\u{A}        \"last_reading\" : {\u{A}          \"address\" : \"DC:A6:32:01:02:03\",\u{A}          \"celsius\" : 44.7,\u{A}          \"name\" : \"Thermometer\",\u{A}          \"raw\" : \"112.5 F\",\u{A}          \"seq\" : 12,\u{A}          \"time\" : \"2026-11-30T01:02:03.456Z\",\u{A}          \"unit\" : \"F\"\u{A}        },\u{A}        \"name\" : \"Pi\",\u{A}        \"since\" : \"1970-01-01T00:00:00.000Z\"\u{A}      },\u{A}      {\u{A}        \"address\" : \"AA:BB:CC:DD:EE:FF\",\u{A}        \"since\" : \"2026-11-30T01:02:03.456Z\"\u{A}      }\u{A}    ],\u{A}    \"daemon\" : \"blectld\",\u{A}    \"last_seq\" : 13,\u{A}    \"started\" : \"1970-01-01T00:00:00.000Z\",\u{A}    \"state\" : \"poweredOn\",\u{A}    \"version\" : \"0.1.0\"\u{A}  },\u{A}  \"v\" : 1\u{A}}",
+            "{\u{A}  \"id\" : 1,\u{A}  \"ok\" : true,\u{A}  \"result\" : {\u{A}    \"adapter\" : \"hci0\",\u{A}    \"connected\" : [\u{A}      {\u{A}        \"address\" : \"DC:A6:32:01:02:03\",\u{A}        \"last_reading\" : {\u{A}          \"address\" : \"DC:A6:32:01:02:03\",\u{A}          \"celsius\" : 44.7,\u{A}          \"name\" : \"Thermometer\",\u{A}          \"profile\" : \"pi-cputemp\",\u{A}          \"raw\" : \"112.5 F\",\u{A}          \"seq\" : 12,\u{A}          \"time\" : \"2026-11-30T01:02:03.456Z\",\u{A}          \"unit\" : \"F\"\u{A}        },\u{A}        \"name\" : \"Pi\",\u{A}        \"since\" : \"1970-01-01T00:00:00.000Z\"\u{A}      },\u{A}      {\u{A}        \"address\" : \"AA:BB:CC:DD:EE:FF\",\u{A}        \"last_reading\" : null,\u{A}        \"name\" : null,\u{A}        \"since\" : \"2026-11-30T01:02:03.456Z\"\u{A}      }\u{A}    ],\u{A}    \"daemon\" : \"blectld\",\u{A}    \"last_seq\" : 13,\u{A}    \"started\" : \"1970-01-01T00:00:00.000Z\",\u{A}    \"state\" : \"poweredOn\",\u{A}    \"version\" : \"0.1.0\"\u{A}  },\u{A}  \"v\" : 1\u{A}}",
         "replyStrings":
             "{\u{A}  \"id\" : 7,\u{A}  \"ok\" : true,\u{A}  \"result\" : [\u{A}\u{A}  ],\u{A}  \"v\" : 1\u{A}}",
         "request8":

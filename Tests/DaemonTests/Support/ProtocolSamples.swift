@@ -1,4 +1,5 @@
 import BlectlProtocol
+import SensorModel
 
 /// Representative values of every Codable type in BlectlProtocol, named, for the golden
 /// encoding tests.

@@ -1,4 +1,5 @@
 import BlectlProtocol
+import SensorModel
 @testable import Daemon
 import UnixSupport
 
@@ -47,17 +48,17 @@ func withTestDaemon<T: Sendable>(
 
 /// A scriptable Bluetooth side.
 actor FakeCentral: CentralControl {
-    var readResult: Result<TemperatureSample, ErrorInfo> = .failure(ErrorInfo(.unavailable, "not scripted"))
-    var sightings: [DaemonEvent] = []
+    var readResult: Result<Measurement, ErrorInfo> = .failure(ErrorInfo(.unavailable, "not scripted"))
+    var sightings: [SensorEvent] = []
     weak var hub: Hub?
     private(set) var scans: [Duration] = []
     private(set) var reads: [String] = []
 
-    func script(read: Result<TemperatureSample, ErrorInfo>) {
+    func script(read: Result<Measurement, ErrorInfo>) {
         readResult = read
     }
 
-    func script(sightings: [DaemonEvent], hub: Hub) {
+    func script(sightings: [SensorEvent], hub: Hub) {
         self.sightings = sightings
         self.hub = hub
     }
@@ -67,17 +68,81 @@ actor FakeCentral: CentralControl {
         for sighting in sightings { await hub?.apply(sighting) }
     }
 
-    func readNow(address: String) async throws -> TemperatureSample {
-        reads.append(address)
+    func readNow(address: BluetoothAddress) async throws -> Measurement {
+        reads.append(address.description)
         return try readResult.get()
     }
 }
 
-extension DaemonEvent {
-    /// A Fahrenheit reading as the reference peripheral sends it.
-    static func fahrenheit(_ address: String, _ value: Double, name: String? = "Thermometer") -> DaemonEvent {
-        .reading(
-            address: address, name: name,
-            sample: TemperatureSample(celsius: (value - 32) * 5 / 9, raw: "\(value) F", unit: .fahrenheit))
+extension Measurement {
+    /// A Fahrenheit value as the reference peripheral sends it.
+    static func fahrenheit(_ value: Double) -> Measurement {
+        let celsius = ((value - 32) * 5 / 9 * 100).rounded() / 100
+        return Measurement(
+            profile: "pi-cputemp", quantities: Quantities([.temperature: celsius]), unit: .fahrenheit,
+            raw: "\(value) F")
     }
+
+    /// A Celsius value with its text.
+    static func celsius(_ value: Double, raw: String? = nil, profile: ProfileID = "pi-cputemp") -> Measurement {
+        Measurement(
+            profile: profile, quantities: Quantities([.temperature: value]), unit: .celsius, raw: raw ?? "\(value) C")
+    }
+}
+
+/// Builders for the events a test feeds the hub, with addresses as text.
+extension SensorEvent {
+    /// A Fahrenheit reading as the reference peripheral sends it.
+    static func fahrenheit(_ address: String, _ value: Double, name: String? = "Thermometer") -> SensorEvent {
+        .reading(BluetoothAddress(address)!, name: name, .fahrenheit(value))
+    }
+
+    /// A value that was not a temperature.
+    static func readingError(address: String, detail: String, raw: [UInt8]) -> SensorEvent {
+        .readingError(BluetoothAddress(address)!, name: nil, ReadingError(.malformed, raw: raw, detail: detail))
+    }
+
+    static func adapterState(adapter: String, state: AdapterState) -> SensorEvent {
+        .adapterState(adapter: adapter, state)
+    }
+
+    static func peripheralSeen(address: String, name: String?, rssi: Int?, isThermometer: Bool) -> SensorEvent {
+        .peripheralSeen(
+            Sighting(address: BluetoothAddress(address)!, name: name, rssi: rssi, isThermometer: isThermometer))
+    }
+
+    static func peripheralLost(address: String) -> SensorEvent { .peripheralLost(BluetoothAddress(address)!) }
+
+    static func connected(address: String, name: String?) -> SensorEvent {
+        .connected(BluetoothAddress(address)!, name: name)
+    }
+
+    static func disconnected(address: String, reason: String) -> SensorEvent {
+        .disconnected(BluetoothAddress(address)!, reason: reason)
+    }
+}
+
+extension Reading {
+    /// A temperature reading from the Pi's profile.
+    init(
+        seq: UInt64, time: Timestamp, address: String, name: String?, celsius: Double, raw: String,
+        unit: TemperatureUnit, profile: ProfileID = "pi-cputemp"
+    ) {
+        self.init(
+            seq: seq, time: time, address: address, name: name,
+            measurement: Measurement(
+                profile: profile, quantities: Quantities([.temperature: celsius]), unit: unit, raw: raw))
+    }
+}
+
+extension Reading {
+    var raw: String { measurement.raw }
+    var unit: TemperatureUnit { measurement.unit }
+}
+
+extension ReadingReport {
+    var seq: UInt64 { reading.seq }
+    var celsius: Double? { reading.celsius }
+    var raw: String { reading.raw }
+    var name: String? { reading.name }
 }

@@ -1,6 +1,6 @@
 /// The unit a thermometer reported a temperature in.
 public enum TemperatureUnit: String, Sendable, Codable, CaseIterable {
-    /// Degrees Celsius, the unit every ``TemperatureReading`` is normalised to.
+    /// Degrees Celsius, the unit every ``Measurement`` is normalised to.
     case celsius = "C"
     /// Degrees Fahrenheit, the Pi cputemp peripheral's default.
     case fahrenheit = "F"

@@ -3,17 +3,17 @@
 /// Text goes out quoted only if it cannot disturb a terminal or a log: valid UTF-8 with no
 /// control, format (bidi overrides, zero-width), private-use or unassigned characters.
 /// Anything else is shown as hex. Long values are cut, and the length is always given.
-enum RawValueRendering {
+public enum RawValueRendering {
     /// How many bytes (hex) or characters (text) are shown before the rest is elided.
-    static let shownLimit = 32
+    public static let shownLimit = 32
 
     /// `"44.7 K" (6 bytes)` for printable text, `<ff fe 34> (3 bytes)` otherwise.
-    static func render(_ bytes: [UInt8]) -> String {
+    public static func render(_ bytes: [UInt8]) -> String {
         snippet(bytes) + " (\(bytes.count) \(bytes.count == 1 ? "byte" : "bytes"))"
     }
 
     /// A part of an untrusted value, such as its unit: `"K"`, or `<1b 5b>` if unprintable.
-    static func render(part text: some StringProtocol) -> String {
+    public static func render(part text: some StringProtocol) -> String {
         snippet(Array(text.utf8))
     }
 

@@ -1,4 +1,4 @@
-/// Why a characteristic value could not be turned into a ``TemperatureReading``.
+/// Why a value a sensor sent could not be turned into a ``Measurement``.
 ///
 /// Decoding never traps and never guesses: every value that is not a clean, plausible
 /// temperature ends here, with the bytes that caused it.
