@@ -49,7 +49,7 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         // The mock adapter: a fake bluetoothd serving BlueZ's D-Bus API.
-        .target(name: "MockBlueZ", dependencies: ["DBusCore"], swiftSettings: strictSwift),
+        .target(name: "MockBlueZ", dependencies: ["DBusCore", "UnixSupport"], swiftSettings: strictSwift),
         .executableTarget(
             name: "blectl-mock",
             dependencies: ["MockBlueZ", "UnixSupport"],
@@ -99,10 +99,17 @@ let package = Package(
 
         // Test helpers: a private dbus-daemon and child processes that are always stopped.
         .target(name: "TestSupport", dependencies: ["DBusCore"], path: "Tests/TestSupport", swiftSettings: strictSwift),
-        .testTarget(name: "DBusCoreTests", dependencies: ["DBusCore", "TestSupport"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "DBusCoreTests", dependencies: ["DBusCore", "TestSupport", "UnixSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "ThermometerProfilesTests", dependencies: ["ThermometerProfiles", "SensorModel"],
             swiftSettings: strictSwift),
+        .testTarget(
+            name: "UnixSupportTests", dependencies: ["UnixSupport", "TestSupport"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "BlueZClientTests", dependencies: ["BlueZClient", "DBusCore", "SensorModel"],
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "MockBlueZTests",
             dependencies: ["MockBlueZ", "DBusCore", "TestSupport"],
@@ -115,7 +122,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "Central", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            dependencies: ["Daemon", "Central", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

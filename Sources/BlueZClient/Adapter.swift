@@ -1,10 +1,10 @@
-public import DBusCore
+import DBusCore
 public import SensorModel
 
 /// A typed view of an `org.bluez.Adapter1` object.
 public struct Adapter: Sendable, Equatable {
     /// The object path, such as `/org/bluez/hci0`.
-    public let path: ObjectPath
+    public let path: BlueZPath
     /// The controller's address.
     public let address: BluetoothAddress?
     /// The controller's name.
@@ -17,14 +17,14 @@ public struct Adapter: Sendable, Equatable {
     public let roles: [String]
 
     /// The interface name (`hci0`), the last element of the path.
-    public var interfaceName: String { String(path.lastElement) }
+    public var interfaceName: String { path.lastElement }
 
     /// Whether the adapter can act as an LE central (BlueZ without `Roles` predates the property: assume yes).
     public var supportsCentral: Bool { roles.isEmpty || roles.contains("central") }
 
     /// Reads the view from an object's properties.
-    public init(path: ObjectPath, _ reader: inout PropertyReader) {
-        self.path = path
+    init(path: ObjectPath, _ reader: inout PropertyReader) {
+        self.path = BlueZPath(path)
         address = reader.read("Address", as: String.self).flatMap(BluetoothAddress.init)
         name = reader.read("Name")
         powered = reader.read("Powered") ?? false

@@ -1,4 +1,4 @@
-public import DBusCore
+import DBusCore
 
 /// A failed BlueZ call, classified by what the caller should do about it.
 public enum BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -22,7 +22,7 @@ public enum BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
     case disconnected(String)
 
     /// Classifies a D-Bus error.
-    public init(_ error: DBusError) {
+    init(_ error: DBusError) {
         let message = error.message
         switch error.name {
         case "org.bluez.Error.InProgress", "org.bluez.Error.AlreadyConnected": self = .inProgress(message)

@@ -1,8 +1,8 @@
-public import DBusCore
+import DBusCore
 
 extension BlueZService {
     /// Calls a BlueZ method; errors come back as ``BlueZError``.
-    public func call(
+    func call(
         _ path: ObjectPath, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
         timeout: Duration = .seconds(25)
     ) async throws(BlueZError) -> DBusMessage {
@@ -18,26 +18,27 @@ extension BlueZService {
     // MARK: Adapter
 
     /// Turns an adapter on or off (`Powered`).
-    public func setPowered(_ adapter: ObjectPath, _ on: Bool) async throws(BlueZError) {
+    public func setPowered(_ adapter: BlueZPath, _ on: Bool) async throws(BlueZError) {
         _ = try await call(
-            adapter, BlueZ.Interface.properties, "Set",
+            adapter.objectPath, BlueZ.Interface.properties, "Set",
             [.string(BlueZ.Interface.adapter), .string("Powered"), .variant(.boolean(on))])
     }
 
     /// Sets this client's discovery filter (BlueZ merges all clients' filters).
-    public func setDiscoveryFilter(_ adapter: ObjectPath, _ filter: [(String, DBusValue)]) async throws(BlueZError) {
-        _ = try await call(adapter, BlueZ.Interface.adapter, "SetDiscoveryFilter", [.propertyMap(filter)])
+    public func setDiscoveryFilter(_ adapter: BlueZPath, _ filter: DiscoveryFilter) async throws(BlueZError) {
+        _ = try await call(
+            adapter.objectPath, BlueZ.Interface.adapter, "SetDiscoveryFilter", [.propertyMap(filter.properties)])
     }
 
     /// Starts this client's discovery session.
-    public func startDiscovery(_ adapter: ObjectPath) async throws(BlueZError) {
-        _ = try await call(adapter, BlueZ.Interface.adapter, "StartDiscovery")
+    public func startDiscovery(_ adapter: BlueZPath) async throws(BlueZError) {
+        _ = try await call(adapter.objectPath, BlueZ.Interface.adapter, "StartDiscovery")
     }
 
     /// Ends this client's discovery session; "already stopped" counts as success.
-    public func stopDiscovery(_ adapter: ObjectPath) async throws(BlueZError) {
+    public func stopDiscovery(_ adapter: BlueZPath, timeout: Duration = .seconds(25)) async throws(BlueZError) {
         do {
-            _ = try await call(adapter, BlueZ.Interface.adapter, "StopDiscovery")
+            _ = try await call(adapter.objectPath, BlueZ.Interface.adapter, "StopDiscovery", timeout: timeout)
         } catch {
             switch error {
             case .notReady, .inProgress, .failed: return
@@ -49,36 +50,45 @@ extension BlueZService {
     // MARK: Device
 
     /// Connects; BlueZ replies when the link is up or the attempt failed.
-    public func connect(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
-        _ = try await call(device, BlueZ.Interface.device, "Connect", timeout: timeout)
+    public func connect(_ device: BlueZPath, timeout: Duration) async throws(BlueZError) {
+        _ = try await call(device.objectPath, BlueZ.Interface.device, "Connect", timeout: timeout)
     }
 
     /// Disconnects (also cancels a pending connect).
-    public func disconnect(_ device: ObjectPath) async throws(BlueZError) {
-        _ = try await call(device, BlueZ.Interface.device, "Disconnect", timeout: .seconds(10))
+    public func disconnect(_ device: BlueZPath, timeout: Duration = .seconds(10)) async throws(BlueZError) {
+        _ = try await call(device.objectPath, BlueZ.Interface.device, "Disconnect", timeout: timeout)
     }
 
-    /// Reads a property straight from bluetoothd and folds it into the mirror
-    /// (for values whose signal BlueZ may skip, such as `Connected`).
-    public func refresh(_ path: ObjectPath, _ interface: String, _ name: String) async throws(BlueZError) -> DBusValue {
-        let reply = try await call(path, BlueZ.Interface.properties, "Get", [.string(interface), .string(name)])
-        guard let value = try? reply.decodeSingle(DBusValue.self) else {
-            throw .refused(name: "blectl.Error.BadReply", message: "Get \(name) returned '\(reply.signature)'")
+    /// Reads `Connected` straight from bluetoothd and folds it into the mirror (BlueZ may
+    /// skip its signal: the connect race).
+    @discardableResult
+    public func refreshConnected(_ device: BlueZPath) async throws(BlueZError) -> Bool {
+        let reply = try await call(
+            device.objectPath, BlueZ.Interface.properties, "Get",
+            [.string(BlueZ.Interface.device), .string("Connected")])
+        guard let value = try? reply.decodeSingle(DBusValue.self), case .boolean(let connected) = value else {
+            throw .refused(name: "blectl.Error.BadReply", message: "Get Connected returned '\(reply.signature)'")
         }
-        if tree.change(path, interface, [name: value], invalidated: []) {
-            notifyRefreshed(path, interface, name, value)
+        if tree.change(device.objectPath, BlueZ.Interface.device, ["Connected": value], invalidated: []) {
+            notifyChanges(device, BlueZ.Interface.device, ["Connected": value])
         }
-        return value
+        return connected
     }
 
     // MARK: GATT
 
-    /// Reads a characteristic's or descriptor's value.
-    public func readValue(_ path: ObjectPath, interface: String, offset: UInt16 = 0) async throws(BlueZError)
-        -> [UInt8]
-    {
-        let options: [(String, DBusValue)] = offset == 0 ? [] : [("offset", .uint16(offset))]
-        let reply = try await call(path, interface, "ReadValue", [.propertyMap(options)], timeout: .seconds(10))
+    /// Reads a characteristic's value.
+    public func readCharacteristic(_ path: BlueZPath) async throws(BlueZError) -> [UInt8] {
+        try await readValue(path.objectPath, BlueZ.Interface.gattCharacteristic)
+    }
+
+    /// Reads a descriptor's value.
+    public func readDescriptor(_ path: BlueZPath) async throws(BlueZError) -> [UInt8] {
+        try await readValue(path.objectPath, BlueZ.Interface.gattDescriptor)
+    }
+
+    private func readValue(_ path: ObjectPath, _ interface: String) async throws(BlueZError) -> [UInt8] {
+        let reply = try await call(path, interface, "ReadValue", [.propertyMap([])], timeout: .seconds(10))
         guard let bytes = try? reply.decodeSingle([UInt8].self) else {
             throw .refused(name: "blectl.Error.BadReply", message: "ReadValue returned '\(reply.signature)'")
         }
@@ -86,20 +96,20 @@ extension BlueZService {
     }
 
     /// Writes a characteristic's value.
-    public func writeValue(_ path: ObjectPath, _ value: [UInt8], withResponse: Bool = true) async throws(BlueZError) {
+    public func writeValue(_ path: BlueZPath, _ value: [UInt8], withResponse: Bool = true) async throws(BlueZError) {
         let options: [(String, DBusValue)] = [("type", .string(withResponse ? "request" : "command"))]
         _ = try await call(
-            path, BlueZ.Interface.gattCharacteristic, "WriteValue", [.bytes(value), .propertyMap(options)],
+            path.objectPath, BlueZ.Interface.gattCharacteristic, "WriteValue", [.bytes(value), .propertyMap(options)],
             timeout: .seconds(10))
     }
 
-    /// Starts notifications; `Value` changes then arrive as `PropertiesChanged`.
-    public func startNotify(_ path: ObjectPath) async throws(BlueZError) {
-        _ = try await call(path, BlueZ.Interface.gattCharacteristic, "StartNotify", timeout: .seconds(10))
+    /// Starts notifications; `Value` changes then arrive as ``BlueZEvent/characteristicValue(_:_:)``.
+    public func startNotify(_ path: BlueZPath) async throws(BlueZError) {
+        _ = try await call(path.objectPath, BlueZ.Interface.gattCharacteristic, "StartNotify", timeout: .seconds(10))
     }
 
     /// Stops notifications.
-    public func stopNotify(_ path: ObjectPath) async throws(BlueZError) {
-        _ = try await call(path, BlueZ.Interface.gattCharacteristic, "StopNotify", timeout: .seconds(10))
+    public func stopNotify(_ path: BlueZPath, timeout: Duration = .seconds(10)) async throws(BlueZError) {
+        _ = try await call(path.objectPath, BlueZ.Interface.gattCharacteristic, "StopNotify", timeout: timeout)
     }
 }

@@ -1,44 +1,60 @@
-public import DBusCore
+import DBusCore
 
 extension BlueZService {
     /// Every adapter, sorted by path.
     public func adapters() -> [Adapter] {
-        tree.paths(with: BlueZ.Interface.adapter).compactMap { adapter($0) }
+        tree.paths(with: BlueZ.Interface.adapter).compactMap { view($0, BlueZ.Interface.adapter, Adapter.init) }
     }
 
     /// The adapter at `path`.
-    public func adapter(_ path: ObjectPath) -> Adapter? { view(path, BlueZ.Interface.adapter, Adapter.init) }
+    public func adapter(_ path: BlueZPath) -> Adapter? {
+        view(path.objectPath, BlueZ.Interface.adapter, Adapter.init)
+    }
 
     /// Devices known on `adapter` (all adapters when nil).
-    public func devices(on adapter: ObjectPath? = nil) -> [Device] {
-        tree.paths(with: BlueZ.Interface.device, under: adapter).compactMap { device($0) }
+    public func devices(on adapter: BlueZPath? = nil) -> [Device] {
+        tree.paths(with: BlueZ.Interface.device, under: adapter?.objectPath).compactMap {
+            view($0, BlueZ.Interface.device, Device.init)
+        }
     }
 
     /// The device at `path`.
-    public func device(_ path: ObjectPath) -> Device? { view(path, BlueZ.Interface.device, Device.init) }
+    public func device(_ path: BlueZPath) -> Device? { view(path.objectPath, BlueZ.Interface.device, Device.init) }
 
     /// The GATT services exported under a device.
-    public func services(of device: ObjectPath) -> [GattService] {
-        tree.paths(with: BlueZ.Interface.gattService, under: device).compactMap {
+    public func services(of device: BlueZPath) -> [GattService] {
+        tree.paths(with: BlueZ.Interface.gattService, under: device.objectPath).compactMap {
             view($0, BlueZ.Interface.gattService, GattService.init)
         }
     }
 
     /// The characteristics of a service.
-    public func characteristics(of service: ObjectPath) -> [GattCharacteristic] {
-        tree.paths(with: BlueZ.Interface.gattCharacteristic, under: service).compactMap { characteristic($0) }
+    public func characteristics(of service: BlueZPath) -> [GattCharacteristic] {
+        tree.paths(with: BlueZ.Interface.gattCharacteristic, under: service.objectPath).compactMap {
+            view($0, BlueZ.Interface.gattCharacteristic, GattCharacteristic.init)
+        }
     }
 
     /// The characteristic at `path`.
-    public func characteristic(_ path: ObjectPath) -> GattCharacteristic? {
-        view(path, BlueZ.Interface.gattCharacteristic, GattCharacteristic.init)
+    public func characteristic(_ path: BlueZPath) -> GattCharacteristic? {
+        view(path.objectPath, BlueZ.Interface.gattCharacteristic, GattCharacteristic.init)
     }
 
     /// The descriptors of a characteristic.
-    public func descriptors(of characteristic: ObjectPath) -> [GattDescriptor] {
-        tree.paths(with: BlueZ.Interface.gattDescriptor, under: characteristic).compactMap {
+    public func descriptors(of characteristic: BlueZPath) -> [GattDescriptor] {
+        tree.paths(with: BlueZ.Interface.gattDescriptor, under: characteristic.objectPath).compactMap {
             view($0, BlueZ.Interface.gattDescriptor, GattDescriptor.init)
         }
+    }
+
+    /// Whether BlueZ has an object of `kind` at `path` (cheaper than building its view).
+    public func exists(_ path: BlueZPath, _ kind: BlueZObjectKind) -> Bool {
+        tree.has(path.objectPath, BlueZ.interface(of: kind))
+    }
+
+    /// Whether the device at `path` has its GATT services resolved (cheaper than ``device(_:)``).
+    public func servicesResolved(_ path: BlueZPath) -> Bool {
+        tree.properties(path.objectPath, BlueZ.Interface.device)?["ServicesResolved"] == .boolean(true)
     }
 
     private func view<T>(_ path: ObjectPath, _ interface: String, _ make: (ObjectPath, inout PropertyReader) -> T) -> T?

@@ -1,5 +1,13 @@
-public import DBusCore
-import UnixSupport
+import DBusCore
+public import UnixSupport
+
+/// Which message bus has the `org.bluez` to use.
+public enum BlueZBus: Sendable, Equatable {
+    /// The system bus (where bluetoothd lives; honours `DBUS_SYSTEM_BUS_ADDRESS`).
+    case system
+    /// A bus at an address, such as the mock adapter's private bus.
+    case address(String)
+}
 
 /// A client of bluetoothd: a live mirror of `org.bluez`'s objects and typed calls.
 ///
@@ -11,16 +19,22 @@ import UnixSupport
 /// follows `NameOwnerChanged` of `org.bluez`, so a bluetoothd that stops or
 /// crashes empties the mirror and one that returns is snapshotted again.
 ///
+/// Signals claiming to come from `org.bluez` are accepted only from the connection that owns
+/// that name now (a signal sent straight to us by another program is dropped, counted and
+/// logged).
+///
 /// The client shares its connection's executor: observers are called on it,
 /// synchronously, after the mirror is updated.
 public actor BlueZService {
     /// The connection (one for the whole daemon).
-    public nonisolated let connection: DBusConnection
+    nonisolated let connection: DBusConnection
     /// The D-Bus connection's executor: the mirror runs on the connection's event loop.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.unownedExecutor }
+    /// The event loop (one thread) the client, its connection and its observers run on.
+    public nonisolated var executor: EventLoop { connection.executor }
 
     /// The mirror of BlueZ's objects.
-    public internal(set) var tree = ObjectTree()
+    var tree = ObjectTree()
     /// Whether bluetoothd is on the bus and the mirror is current.
     public private(set) var isServiceAvailable = false
     /// Set when the bus refused us (`AccessDenied`).
@@ -34,18 +48,54 @@ public actor BlueZService {
     private var snapshotAgain = false
     private var reportedProblems: Set<String> = []
     private let diagnostics: @Sendable (String) -> Void
+    /// Forged signals (not from bluetoothd) dropped so far, and when one was last logged.
+    public private(set) var rejectedSignals = 0
+    private var lastRejectionLog: ContinuousClock.Instant?
 
     /// Creates a client; call ``start()`` before use.
     ///
     /// - Parameter diagnostics: receives notes on unexpected data (wrong-typed
     ///   properties, malformed signals); each distinct note once.
-    public init(connection: DBusConnection, diagnostics: @escaping @Sendable (String) -> Void = { _ in }) {
+    init(connection: DBusConnection, diagnostics: @escaping @Sendable (String) -> Void = { _ in }) {
         self.connection = connection
         self.diagnostics = diagnostics
     }
 
+    /// Opens one D-Bus connection (for the whole daemon), builds the client on it and
+    /// starts following BlueZ.
+    ///
+    /// Fails only when the bus cannot be reached; a missing bluetoothd or a refused policy
+    /// shows up as ``isServiceAvailable`` and ``accessDenied``.
+    public static func connect(
+        to bus: BlueZBus, diagnostics: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws -> BlueZService {
+        let address: BusAddress =
+            switch bus {
+            case .system: .system
+            case .address(let text): .address(text)
+            }
+        let client = BlueZService(
+            connection: try await DBusConnection.connect(to: address, label: "bluez"), diagnostics: diagnostics)
+        try await client.start()
+        return client
+    }
+
+    /// Closes the D-Bus connection: BlueZ ends our scan and notification sessions.
+    public func close() async {
+        await connection.close()
+    }
+
+    /// Calls `handler` once if the bus drops the connection (dbus-daemon stopped or
+    /// restarted), but not when ``close()`` closes it.
+    public func onBusLost(_ handler: @escaping @Sendable () -> Void) async {
+        await connection.addDropHandler(handler)
+    }
+
     /// Subscribes to BlueZ's signals, then takes the first snapshot.
-    public func start() async throws {
+    func start() async throws {
+        await connection.setRejectedSignalHandler { [weak self] message in
+            self?.assumeIsolated(passing: message) { $0.rejected($1) }
+        }
         let bluez = BlueZ.service
         try await subscribe(MatchRule(sender: bluez, interface: BlueZ.Interface.objectManager, path: .root))
         try await subscribe(
@@ -161,7 +211,6 @@ public actor BlueZService {
     /// Applies one signal to the mirror, then (when `notifying`) tells the observers.
     private func apply(_ message: DBusMessage, notifying: Bool) {
         guard let path = message.path else { return }
-        let event: BlueZEvent
         switch message.member {
         case "InterfacesAdded":
             let args = message.arguments
@@ -169,31 +218,45 @@ public actor BlueZService {
                 let interfaces = try? args[1].decode([String: [String: DBusValue]].self)
             else { return note("malformed InterfacesAdded from \(message.sender ?? "?")") }
             tree.add(object, interfaces)
-            event = .interfacesAdded(object, interfaces.keys.sorted())
+            guard notifying else { return }
+            for kind in BlueZ.kinds(of: interfaces.keys.sorted()) { notify(.added(BlueZPath(object), kind)) }
         case "InterfacesRemoved":
             let args = message.arguments
             guard args.count == 2, case .objectPath(let object) = args[0],
                 let names = try? args[1].decode([String].self)
             else { return note("malformed InterfacesRemoved from \(message.sender ?? "?")") }
             tree.remove(object, names)
-            event = .interfacesRemoved(object, names)
+            guard notifying else { return }
+            for kind in BlueZ.kinds(of: names) { notify(.removed(BlueZPath(object), kind)) }
         case "PropertiesChanged":
             guard let change = message.propertiesChange else { return note("malformed PropertiesChanged on \(path)") }
             guard tree.change(path, change.interface, change.changed, invalidated: change.invalidated) else { return }
-            event = .propertiesChanged(
-                path, interface: change.interface, changed: change.changed, invalidated: change.invalidated)
+            if notifying { notifyChanges(BlueZPath(path), change.interface, change.changed) }
         default:
             return
         }
-        if notifying { notify(event) }
     }
 
-    func notifyRefreshed(_ path: ObjectPath, _ interface: String, _ name: String, _ value: DBusValue) {
-        notify(.propertiesChanged(path, interface: interface, changed: [name: value], invalidated: []))
+    /// Tells the observers what a `PropertiesChanged` changed that they follow, one event
+    /// per property.
+    func notifyChanges(_ path: BlueZPath, _ interface: String, _ changed: [String: DBusValue]) {
+        PropertyEvents.emit(path, interface, changed, problem: { note($0) }) { notify($0) }
     }
 
     private func notify(_ event: BlueZEvent) {
         for observer in observers.values { observer(event) }
+    }
+
+    /// Counts a forged signal and logs it, at most once a minute (a flood must not flood
+    /// the log).
+    private func rejected(_ message: DBusMessage) {
+        rejectedSignals += 1
+        let now = ContinuousClock.now
+        if let last = lastRejectionLog, now - last < .seconds(60) { return }
+        lastRejectionLog = now
+        diagnostics(
+            "ignored a \(message.member ?? "signal") claiming to come from org.bluez, sent by "
+                + "\(message.sender ?? "an unknown sender") (\(rejectedSignals) so far)")
     }
 
     /// Reports a problem once.

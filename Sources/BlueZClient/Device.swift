@@ -1,14 +1,14 @@
-public import DBusCore
+import DBusCore
 public import SensorModel
 
 /// A typed view of an `org.bluez.Device1` object.
 public struct Device: Sendable, Equatable {
     /// The object path, such as `/org/bluez/hci0/dev_DC_A6_32_01_02_03`.
-    public let path: ObjectPath
+    public let path: BlueZPath
     /// The device's address (from the property, else from the path).
     public let address: BluetoothAddress?
     /// The adapter the device was seen on.
-    public let adapter: ObjectPath?
+    public let adapter: BlueZPath?
     /// The name: the advertised local name, and after connecting the GAP name.
     public let name: String?
     /// The alias (the name, unless a user set one).
@@ -29,22 +29,25 @@ public struct Device: Sendable, Equatable {
     public let servicesResolved: Bool
 
     /// Reads the view from an object's properties.
-    public init(path: ObjectPath, _ reader: inout PropertyReader) {
-        self.path = path
+    init(path: ObjectPath, _ reader: inout PropertyReader) {
+        self.path = BlueZPath(path)
         address =
             reader.read("Address", as: String.self).flatMap(BluetoothAddress.init)
             ?? BluetoothAddress(devicePathElement: path.lastElement)
-        adapter = reader.read("Adapter")
+        adapter = reader.read("Adapter", as: ObjectPath.self).map(BlueZPath.init)
         name = reader.read("Name")
         alias = reader.read("Alias")
         rssi = reader.read("RSSI")
         txPower = reader.read("TxPower")
         uuids = (reader.read("UUIDs", as: [String].self) ?? []).map { $0.lowercased() }
-        let manufacturer = reader.read("ManufacturerData", as: [UInt16: DBusValue].self) ?? [:]
-        manufacturerData = manufacturer.compactMapValues { try? $0.decode([UInt8].self) }
-        let service = reader.read("ServiceData", as: [String: DBusValue].self) ?? [:]
-        serviceData = service.compactMapValues { try? $0.decode([UInt8].self) }
+        manufacturerData = Self.bytesByKey(reader.read("ManufacturerData", as: [UInt16: DBusValue].self))
+        serviceData = Self.bytesByKey(reader.read("ServiceData", as: [String: DBusValue].self))
         connected = reader.read("Connected") ?? false
         servicesResolved = reader.read("ServicesResolved") ?? false
+    }
+
+    /// A BlueZ `a{?v}` of byte arrays as plain bytes; entries of another type are skipped.
+    static func bytesByKey<Key>(_ map: [Key: DBusValue]?) -> [Key: [UInt8]] {
+        (map ?? [:]).compactMapValues { try? $0.decode([UInt8].self) }
     }
 }

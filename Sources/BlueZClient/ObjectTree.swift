@@ -1,32 +1,32 @@
-public import DBusCore
+import DBusCore
 import UnixSupport
 
 /// The mirror of BlueZ's objects: path → interface → property → value.
 ///
 /// BlueZ links only child → parent; the tree answers parent → children
 /// questions by path, which is how BlueZ nests its objects.
-public struct ObjectTree: Sendable {
+struct ObjectTree: Sendable {
     /// Every object, by path.
-    public private(set) var objects: [ObjectPath: [String: [String: DBusValue]]] = [:]
+    private(set) var objects: [ObjectPath: [String: [String: DBusValue]]] = [:]
     /// UUID texts the objects share (see ``shared(_:)``).
     var uuids: [String: String] = [:]
 
     /// Creates an empty tree.
-    public init() {}
+    init() {}
 
     /// Creates a tree from a `GetManagedObjects` reply.
-    public init(snapshot: [ObjectPath: [String: [String: DBusValue]]]) {
+    init(snapshot: [ObjectPath: [String: [String: DBusValue]]]) {
         objects = snapshot  // every path first, so that references to any of them are shared
         for (path, interfaces) in snapshot { objects[path] = shared(interfaces) }
     }
 
     /// The properties of `interface` at `path`.
-    public func properties(_ path: ObjectPath, _ interface: String) -> [String: DBusValue]? {
+    func properties(_ path: ObjectPath, _ interface: String) -> [String: DBusValue]? {
         objects[path]?[interface]
     }
 
     /// Whether `path` has `interface`.
-    public func has(_ path: ObjectPath, _ interface: String) -> Bool { objects[path]?[interface] != nil }
+    func has(_ path: ObjectPath, _ interface: String) -> Bool { objects[path]?[interface] != nil }
 
     // MARK: Updates (applied before observers hear of them)
 
@@ -59,7 +59,7 @@ public struct ObjectTree: Sendable {
     // MARK: Queries
 
     /// Paths with `interface` directly below `parent` (or anywhere below when `parent` is nil).
-    public func paths(with interface: String, under parent: ObjectPath? = nil) -> [ObjectPath] {
+    func paths(with interface: String, under parent: ObjectPath? = nil) -> [ObjectPath] {
         objects.compactMap { path, interfaces in
             guard interfaces[interface] != nil else { return nil }
             if let parent, path.parent != parent { return nil }
@@ -68,7 +68,7 @@ public struct ObjectTree: Sendable {
     }
 
     /// Builds a typed view, collecting type problems.
-    public func view<T>(
+    func view<T>(
         _ path: ObjectPath, _ interface: String, problems: inout [String],
         _ make: (ObjectPath, inout PropertyReader) -> T
     ) -> T? {

@@ -1,20 +1,20 @@
-public import DBusCore
+import DBusCore
 
 /// Reads typed properties out of a BlueZ property map.
 ///
 /// A property of an unexpected type is reported (to ``problems``) and treated
 /// as absent: BlueZ versions differ, and a bad value must never be fatal.
-public struct PropertyReader {
+struct PropertyReader {
     /// The raw properties.
-    public let properties: [String: DBusValue]
+    let properties: [String: DBusValue]
     /// Descriptions of properties whose type was unexpected.
-    public private(set) var problems: [String] = []
+    private(set) var problems: [String] = []
 
     /// Creates a reader over a property map.
-    public init(_ properties: [String: DBusValue]) { self.properties = properties }
+    init(_ properties: [String: DBusValue]) { self.properties = properties }
 
     /// The property `name` as `T`, or nil when absent or of another type.
-    public mutating func read<T: DBusConvertible>(_ name: String, as type: T.Type = T.self) -> T? {
+    mutating func read<T: DBusConvertible>(_ name: String, as type: T.Type = T.self) -> T? {
         guard let value = properties[name] else { return nil }
         do {
             return try value.decode(T.self)

@@ -1,5 +1,4 @@
 public import BlueZClient
-public import DBusCore
 public import ThermometerProfiles
 
 // The profile types a user of the central configures it with, so that it imports `Central`
@@ -17,10 +16,5 @@ public typealias PiCPUTemperatureProfile = ThermometerProfiles.PiCPUTemperatureP
 public typealias HealthThermometerProfile = ThermometerProfiles.HealthThermometerProfile
 /// The Bluetooth SIG Environmental Sensing profile.
 public typealias EnvironmentalSensingProfile = ThermometerProfiles.EnvironmentalSensingProfile
-/// A value behind a pthread mutex (from the D-Bus layer); unlike `Synchronization.Mutex`,
-/// ThreadSanitizer sees it.
-public typealias Locked = DBusCore.Locked
-/// A value handed once to one waiting continuation (from the D-Bus layer).
-public typealias OneShot = DBusCore.OneShot
 /// A BlueZ error, classified (from the BlueZ client layer).
 public typealias BlueZError = BlueZClient.BlueZError

@@ -28,6 +28,11 @@ public actor DBusConnection {
     private var outstandingCalls: [ObjectIdentifier: PendingReply] = [:]
     private var nextToken: UInt64 = 0
     private var signalRoutes: [UInt64: SignalRoute] = [:]
+    /// Owners of the well-known names subscriptions name as sender (see ``SenderOwners``).
+    private var senderOwners = SenderOwners()
+    /// Signals dropped because their sender does not own the well-known name their rule names.
+    public private(set) var rejectedSignals: UInt64 = 0
+    private var rejectedSignalHandler: (@Sendable (DBusMessage) -> Void)?
     private var disconnectHandlers: [UInt64: DisconnectHandler] = [:]
     /// Whether the bus dropped the connection (rather than `close()` closing it).
     private var wasDropped = false
@@ -152,9 +157,14 @@ public actor DBusConnection {
     ///
     /// The rule is added on the bus before this returns, so no matching signal
     /// sent after the call is missed. Handlers run in arrival order.
+    ///
+    /// A well-known `sender` (`org.bluez`) is checked against the name's current owner:
+    /// a signal from anyone else (sent straight to this connection, say) is dropped and
+    /// counted in ``rejectedSignals``; while the name has no owner, every signal is.
     public func addSignalHandler(
         _ rule: MatchRule, handler: @escaping @Sendable (DBusMessage) -> Void
     ) async throws -> SignalSubscription {
+        if SenderOwners.needsTracking(rule.sender), let name = rule.sender { try await trackOwner(of: name) }
         nextToken += 1
         let token = nextToken
         signalRoutes[token] = SignalRoute(rule: rule, handler: handler)
@@ -167,6 +177,21 @@ public actor DBusConnection {
             throw error
         }
         return SignalSubscription(token: token, rule: rule)
+    }
+
+    /// Follows who owns `name`: `NameOwnerChanged` first, then `GetNameOwner`, so no change
+    /// between the two is missed.
+    private func trackOwner(of name: String) async throws {
+        guard !senderOwners.isTracked(name) else { return }
+        let generation = senderOwners.track(name)
+        _ = try await watchNameOwner(name) { _ in }  // route() applies every change first
+        senderOwners.resolved(name, owner: try await nameOwner(name), generation: generation)
+    }
+
+    /// Calls `handler` for each signal dropped because its sender does not own the
+    /// well-known name its subscription names (for counting and logging).
+    public func setRejectedSignalHandler(_ handler: (@Sendable (DBusMessage) -> Void)?) {
+        rejectedSignalHandler = handler
     }
 
     /// Stops a subscription and removes its rule from the bus.
@@ -242,7 +267,25 @@ public actor DBusConnection {
                 handleDisconnect()
                 return true
             }
-            for route in signalRoutes.values where route.rule.matches(header, message) { route.handler(message) }
+            if header.sender == BusDaemon.name, header.member == "NameOwnerChanged",
+                header.interface == BusDaemon.interface, let change = NameOwnerChange(message)
+            {
+                senderOwners.changed(change)
+            }
+            var rejected = false
+            for route in signalRoutes.values where route.rule.matches(header, message) {
+                if let name = route.rule.sender, SenderOwners.needsTracking(name),
+                    !senderOwners.accepts(header.sender, as: name)
+                {
+                    rejected = true
+                    continue
+                }
+                route.handler(message)
+            }
+            if rejected {
+                rejectedSignals += 1
+                rejectedSignalHandler?(message)
+            }
             // Handled: no object paths are registered with libdbus, and passing a signal on
             // costs its object-tree lookup (seven allocations to split the path).
             return true

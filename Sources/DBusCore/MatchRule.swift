@@ -2,8 +2,9 @@
 ///
 /// The rule is sent to the bus (`AddMatch`) and also checked locally, because
 /// the bus delivers every message matching *any* rule of the connection.
-/// Locally a `sender` is compared only when it is a unique name (`:1.7`) or the
-/// bus itself; a well-known sender (`org.bluez`) is resolved by the bus.
+/// Here a `sender` is compared only when it is a unique name (`:1.7`) or the bus itself;
+/// the connection checks a well-known sender (`org.bluez`) against the name's current
+/// owner (``DBusConnection/addSignalHandler(_:handler:)``).
 public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     /// The sender, a unique or well-known bus name.
     public var sender: String?

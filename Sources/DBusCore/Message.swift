@@ -100,13 +100,19 @@ extension DBusMessage {
         return try DBusMessage(taking: raw).appending(arguments)
     }
 
-    /// Builds a signal.
+    /// Builds a signal: broadcast, or sent to one connection when `destination` is given.
     public static func signal(
-        path: ObjectPath, interface: String, member: String, arguments: [DBusValue] = []
+        path: ObjectPath, interface: String, member: String, arguments: [DBusValue] = [],
+        destination: String? = nil
     ) throws -> DBusMessage {
         try Names.validateInterface(interface)
         try Names.validateMember(member)
+        if let destination { try Names.validateBusName(destination) }
         guard let raw = dbus_message_new_signal(path.rawValue, interface, member) else {
+            throw DBusError(name: DBusError.Name.noMemory)
+        }
+        if let destination, dbus_message_set_destination(raw, destination) == 0 {
+            dbus_message_unref(raw)
             throw DBusError(name: DBusError.Name.noMemory)
         }
         return try DBusMessage(taking: raw).appending(arguments)

@@ -1,3 +1,4 @@
+import UnixSupport
 import CBlueZ
 
 /// One outstanding method call: delivers its outcome exactly once, whichever

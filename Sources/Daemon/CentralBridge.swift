@@ -41,9 +41,9 @@ public final class CentralBridge: CentralControl {
     }
 
     /// Reads the thermometer at `address` now (a `read` request).
-    public func readNow(address: BluetoothAddress) async throws -> Measurement {
+    public func readNow(address: BluetoothAddress) async throws {
         do {
-            return try await monitor.readNow(address)
+            try await monitor.readNow(address)
         } catch {
             throw ErrorInfo(.unavailable, "\(error)")
         }

@@ -10,11 +10,10 @@ public protocol CentralControl: Sendable {
     /// showing as they are; any other error is reported as `unavailable` with its text.
     func scan(for duration: Duration) async throws
 
-    /// Reads the temperature of the connected thermometer at `address` now.
+    /// Reads the connected thermometer at `address` now.
     ///
-    /// The hub records the returned measurement as a reading (assigning its `seq`) and
-    /// broadcasts it, so the bridge must not also report this value through
-    /// ``Hub/apply(_:)``. Should honour task cancellation; the hub stops waiting at
-    /// the request's deadline either way.
-    func readNow(address: BluetoothAddress) async throws -> Measurement
+    /// The value reaches the hub through ``Hub/apply(_:)`` like any other reading (or is
+    /// not repeated when newer values arrived while the read ran). Should honour task
+    /// cancellation; the hub stops waiting at the request's deadline either way.
+    func readNow(address: BluetoothAddress) async throws
 }

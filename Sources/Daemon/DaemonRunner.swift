@@ -144,7 +144,7 @@ public struct DaemonRunner {
         let notifier = notifier
         Task {
             while !Task.isCancelled {
-                try? await Deadline.sleep(for: interval / 2)
+                try? await central.executor.sleep(for: interval / 2)
                 await central.ping()
                 try? notifier.watchdog()
             }

@@ -34,7 +34,7 @@ extension Hub {
             recordFailure(address: address.description, name: name, error: error, at: time)
         }
         // Waiting reads re-check their condition after every change.
-        waiters.wakeAll()
+        waiters.evaluate(.everything)
     }
 
     private func seen(_ sighting: Sighting, at time: Timestamp) {

@@ -68,7 +68,7 @@ extension Hub {
         let requestedAt = now()
         let wait = min(max(timeout ?? limits.defaultReadTimeout, .zero), limits.maxReadTimeout)
         let deadline = ContinuousClock.now + wait
-        _ = await self.wait(until: deadline) { !connectedThermometers(matching: selector).isEmpty }
+        _ = await self.wait(until: deadline) { !self.connectedThermometers(matching: selector).isEmpty }
         let targets = connectedThermometers(matching: selector)
         guard !targets.isEmpty else {
             return try storedReports(matching: selector, waited: wait)
@@ -88,21 +88,19 @@ extension Hub {
         return reports.sorted { $0.address < $1.address }
     }
 
-    /// One thermometer's temperature: read now, else the stored one, else the first to arrive.
+    /// One thermometer's temperature: read now (the reading reaches the hub as every reading
+    /// does), else the newest stored one, else the first to arrive before `deadline`.
     private func report(for address: String, since requestedAt: Timestamp, deadline: ContinuousClock.Instant) async
         -> ReadingReport?
     {
         if let central, let parsed = BluetoothAddress(address) {
             let readDeadline = min(deadline, ContinuousClock.now + limits.freshRead)
-            if case .success(let measurement) = await TimeLimit.run(
-                until: readDeadline, { try await central.readNow(address: parsed) })
-            {
-                let reading = record(measurement, address: address, name: nil)
-                waiters.wakeAll()
-                return report(reading, fresh: true)
+            _ = await executor.run(until: readDeadline) { try await central.readNow(address: parsed) }
+            _ = await wait(until: readDeadline) {
+                self.store.latestReading(address).map { $0.time >= requestedAt } ?? false
             }
         }
-        _ = await wait(until: deadline) { store.latestReading(address) != nil }
+        _ = await wait(until: deadline) { self.store.latestReading(address) != nil }
         return store.latestReading(address).map { report($0, fresh: $0.time >= requestedAt) }
     }
 
@@ -143,5 +141,24 @@ extension Hub {
     private static func format(_ duration: Duration) -> String {
         let seconds = duration.seconds
         return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+}
+
+extension Hub {
+    /// Waits until `condition` holds or `deadline` passes; returns whether it holds.
+    func wait(until deadline: ContinuousClock.Instant, for condition: @escaping () -> Bool) async -> Bool {
+        await waiters.wait(timeout: deadline - .now) { condition() ? true : nil } ?? false
+    }
+}
+
+extension ErrorInfo {
+    /// An error from the Bluetooth side as a reply error: an ``ErrorInfo`` as it is,
+    /// anything else as `unavailable` with its description.
+    init(describing error: any Error) {
+        if let info = error as? ErrorInfo {
+            self = info
+        } else {
+            self.init(.unavailable, String(describing: error))
+        }
     }
 }

@@ -77,7 +77,8 @@ public actor Hub {
 
     private var listeners: [Int: Listener] = [:]
     private var nextListenerID = 0
-    var waiters = ChangeWaiters()
+    /// Requests waiting for the state to change (a thermometer to connect, a reading).
+    let waiters: ConditionWaiters<Never>
     var scanTask: Task<Void, any Error>?
 
     /// Creates a hub; `now` is the clock for timestamps (tests pass a fixed one), and
@@ -89,6 +90,7 @@ public actor Hub {
         executor: EventLoop? = nil
     ) {
         self.executor = executor ?? EventLoop(label: "blectl-hub")
+        waiters = ConditionWaiters(loop: self.executor)
         self.limits = limits
         self.central = central
         self.now = now

@@ -1,3 +1,4 @@
+import UnixSupport
 import DBusCore
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import UnixSupport
 import DBusCore
 
 /// The physical world around bluetoothd: the peripherals' state (temperatures, units,

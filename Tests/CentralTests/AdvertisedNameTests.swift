@@ -1,3 +1,4 @@
+@testable import BlueZClient
 import DBusCore
 import Testing
 
@@ -13,7 +14,8 @@ struct AdvertisedNameTests {
     func discovery(_ name: String?, rssi: Int16?) -> Discovery {
         let address = BluetoothAddress("DC:A6:32:00:00:01")!
         return Discovery(
-            peripheral: Peripheral(address: address, path: "/org/bluez/hci0/dev_DC_A6_32_00_00_01", name: name),
+            peripheral: Peripheral(
+                address: address, path: BlueZPath("/org/bluez/hci0/dev_DC_A6_32_00_00_01"), name: name),
             advertisement: AdvertisementData(
                 localName: name, serviceUUIDs: [], manufacturerData: [:], serviceData: [:], txPower: nil),
             rssi: rssi)

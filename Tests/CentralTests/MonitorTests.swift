@@ -3,6 +3,7 @@ import DBusCore
 import MockBlueZ
 import Testing
 import SensorModel
+import UnixSupport
 
 @Suite("The thermometer monitor against the mock")
 struct MonitorTests {
@@ -64,9 +65,12 @@ struct MonitorTests {
             _ = try await log.first(reading(from: MockFixture.fahrenheitPi))
             try await fixture.mock.setPattern(.constant, address: MockFixture.fahrenheitPi)
             try await fixture.mock.setTemperature(40.0, address: MockFixture.fahrenheitPi)
-            let reading = try await monitor.readNow(BluetoothAddress(MockFixture.fahrenheitPi)!)
-            #expect(reading.raw == "104.0 F")
-            #expect(reading.celsius == 40.0)
+            let mark = log.count
+            try await monitor.readNow(BluetoothAddress(MockFixture.fahrenheitPi)!)
+            // The value read is reported before readNow returns (as the read's echo or the reply).
+            let reported = log.all.dropFirst(mark).compactMap { reading(from: MockFixture.fahrenheitPi)($0) }
+            #expect(reported.last?.raw == "104.0 F")
+            #expect(reported.last?.celsius == 40.0)
             await monitor.shutdown()
         }
     }

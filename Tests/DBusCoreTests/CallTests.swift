@@ -1,5 +1,6 @@
 import DBusCore
 import TestSupport
+import UnixSupport
 import Testing
 
 @Suite("Method calls")

@@ -143,8 +143,8 @@ struct HubTests {
     @Test("read returns a fresh value when the central can read")
     func freshRead() async throws {
         let central = FakeCentral()
-        await central.script(read: .success(.celsius(44.7, raw: "44.7 C")))
         let hub = makeHub(central: central)
+        await central.script(read: .success(.celsius(44.7, raw: "44.7 C")), hub: hub)
         await hub.apply(.connected(address: pi, name: "Thermometer"))
         let reports = try await hub.read(matching: nil, timeout: .seconds(1))
         #expect(reports.count == 1)

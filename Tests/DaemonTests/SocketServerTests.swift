@@ -1,6 +1,7 @@
 import BlectlProtocol
 @testable import Daemon
 import Glibc
+import TestSupport
 import Testing
 import UnixSupport
 

@@ -1,6 +1,5 @@
 public import SensorModel
-import BlueZClient
-public import DBusCore
+public import BlueZClient
 
 /// Something the central observed, delivered after its state is updated.
 public enum CentralEvent: Sendable {
@@ -9,12 +8,12 @@ public enum CentralEvent: Sendable {
     /// A peripheral advertised while we scan and matched our scan's filter.
     case discovered(Discovery)
     /// BlueZ dropped a device object (out of range for a while, or removed).
-    case peripheralRemoved(BluetoothAddress, ObjectPath)
+    case peripheralRemoved(BluetoothAddress, BlueZPath)
     /// A link went down (`Connected=false`).
-    case disconnected(BluetoothAddress, ObjectPath)
+    case disconnected(BluetoothAddress, BlueZPath)
     /// GATT objects appeared or vanished under a connected peripheral (its
     /// GATT application restarted, or services were resolved).
-    case servicesChanged(BluetoothAddress, ObjectPath)
+    case servicesChanged(BluetoothAddress, BlueZPath)
     /// A characteristic's value changed: a notification, or the echo of a read.
-    case valueUpdated(ObjectPath, [UInt8])
+    case valueUpdated(BlueZPath, [UInt8])
 }

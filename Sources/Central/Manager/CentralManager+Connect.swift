@@ -1,5 +1,4 @@
-import BlueZClient
-public import DBusCore
+public import BlueZClient
 
 extension CentralManager {
     /// Connects and waits for GATT services to be resolved.
@@ -20,7 +19,7 @@ extension CentralManager {
             } catch {
                 throw Self.map(error)
             }
-            _ = try? await client.refresh(peripheral.path, BlueZ.Interface.device, "Connected")
+            _ = try? await client.refreshConnected(peripheral.path)
             try await waitForServices(peripheral.path, since: epoch, timeout: timeout)
         }
     }
@@ -32,7 +31,7 @@ extension CentralManager {
 
     /// How many times the device's link went down (or its object vanished) so far:
     /// compare two readings to tell a fresh drop from a stale property.
-    public func disconnectCount(_ path: ObjectPath) -> Int { disconnects[path, default: 0] }
+    public func disconnectCount(_ path: BlueZPath) -> Int { disconnects[path, default: 0] }
 
     /// Whether the peripheral is connected with its services resolved.
     public func isReady(_ peripheral: Peripheral) -> Bool {
@@ -40,7 +39,7 @@ extension CentralManager {
         return device.servicesResolved
     }
 
-    private func waitForServices(_ path: ObjectPath, since epoch: Int, timeout: Duration) async throws(CentralError) {
+    private func waitForServices(_ path: BlueZPath, since epoch: Int, timeout: Duration) async throws(CentralError) {
         let outcome = await wait(timeout: timeout, device: path) { central -> Result<Void, CentralError>? in
             guard central.state == .poweredOn else { return .failure(.notPoweredOn(central.state)) }
             guard central.hasDevice(path) else { return .failure(.peripheralGone) }

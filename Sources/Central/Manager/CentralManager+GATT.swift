@@ -1,5 +1,4 @@
 import BlueZClient
-import DBusCore
 public import ThermometerProfiles
 
 extension CentralManager {
@@ -66,29 +65,25 @@ extension CentralManager {
 
     /// Whether the characteristic object still exists (GATT apps restart).
     public func exists(_ characteristic: Characteristic) -> Bool {
-        mirror { $0.tree.has(characteristic.path, BlueZ.Interface.gattCharacteristic) }
+        mirror { $0.exists(characteristic.path, .characteristic) }
     }
 
     /// Reads a characteristic's value.
+    ///
+    /// BlueZ also reports the value it read as a ``CentralEvent/valueUpdated(_:_:)``, before
+    /// this returns; notifications arriving meanwhile are reported as always, in order.
     public func readValue(for characteristic: Characteristic) async throws(CentralError) -> [UInt8] {
-        try await read(characteristic.path, BlueZ.Interface.gattCharacteristic)
+        do {
+            return try await client.readCharacteristic(characteristic.path)
+        } catch {
+            throw Self.map(error)
+        }
     }
 
     /// Reads a descriptor's value.
     public func readValue(for descriptor: Descriptor) async throws(CentralError) -> [UInt8] {
-        try await read(descriptor.path, BlueZ.Interface.gattDescriptor)
-    }
-
-    private func read(_ path: ObjectPath, _ interface: String) async throws(CentralError) -> [UInt8] {
-        // BlueZ echoes a read as PropertiesChanged(Value) before replying; that
-        // echo is not a notification, so it is held back while the read runs.
-        readsInFlight[path, default: 0] += 1
-        defer {
-            readsInFlight[path, default: 1] -= 1
-            if readsInFlight[path] == 0 { readsInFlight[path] = nil }
-        }
         do {
-            return try await client.readValue(path, interface: interface)
+            return try await client.readDescriptor(descriptor.path)
         } catch {
             throw Self.map(error)
         }

@@ -1,6 +1,6 @@
 public import SensorModel
 public import BlueZClient
-public import DBusCore
+public import SensorModel
 
 /// Synchronous reads of the BlueZ mirror.
 ///
@@ -10,7 +10,7 @@ extension CentralManager {
     func mirror<T: Sendable>(_ body: (isolated BlueZService) -> T) -> T { client.assumeIsolated(body) }
 
     /// The device object at `path`, as BlueZ sees it now.
-    public func device(_ path: ObjectPath) -> Device? { mirror { $0.device(path) } }
+    public func device(_ path: BlueZPath) -> Device? { mirror { $0.device(path) } }
 
     /// The devices on our adapter.
     public func knownDevices() -> [Device] {
@@ -19,19 +19,19 @@ extension CentralManager {
     }
 
     /// Whether BlueZ has a device object at `path` (cheaper than ``device(_:)``).
-    public func hasDevice(_ path: ObjectPath) -> Bool {
-        mirror { $0.tree.has(path, BlueZ.Interface.device) }
+    public func hasDevice(_ path: BlueZPath) -> Bool {
+        mirror { $0.exists(path, .device) }
     }
 
     /// Whether the device at `path` has its GATT services resolved (cheaper than ``device(_:)``).
-    public func servicesResolved(_ path: ObjectPath) -> Bool {
-        mirror { $0.tree.properties(path, BlueZ.Interface.device)?["ServicesResolved"] } == .boolean(true)
+    public func servicesResolved(_ path: BlueZPath) -> Bool {
+        mirror { $0.servicesResolved(path) }
     }
 
     /// The path of the device with `address` on our adapter, if BlueZ knows it.
-    public func knownDevicePath(_ address: BluetoothAddress) -> ObjectPath? {
+    public func knownDevicePath(_ address: BluetoothAddress) -> BlueZPath? {
         guard let adapter = adapterPath else { return knownDevices().first { $0.address == address }?.path }
-        guard let path = adapter.appending(address.devicePathElement), hasDevice(path) else { return nil }
+        guard let path = adapter.device(address), hasDevice(path) else { return nil }
         return path
     }
 }

@@ -1,5 +1,4 @@
 import BlueZClient
-import DBusCore
 public import ThermometerProfiles
 
 /// What a scan looks for: a device matches when it advertises one of the
@@ -61,8 +60,7 @@ extension CentralManager {
         guard scanFilter != nil, !discoveryActive else { return }
         guard state == .poweredOn, let adapter = adapterPath else { throw .notPoweredOn(state) }
         do {
-            try await client.setDiscoveryFilter(
-                adapter, [("Transport", .string("le")), ("DuplicateData", .boolean(true))])
+            try await client.setDiscoveryFilter(adapter, DiscoveryFilter(transport: "le", duplicateData: true))
             try await client.startDiscovery(adapter)
             discoveryActive = true
         } catch {
@@ -79,7 +77,7 @@ extension CentralManager {
         Task { try? await applyScan() }
     }
 
-    func reportDiscovery(_ path: ObjectPath) {
+    func reportDiscovery(_ path: BlueZPath) {
         guard let filter = scanFilter, discoveryActive, let device = device(path),
             device.adapter == nil || device.adapter == adapterPath, let address = device.address
         else { return }

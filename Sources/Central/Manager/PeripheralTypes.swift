@@ -1,6 +1,5 @@
 public import SensorModel
-import BlueZClient
-public import DBusCore
+public import BlueZClient
 public import ThermometerProfiles
 
 /// A remote device, identified by its address (never by name: BlueZ replaces
@@ -9,12 +8,12 @@ public struct Peripheral: Sendable, Hashable {
     /// The device's address.
     public let address: BluetoothAddress
     /// BlueZ's object path for it.
-    public let path: ObjectPath
+    public let path: BlueZPath
     /// The advertised name when it was discovered.
     public let name: String?
 
     /// Creates a peripheral.
-    public init(address: BluetoothAddress, path: ObjectPath, name: String?) {
+    public init(address: BluetoothAddress, path: BlueZPath, name: String?) {
         self.address = address
         self.path = path
         self.name = name
@@ -53,29 +52,29 @@ public struct Discovery: Sendable {
 /// A GATT service of a connected peripheral.
 public struct Service: Sendable, Hashable {
     /// BlueZ's object path (changes when handles shift: find services by UUID).
-    public let path: ObjectPath
+    public let path: BlueZPath
     /// The service UUID.
     public let uuid: BluetoothUUID?
     /// The peripheral's path.
-    public let peripheral: ObjectPath
+    public let peripheral: BlueZPath
 }
 
 /// A GATT characteristic.
 public struct Characteristic: Sendable, Hashable {
     /// BlueZ's object path.
-    public let path: ObjectPath
+    public let path: BlueZPath
     /// The characteristic UUID.
     public let uuid: BluetoothUUID?
     /// Its properties (`read`, `notify`, `write`, …).
     public let flags: [String]
     /// The service's path.
-    public let service: ObjectPath
+    public let service: BlueZPath
 }
 
 /// A GATT descriptor.
 public struct Descriptor: Sendable, Hashable {
     /// BlueZ's object path.
-    public let path: ObjectPath
+    public let path: BlueZPath
     /// The descriptor UUID (0x2901 is the user description).
     public let uuid: BluetoothUUID?
 }

@@ -1,5 +1,4 @@
 import BlueZClient
-import DBusCore
 import SensorModel
 import ThermometerProfiles
 
@@ -47,7 +46,7 @@ extension ThermometerMonitor {
                 await recover(from: error, peripheral)
             }
             let delay = configuration.reconnect.delay(attempt: max(failures, 1), using: &random)
-            try? await Deadline.sleep(for: delay)
+            try? await central.executor.sleep(for: delay)
         }
     }
 
@@ -116,8 +115,7 @@ extension ThermometerMonitor {
         let (characteristic, profile) = try await findTemperature(peripheral, epoch: epoch)
         await describe(peripheral, characteristic)
         streams[characteristic.path] = Stream(address: peripheral.address, profile: profile, lastValue: .now)
-        let value = try await central.readValue(for: characteristic)
-        deliver(characteristic.path, value)
+        try await readAndReport(characteristic.path)
         try await central.setNotifyValue(true, for: characteristic)
         let name = advertisedNames[peripheral.address]
         log.notice("connected to \(name ?? "thermometer") \(peripheral.address)")

@@ -1,5 +1,4 @@
 import BlueZClient
-import DBusCore
 public import SensorModel
 import ThermometerProfiles
 public import UnixSupport
@@ -24,7 +23,7 @@ public actor ThermometerMonitor {
     /// Sessions by thermometer.
     var sessions: [BluetoothAddress: Task<Void, Never>] = [:]
     /// Subscribed temperature characteristics → their thermometer.
-    var streams: [ObjectPath: Stream] = [:]
+    var streams: [BlueZPath: Stream] = [:]
     /// Thermometers whose device object is missing: scanning finds them again.
     var awaitingDevice: Set<BluetoothAddress> = []
     /// Connects under way (our scan pauses meanwhile, as the seed does).
@@ -50,6 +49,8 @@ public actor ThermometerMonitor {
         let address: BluetoothAddress
         let profile: any ThermometerProfile
         var lastValue: ContinuousClock.Instant
+        /// Values delivered so far, so a read can tell whether any arrived while it ran.
+        var received = 0
     }
 
     /// Creates a monitor; `report` is called on the connection's executor.
@@ -77,10 +78,15 @@ public actor ThermometerMonitor {
         let state = await central.state
         handle(.stateChanged(state))
         openScanWindow(configuration.discoveryWindow)
-        rescanner = Task { [weak self, period = configuration.rescanPeriod, window = configuration.rescanWindow] in
+        rescanner = Task {
+            [
+                weak self, loop = central.executor, period = configuration.rescanPeriod,
+                window = configuration.rescanWindow
+            ] in
             while !Task.isCancelled {
-                try? await Deadline.sleep(for: period)
-                await self?.openScanWindow(window)
+                try? await loop.sleep(for: period)
+                guard let self else { return }
+                await openScanWindow(window)
             }
         }
     }
@@ -110,7 +116,7 @@ public actor ThermometerMonitor {
         // Everyone in range is reported again in this window, not only newcomers.
         lastSeenReport = [:]
         openScanWindow(duration)
-        try? await Deadline.sleep(for: duration)
+        try? await central.executor.sleep(for: duration)
     }
 
     /// Keeps our scan on for at least `duration` (paused only while connecting).
@@ -126,15 +132,27 @@ public actor ThermometerMonitor {
         }
     }
 
-    /// Reads a thermometer now and returns the reading (not reported: the caller records it).
-    public func readNow(_ address: BluetoothAddress) async throws -> Measurement {
-        guard let (path, stream) = streams.first(where: { $0.value.address == address }) else {
+    /// Reads a thermometer now; the value is reported as every value is (see
+    /// ``readAndReport(_:)``), before this returns.
+    public func readNow(_ address: BluetoothAddress) async throws {
+        guard let path = streams.first(where: { $0.value.address == address })?.key else {
             throw CentralError.notFound("no subscribed thermometer \(address)")
         }
-        let bytes = try await central.readValue(
-            for: Characteristic(path: path, uuid: nil, flags: [], service: path))
-        streams[path]?.lastValue = .now
-        return try stream.profile.decode(bytes).get()
+        try await readAndReport(path)
+    }
+
+    /// Reads a subscribed characteristic and reports the value, unless values arrived
+    /// while the read ran.
+    ///
+    /// BlueZ reports the value it read as a `Value` change before it replies, and
+    /// notifications may come meanwhile: those were reported already, in the order they
+    /// arrived. The reply is no newer than them, so reporting it too would repeat a value or
+    /// step back in time; it is reported only when nothing came (no echo).
+    func readAndReport(_ path: BlueZPath) async throws {
+        let mark = streams[path]?.received
+        let bytes = try await central.readValue(for: Characteristic(path: path, uuid: nil, flags: [], service: path))
+        guard let stream = streams[path], stream.received == mark else { return }
+        deliver(path, bytes)
     }
 
     /// Addresses of thermometers with a session.
@@ -232,14 +250,16 @@ public actor ThermometerMonitor {
 
     // MARK: Values
 
-    func deliver(_ path: ObjectPath, _ bytes: [UInt8]) {
+    func deliver(_ path: BlueZPath, _ bytes: [UInt8]) {
         // One lookup, in place, no allocation: this runs for every notification.
         let now = ContinuousClock.now
         guard
             let stream = streams.withValue(
                 forKey: path,
                 {
-                    $0.lastValue = now; return $0
+                    $0.lastValue = now
+                    $0.received &+= 1
+                    return $0
                 })
         else { return }
         let name = advertisedNames[stream.address]
@@ -291,14 +311,13 @@ public actor ThermometerMonitor {
     /// thermometers heard in that time connect in one batch.
     func beginConnect() async {
         if connectsInFlight == 0, let ended = connectPauseEnded {
-            try? await Deadline.sleep(until: ended + configuration.connectBatchWindow)
+            try? await central.executor.sleep(until: ended + configuration.connectBatchWindow)
         }
         connectsInFlight += 1
         if connectPauseStarted == nil {
             connectPauseStarted = .now
-            Task { [weak self, limit = configuration.scanPauseLimit] in
-                try? await Deadline.sleep(for: limit)
-                await self?.reconcileScan()
+            central.executor.schedule(after: configuration.scanPauseLimit) { [weak self] in
+                self?.assumeIsolated { $0.reconcileScan() }
             }
         }
         reconcileScan()

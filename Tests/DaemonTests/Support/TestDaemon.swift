@@ -1,3 +1,4 @@
+import TestSupport
 import BlectlProtocol
 import SensorModel
 @testable import Daemon
@@ -54,8 +55,9 @@ actor FakeCentral: CentralControl {
     private(set) var scans: [Duration] = []
     private(set) var reads: [String] = []
 
-    func script(read: Result<Measurement, ErrorInfo>) {
+    func script(read: Result<Measurement, ErrorInfo>, hub: Hub) {
         readResult = read
+        self.hub = hub
     }
 
     func script(sightings: [SensorEvent], hub: Hub) {
@@ -68,9 +70,11 @@ actor FakeCentral: CentralControl {
         for sighting in sightings { await hub?.apply(sighting) }
     }
 
-    func readNow(address: BluetoothAddress) async throws -> Measurement {
+    /// Reports the scripted measurement to the hub, as the monitor reports a read's value.
+    func readNow(address: BluetoothAddress) async throws {
         reads.append(address.description)
-        return try readResult.get()
+        let measurement = try readResult.get()
+        await hub?.apply(.reading(address, name: nil, measurement))
     }
 }
 

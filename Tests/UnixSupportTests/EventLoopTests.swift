@@ -1,4 +1,3 @@
-import Central
 import Glibc
 import Testing
 import UnixSupport

@@ -1,10 +1,12 @@
 import Glibc
 
 /// A fresh directory under /tmp, removed (with its files) by `remove()`.
-struct TemporaryDirectory {
-    let path: String
+public struct TemporaryDirectory: Sendable {
+    /// The directory.
+    public let path: String
 
-    init() {
+    /// Creates the directory.
+    public init() {
         var template = Array("/tmp/blectl-test-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(created != nil, "mkdtemp failed")
@@ -12,12 +14,12 @@ struct TemporaryDirectory {
     }
 
     /// A path inside the directory.
-    func file(_ name: String) -> String {
+    public func file(_ name: String) -> String {
         path + "/" + name
     }
 
     /// Removes the directory's files (one level: tests create no subdirectories) and itself.
-    func remove() {
+    public func remove() {
         if let directory = opendir(path) {
             while let entry = readdir(directory) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) {

@@ -1,4 +1,4 @@
-import BlueZClient
+@testable import BlueZClient
 import Testing
 import SensorModel
 

@@ -1,4 +1,4 @@
-import BlueZClient
+@testable import BlueZClient
 import DBusCore
 import Testing
 

@@ -1,0 +1,42 @@
+import DBusCore
+public import SensorModel
+
+/// The path of one of BlueZ's objects: an adapter (`/org/bluez/hci0`), a device
+/// (`…/dev_DC_A6_32_01_02_03`) or a GATT object below one (`…/service000a/char000b`).
+///
+/// Paths of GATT objects follow handles, which shift when a peripheral's GATT application
+/// restarts: find those objects by UUID, and keep their paths only while they exist.
+public struct BlueZPath: Hashable, Sendable, Comparable, CustomStringConvertible {
+    let objectPath: ObjectPath
+
+    init(_ objectPath: ObjectPath) { self.objectPath = objectPath }
+
+    /// The path as text.
+    public var description: String { objectPath.rawValue }
+
+    /// Orders paths by their text, so parents sort before their children.
+    public static func < (lhs: BlueZPath, rhs: BlueZPath) -> Bool { lhs.objectPath < rhs.objectPath }
+
+    /// The last element, e.g. `hci0` for an adapter.
+    public var lastElement: String { String(objectPath.lastElement) }
+
+    /// The device object at or above this path (the `dev_…` element), if any.
+    public var device: BlueZPath? {
+        var current: ObjectPath? = objectPath
+        while let candidate = current {
+            if candidate.lastElement.hasPrefix("dev_") { return BlueZPath(candidate) }
+            current = candidate.parent
+        }
+        return nil
+    }
+
+    /// The address in a device's path element, for a device path or one below it.
+    public var deviceAddress: BluetoothAddress? {
+        device.flatMap { BluetoothAddress(devicePathElement: $0.objectPath.lastElement) }
+    }
+
+    /// The path BlueZ gives the device with `address` on this adapter.
+    public func device(_ address: BluetoothAddress) -> BlueZPath? {
+        objectPath.appending(address.devicePathElement).map(BlueZPath.init)
+    }
+}
