@@ -92,23 +92,34 @@ public actor ThermometerMonitor {
     }
 
     /// Stops every session: notifications off, links down, scan stopped.
-    public func shutdown() async {
+    ///
+    /// The clean-up calls go out together and the whole clean-up ends within `limit`,
+    /// whatever BlueZ does: a bluetoothd that stops answering must not hold the daemon's
+    /// exit past its supervisor's patience (the calls left waiting fail when the D-Bus
+    /// connection closes).
+    public func shutdown(within limit: Duration = .seconds(2)) async {
         if let observer { await central.removeObserver(observer) }
         rescanner?.cancel()
         scanWindowEnd?.cancel()
         sessions.values.forEach { $0.cancel() }
         sessions = [:]
-        for (path, _) in streams {
-            try? await central.setNotifyValue(
-                false, for: Characteristic(path: path, uuid: nil, flags: [], service: path))
-        }
-        for device in await central.knownDevices() where device.connected {
-            if let address = device.address, advertisedNames[address] != nil || isTracked(address) {
-                await central.cancelPeripheralConnection(Peripheral(address: address, path: device.path, name: nil))
+        let characteristics = streams.keys.map { Characteristic(path: $0, uuid: nil, flags: [], service: $0) }
+        streams = [:]
+        let links = await central.knownDevices().filter { device in
+            guard device.connected, let address = device.address else { return false }
+            return advertisedNames[address] != nil || isTracked(address)
+        }.compactMap { device in device.address.map { Peripheral(address: $0, path: device.path, name: nil) } }
+        let central = central
+        let finished = await central.executor.run(until: .now + limit) {
+            await withTaskGroup(of: Void.self) { group in
+                for characteristic in characteristics {
+                    group.addTask { try? await central.setNotifyValue(false, for: characteristic) }
+                }
+                for peripheral in links { group.addTask { await central.cancelPeripheralConnection(peripheral) } }
+                group.addTask { await central.stopScan() }
             }
         }
-        streams = [:]
-        await central.stopScan()
+        if finished == nil { log.warning("BlueZ did not answer the clean-up within \(limit); stopping anyway") }
     }
 
     /// Scans for `duration` even when every thermometer is connected (for `blectl scan`).
