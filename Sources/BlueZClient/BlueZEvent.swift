@@ -51,9 +51,6 @@ public enum BlueZObjectKind: Sendable, Equatable {
     case characteristic
     /// `org.bluez.GattDescriptor1`.
     case descriptor
-
-    /// Whether the object is part of a device's GATT database.
-    public var isGatt: Bool { self == .service || self == .characteristic || self == .descriptor }
 }
 
 /// What one advertisement update of a device changed; nil and empty mean "not in this update".

@@ -195,7 +195,7 @@ public actor DBusConnection {
     }
 
     /// Stops a subscription and removes its rule from the bus.
-    public func removeSignalHandler(_ subscription: SignalSubscription) {
+    func removeSignalHandler(_ subscription: SignalSubscription) {
         guard signalRoutes.removeValue(forKey: subscription.token) != nil, isConnected else { return }
         if let message = try? DBusMessage.methodCall(
             destination: BusDaemon.name, path: BusDaemon.path, interface: BusDaemon.interface,
@@ -254,7 +254,7 @@ public actor DBusConnection {
     ///
     /// It runs on the connection's event loop and returns whether it took the call;
     /// calls it does not take get libdbus's `UnknownMethod` error.
-    public func setMethodCallHandler(_ handler: (@Sendable (DBusMessage) -> Bool)?) {
+    func setMethodCallHandler(_ handler: (@Sendable (DBusMessage) -> Bool)?) {
         methodCallHandler = handler
     }
 

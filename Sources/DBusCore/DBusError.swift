@@ -35,16 +35,10 @@ extension DBusError {
         public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
         /// `org.freedesktop.DBus.Error.UnknownObject`.
         public static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
-        /// `org.freedesktop.DBus.Error.UnknownInterface`.
-        public static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
-        /// `org.freedesktop.DBus.Error.UnknownProperty`.
-        public static let unknownProperty = "org.freedesktop.DBus.Error.UnknownProperty"
         /// `org.freedesktop.DBus.Error.PropertyReadOnly`.
         public static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
         /// `org.freedesktop.DBus.Error.InvalidArgs`.
         public static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
-        /// `org.freedesktop.DBus.Error.InvalidSignature`.
-        public static let invalidSignature = "org.freedesktop.DBus.Error.InvalidSignature"
         /// `org.freedesktop.DBus.Error.AccessDenied`.
         public static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
         /// `org.freedesktop.DBus.Error.ServiceUnknown`.

@@ -48,7 +48,7 @@ public final class DBusMessage: @unchecked Sendable {
     /// The signature of the body.
     public var signature: Signature { Signature(unchecked: string(dbus_message_get_signature(raw)) ?? "") }
     /// Whether the caller asked for no reply.
-    public var noReplyExpected: Bool { dbus_message_get_no_reply(raw) != 0 }
+    var noReplyExpected: Bool { dbus_message_get_no_reply(raw) != 0 }
 
     /// All body arguments, decoded.
     public var arguments: [DBusValue] { MessageReader.readAll(raw) }
@@ -119,7 +119,7 @@ extension DBusMessage {
     }
 
     /// Builds the successful reply to this call.
-    public func makeReply(_ arguments: [DBusValue] = []) throws -> DBusMessage {
+    func makeReply(_ arguments: [DBusValue] = []) throws -> DBusMessage {
         guard let reply = dbus_message_new_method_return(raw) else {
             throw DBusError(name: DBusError.Name.noMemory)
         }
@@ -127,7 +127,7 @@ extension DBusMessage {
     }
 
     /// Builds an error reply to this call.
-    public func makeErrorReply(_ error: DBusError) throws -> DBusMessage {
+    func makeErrorReply(_ error: DBusError) throws -> DBusMessage {
         let name = (try? Names.validateErrorName(error.name)) != nil ? error.name : DBusError.Name.failed
         guard let reply = dbus_message_new_error(raw, name, nil) else {
             throw DBusError(name: DBusError.Name.noMemory)
@@ -137,7 +137,7 @@ extension DBusMessage {
     }
 
     /// Asks the receiver not to reply (for calls whose answer nobody waits for).
-    public func setNoReply(_ noReply: Bool) { dbus_message_set_no_reply(raw, noReply ? 1 : 0) }
+    func setNoReply(_ noReply: Bool) { dbus_message_set_no_reply(raw, noReply ? 1 : 0) }
 
     private func appending(_ arguments: [DBusValue]) throws -> DBusMessage {
         try MessageWriter.append(arguments, to: raw)

@@ -63,27 +63,14 @@ public actor DBusObjectServer {
             [.objectPath(path), .strings(listed)])
     }
 
-    /// Removes every object at or below `path`, deepest first (children before parents, as BlueZ does).
-    public func unexportTree(_ path: ObjectPath) throws {
-        for child in objectPaths(under: path).sorted(by: >) { try unexport(child) }
-    }
-
     /// Serves `org.freedesktop.DBus.ObjectManager` at `root` for every object below it.
     public func addObjectManager(at root: ObjectPath) {
         managerRoots.insert(root)
     }
 
-    /// Whether an object is served at `path`.
-    public func hasObject(_ path: ObjectPath) -> Bool { objects[path] != nil }
-
     /// Whether `path` serves `interface`.
     public func hasInterface(_ path: ObjectPath, _ interface: String) -> Bool {
         objects[path]?.interface(interface) != nil
-    }
-
-    /// Paths of the objects at or below `path`, sorted.
-    public func objectPaths(under path: ObjectPath) -> [ObjectPath] {
-        objects.keys.filter { $0.isDescendant(of: path) }.sorted()
     }
 
     // MARK: Properties
@@ -113,7 +100,7 @@ public actor DBusObjectServer {
     }
 
     /// Changes one property and announces it.
-    public func setProperty(_ path: ObjectPath, _ interface: String, _ name: String, _ value: DBusValue) throws {
+    func setProperty(_ path: ObjectPath, _ interface: String, _ name: String, _ value: DBusValue) throws {
         try setProperties(path, interface, [(name, value)])
     }
 

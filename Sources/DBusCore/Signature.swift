@@ -27,7 +27,7 @@ public struct Signature: Hashable, Sendable, CustomStringConvertible, Expressibl
     public var description: String { rawValue }
 
     /// Whether the signature describes exactly one complete type.
-    public var isSingleCompleteType: Bool {
+    var isSingleCompleteType: Bool {
         !rawValue.isEmpty && rawValue.withCString { dbus_signature_validate_single($0, nil) } != 0
     }
 

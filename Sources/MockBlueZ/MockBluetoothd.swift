@@ -93,9 +93,6 @@ public actor MockBluetoothd {
     /// Whether bluetoothd is running (owns `org.bluez`).
     public var isBluetoothdRunning: Bool { daemon != nil }
 
-    /// The unique bus name of the control connection, if served.
-    public var controlUniqueName: String? { control?.connection.uniqueName }
-
     // MARK: Faults
 
     /// Injects a fault; see ``MockFault`` for the shape of each.

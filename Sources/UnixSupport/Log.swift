@@ -36,11 +36,6 @@ public struct Log: Sendable {
         self.sink = sink
     }
 
-    /// The same logger with another threshold (not shared with this one).
-    public func withLevel(_ level: LogLevel) -> Log {
-        Log(level: level, sink: sink)
-    }
-
     /// Changes the threshold of this logger and of every copy of it (SIGHUP reload).
     public func setLevel(_ level: LogLevel) {
         threshold.set(level)
