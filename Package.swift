@@ -31,6 +31,8 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev", "libbluetooth-dev", "pkg-config"])]
         ),
+        // C: Nettle's AES-CCM (encrypted BTHome advertisements), found through pkg-config.
+        .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev", "pkg-config"])]),
         // The D-Bus core: connections, the type system, calls, signals, serving.
         .target(name: "DBusCore", dependencies: ["CBlueZ", "UnixSupport"], swiftSettings: strictSwift),
         // BlueZ client: an object mirror of org.bluez and typed views of its interfaces.
@@ -40,8 +42,8 @@ let package = Package(
         // The vocabulary every layer shares: addresses, measurements, adapter state, the
         // events the Bluetooth side reports. Pure Swift, no dependencies.
         .target(name: "SensorModel", swiftSettings: strictSwift),
-        // Decoding, one profile per service/characteristic UUID.
-        .target(name: "ThermometerProfiles", dependencies: ["SensorModel"], swiftSettings: strictSwift),
+        // Decoding: one profile per GATT service/characteristic UUID, one per advertisement format.
+        .target(name: "ThermometerProfiles", dependencies: ["SensorModel", "CNettle"], swiftSettings: strictSwift),
         // The CoreBluetooth-style central manager and the thermometer flow.
         .target(
             name: "Central",

@@ -1,7 +1,7 @@
 /// Why a value a sensor sent could not be turned into a ``Measurement``.
 ///
-/// Decoding never traps and never guesses: every value that is not a clean, plausible
-/// temperature ends here, with the bytes that caused it.
+/// Decoding never traps and never guesses: every value (a characteristic's or an
+/// advertisement's) that is not clean and plausible ends here, with the bytes that caused it.
 public struct ReadingError: Error, Sendable, Equatable {
     /// The class of problem.
     public enum Kind: String, Sendable, Codable, CaseIterable {
@@ -17,12 +17,29 @@ public struct ReadingError: Error, Sendable, Equatable {
         case unknownUnit
         /// A text value's number is not a plain finite decimal (`nan`, `inf`, `1e3`, `abc`).
         case notANumber
-        /// The temperature lies outside ``ReadingLimits/plausibleCelsius``.
+        /// A quantity lies outside its plausible range (for a temperature,
+        /// `ReadingLimits.plausibleCelsius`); the detail names the quantity.
         case outOfRange
         /// The value is longer than ``ReadingLimits/maximumValueLength`` bytes.
         case oversized
         /// A binary value holds a special "no reading" code (IEEE-11073 NaN, NRes, ±INF; ESS 0x8000).
         case unsupportedValue
+        /// An advertisement holds an object whose id the decoder does not know, so the length
+        /// of everything after it is unknown too (BTHome).
+        case unknownObject
+        /// An advertisement announces a format version the decoder does not read.
+        case unsupportedVersion
+        /// An advertisement is encrypted and no key is configured for the device.
+        case missingKey
+        /// An encrypted advertisement failed authentication: the key is wrong or the packet
+        /// was corrupted or forged.
+        case decryptionFailed
+        /// An authentic encrypted advertisement whose counter is below the last one accepted:
+        /// a replay, dropped (see `ReplayGuard` for the rule).
+        case replayed
+        /// A device that has a key sent an advertisement that is not encrypted: a downgrade,
+        /// dropped.
+        case unencrypted
 
         /// A short human phrase naming the problem.
         public var summary: String {
@@ -33,16 +50,22 @@ public struct ReadingError: Error, Sendable, Equatable {
             case .missingUnit: "temperature value has no unit"
             case .unknownUnit: "unknown temperature unit"
             case .notANumber: "temperature is not a number"
-            case .outOfRange: "implausible temperature"
+            case .outOfRange: "implausible value"
             case .oversized: "temperature value is too long"
             case .unsupportedValue: "thermometer reports no valid temperature"
+            case .unknownObject: "unknown object in advertisement"
+            case .unsupportedVersion: "unsupported advertisement format version"
+            case .missingKey: "encrypted advertisement and no key for the device"
+            case .decryptionFailed: "advertisement failed decryption (wrong key or corrupted packet)"
+            case .replayed: "replayed advertisement (counter went backwards)"
+            case .unencrypted: "unencrypted advertisement from a device that has a key"
             }
         }
     }
 
     /// The class of problem.
     public var kind: Kind
-    /// The characteristic value exactly as received.
+    /// The characteristic value or advertisement payload exactly as received.
     public var raw: [UInt8]
     /// Specifics for people, e.g. `unit "K" is not C or F`; `nil` when the kind says it all.
     public var detail: String?

@@ -4,26 +4,51 @@ import ThermometerProfiles
 
 @Suite("ReadingError")
 struct ReadingErrorTests {
-    /// One value per error kind, each from the profile that produces it.
-    static let oneOfEachKind: [(any ThermometerProfile, [UInt8])] = [
-        (PiCPUTemperatureProfile(), []),
-        (PiCPUTemperatureProfile(), [0xFF, 0xFE, 0x34]),
-        (PiCPUTemperatureProfile(), bytes("44.7 C F")),
-        (PiCPUTemperatureProfile(), bytes("44.7")),
-        (PiCPUTemperatureProfile(), bytes("44.7 K")),
-        (PiCPUTemperatureProfile(), bytes("nan F")),
-        (PiCPUTemperatureProfile(), bytes("900 C")),
-        (PiCPUTemperatureProfile(), [UInt8](repeating: 0x31, count: 600)),
-        (HealthThermometerProfile(), [0x00, 0xFF, 0xFF, 0x7F, 0x00]),
-        (EnvironmentalSensingProfile(), [0x00, 0x80]),
+    /// One value per error kind, each from the decoder that produces it.
+    static let oneOfEachKind: [(raw: [UInt8], decode: @Sendable () -> ReadingError?)] = [
+        gatt(PiCPUTemperatureProfile(), []),
+        gatt(PiCPUTemperatureProfile(), [0xFF, 0xFE, 0x34]),
+        gatt(PiCPUTemperatureProfile(), bytes("44.7 C F")),
+        gatt(PiCPUTemperatureProfile(), bytes("44.7")),
+        gatt(PiCPUTemperatureProfile(), bytes("44.7 K")),
+        gatt(PiCPUTemperatureProfile(), bytes("nan F")),
+        gatt(PiCPUTemperatureProfile(), bytes("900 C")),
+        gatt(PiCPUTemperatureProfile(), [UInt8](repeating: 0x31, count: 600)),
+        gatt(HealthThermometerProfile(), [0x00, 0xFF, 0xFF, 0x7F, 0x00]),
+        gatt(EnvironmentalSensingProfile(), [0x00, 0x80]),
+        advertisement(bytes(hex: "40 02 C4 09 EE 01")),
+        advertisement(bytes(hex: "20 02 C4 09")),
+        advertisement(EncryptedVectors.counter1000),
+        advertisement(EncryptedVectors.counter1000, keys: [sensorAddress: EncryptedVectors.publishedKey]),
+        advertisement(bytes(hex: "40 02 C4 09"), keys: EncryptedVectors.keys),
+        (
+            EncryptedVectors.counter999,
+            {
+                var decoder = AdvertisementDecoder(bthomeKeys: EncryptedVectors.keys)
+                _ = decoder.decode(EncryptedVectors.counter1000, in: bthomeField, from: sensorAddress)
+                return decoder.decode(EncryptedVectors.counter999, in: bthomeField, from: sensorAddress)?.failure
+            }
+        ),
     ]
+
+    static func gatt(_ profile: some ThermometerProfile, _ raw: [UInt8]) -> (
+        raw: [UInt8], decode: @Sendable () -> ReadingError?
+    ) {
+        (raw, { profile.decode(raw).failure })
+    }
+
+    static func advertisement(_ raw: [UInt8], keys: [BluetoothAddress: BTHomeKey] = [:]) -> (
+        raw: [UInt8], decode: @Sendable () -> ReadingError?
+    ) {
+        (raw, { decode(raw, in: bthomeField, keys: keys)?.failure })
+    }
 
     @Test("every kind is reachable, and every description names its problem and shows the value")
     func everyKind() {
         var seen: Set<ReadingError.Kind> = []
-        for (profile, raw) in Self.oneOfEachKind {
-            guard let error = profile.decode(raw).failure else {
-                Issue.record("\(profile.name) accepted \(raw)")
+        for (raw, decode) in Self.oneOfEachKind {
+            guard let error = decode() else {
+                Issue.record("accepted \(raw.hexString)")
                 continue
             }
             seen.insert(error.kind)

@@ -1,0 +1,107 @@
+public import SensorModel
+
+/// A sensor that broadcasts its readings in advertisements: which advertisement fields carry
+/// them, and how to decode one field's bytes.
+///
+/// Conforming types are plain values; decoding is pure (no I/O, no clock), never traps, and
+/// checks every quantity against ``ReadingLimits``. Look profiles up through an
+/// ``AdvertisementRegistry`` and decode through an ``AdvertisementDecoder``, which owns the
+/// state encrypted formats need.
+public protocol AdvertisementProfile: Sendable {
+    /// The profile's stable name in outputs, e.g. `bthome`.
+    var id: ProfileID { get }
+    /// A short human name, e.g. `"BTHome v2"`.
+    var name: String { get }
+    /// The advertisement fields this profile reads. Several profiles may read one field
+    /// (pvvx and ATC1441 share service data 0x181A); each claims its own payloads.
+    var fields: [AdvertisementField] { get }
+    /// Whether the readings come only in scan responses, which BlueZ asks for only when
+    /// scanning actively (Govee). `false` unless a profile says otherwise.
+    var needsActiveScanning: Bool { get }
+
+    /// Decodes one field's payload, as BlueZ reports it (without the UUID or company id).
+    ///
+    /// - Parameters:
+    ///   - payload: The field's bytes (``AdvertisementDecoder`` refuses empty and oversized
+    ///     ones before any profile sees them).
+    ///   - address: The device that sent it.
+    ///   - keyring: Keys and replay state for encrypted formats; plaintext formats ignore it.
+    /// - Returns: `nil` when the payload is not in this profile's format (another format on
+    ///   the same field) or carries nothing this daemon measures (a BTHome button press);
+    ///   otherwise a reading or the reason there is none.
+    func decode(
+        _ payload: [UInt8], from address: BluetoothAddress, keyring: inout AdvertisementKeyring
+    ) -> Result<AdvertisementReading, ReadingError>?
+}
+
+extension AdvertisementProfile {
+    /// Most formats put their data in the advertisement itself.
+    public var needsActiveScanning: Bool { false }
+}
+
+/// One entry of an advertisement's service data or manufacturer data, as BlueZ keys them.
+public enum AdvertisementField: Hashable, Sendable, CustomStringConvertible {
+    /// Service data under a service UUID (BlueZ's `ServiceData` dictionary).
+    case serviceData(BluetoothUUID)
+    /// Manufacturer-specific data under a company identifier (BlueZ's `ManufacturerData`).
+    case manufacturerData(UInt16)
+
+    /// `service data 0xfcd2` or `manufacturer data 0x0499`, for log lines.
+    public var description: String {
+        switch self {
+        case .serviceData(let uuid):
+            "service data " + (uuid.shortValue.map { "0x" + paddedHex($0, digits: 4) } ?? uuid.uuidString)
+        case .manufacturerData(let company):
+            "manufacturer data 0x" + paddedHex(company, digits: 4)
+        }
+    }
+}
+
+/// A reading decoded from one advertisement.
+public struct AdvertisementReading: Sendable, Equatable {
+    /// The decoded quantities; `raw` is the payload in lower-case hex, as received.
+    public var measurement: Measurement
+    /// The sensor's own counter (BTHome packet id or encryption counter, pvvx/ATC1441 frame
+    /// counter, Ruuvi measurement sequence); `nil` when the format has none (Govee).
+    ///
+    /// Devices repeat an advertisement many times: a reading with the same profile and
+    /// counter as the last one from the same device is the same reading heard again.
+    public var counter: UInt32?
+    /// Whether the payload was authenticated with the device's key (encrypted BTHome).
+    public var isAuthenticated: Bool
+
+    /// Creates a reading.
+    public init(measurement: Measurement, counter: UInt32?, isAuthenticated: Bool = false) {
+        self.measurement = measurement
+        self.counter = counter
+        self.isAuthenticated = isAuthenticated
+    }
+}
+
+/// The advertisement fields of one device, as BlueZ reports them on its `Device1` object.
+public struct Advertisement: Sendable, Equatable {
+    /// The device's address.
+    public var address: BluetoothAddress
+    /// `ServiceData`: payloads by service UUID.
+    public var serviceData: [BluetoothUUID: [UInt8]]
+    /// `ManufacturerData`: payloads by company identifier.
+    public var manufacturerData: [UInt16: [UInt8]]
+
+    /// Creates an advertisement.
+    public init(
+        address: BluetoothAddress, serviceData: [BluetoothUUID: [UInt8]] = [:],
+        manufacturerData: [UInt16: [UInt8]] = [:]
+    ) {
+        self.address = address
+        self.serviceData = serviceData
+        self.manufacturerData = manufacturerData
+    }
+
+    /// The payload of one field, if the advertisement has it.
+    public subscript(field: AdvertisementField) -> [UInt8]? {
+        switch field {
+        case .serviceData(let uuid): serviceData[uuid]
+        case .manufacturerData(let company): manufacturerData[company]
+        }
+    }
+}

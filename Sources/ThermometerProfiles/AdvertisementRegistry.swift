@@ -1,0 +1,54 @@
+import SensorModel
+
+/// The advertisement formats the daemon knows, looked up by advertisement field.
+public struct AdvertisementRegistry: Sendable {
+    /// The profiles in lookup order; on a shared field the first to claim a payload wins.
+    public private(set) var profiles: [any AdvertisementProfile]
+
+    /// Every known format: BTHome v2, pvvx, atc1441, RuuviTag data format 5, Govee H5075 and
+    /// H5074.
+    public static let standard = AdvertisementRegistry(profiles: [
+        BTHomeProfile(),
+        PVVXProfile(),
+        ATC1441Profile(),
+        RuuviProfile(),
+        GoveeH5075Profile(),
+        GoveeH5074Profile(),
+    ])
+
+    /// Creates a registry that looks profiles up in the given order.
+    public init(profiles: [any AdvertisementProfile]) {
+        self.profiles = profiles
+    }
+
+    /// The profiles that read `field`, in lookup order.
+    public func profiles(reading field: AdvertisementField) -> [any AdvertisementProfile] {
+        profiles.filter { $0.fields.contains(field) }
+    }
+
+    /// Every service data UUID some profile reads, without duplicates, in lookup order
+    /// (for a discovery filter).
+    public var serviceDataUUIDs: [BluetoothUUID] {
+        uniqueFields.compactMap { field in
+            if case .serviceData(let uuid) = field { uuid } else { nil }
+        }
+    }
+
+    /// Every manufacturer company id some profile reads, without duplicates, in lookup order.
+    public var manufacturerIDs: [UInt16] {
+        uniqueFields.compactMap { field in
+            if case .manufacturerData(let company) = field { company } else { nil }
+        }
+    }
+
+    /// Whether some profile's data comes only in scan responses, so discovery must scan actively.
+    public var needsActiveScanning: Bool {
+        profiles.contains { $0.needsActiveScanning }
+    }
+
+    private var uniqueFields: [AdvertisementField] {
+        profiles.reduce(into: []) { all, profile in
+            for field in profile.fields where !all.contains(field) { all.append(field) }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+public import SensorModel
+
+/// Govee H5074: manufacturer data 0xEC88, 7 bytes, little-endian, in the scan response.
+///
+/// Temperature sint16 × 0.01 °C at byte 1, humidity uint16 × 0.01 % at byte 3, battery
+/// uint8 % at byte 5. Other lengths are not this format (H5075 is 6 bytes). No counter.
+public struct GoveeH5074Profile: AdvertisementProfile {
+    /// The payload's length.
+    public static let payloadLength = 7
+
+    /// `govee-h5074`.
+    public let id: ProfileID = "govee-h5074"
+    /// A short human name.
+    public let name = "Govee H5074"
+    /// Manufacturer data 0xEC88, shared with ``GoveeH5075Profile``.
+    public let fields: [AdvertisementField] = [.manufacturerData(GoveeH5075Profile.companyID)]
+    /// The data is in the scan response.
+    public let needsActiveScanning = true
+
+    /// Creates the profile.
+    public init() {}
+
+    /// Decodes a 7-byte payload; `nil` for any other length.
+    public func decode(
+        _ payload: [UInt8], from address: BluetoothAddress, keyring: inout AdvertisementKeyring
+    ) -> Result<AdvertisementReading, ReadingError>? {
+        decodeFixedLength(payload, length: Self.payloadLength, profile: id) { builder throws(ReadingError) in
+            try builder.add(.temperature, payload.signedLittleEndian(at: 1, count: 2), per: 100)
+            try builder.add(.humidity, payload.unsignedLittleEndian(at: 3, count: 2), per: 100)
+            try builder.add(.battery, Int(payload[5]))
+            return nil
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import SensorModel
+
+/// Collects the quantities of one decoded value, each checked against its plausible range
+/// and rounded to its step, and makes the ``Measurement``.
+struct QuantitiesBuilder {
+    /// The profile that decodes.
+    let profile: ProfileID
+    /// The payload as received, for the measurement and any error.
+    let raw: [UInt8]
+    /// The quantities added so far.
+    private(set) var quantities = Quantities()
+
+    /// Adds `quantity` with the value `count × numerator ÷ denominator`, an exact fraction
+    /// (formats scale integers by 0.01, 0.005, 0.35, …).
+    ///
+    /// A quantity that already has a value keeps it: the first of several wins, unchecked.
+    ///
+    /// - Throws: ``ReadingError/Kind/outOfRange`` when the value is not plausible.
+    mutating func add(
+        _ quantity: Quantity, _ count: Int, times numerator: Int = 1, per denominator: Int = 1
+    ) throws(ReadingError) {
+        guard quantities[quantity] == nil else { return }
+        let exact = count * numerator
+        let range = ReadingLimits.plausibleRange(of: quantity)
+        let value = Double(exact) / Double(denominator)
+        guard range.contains(value) else {
+            throw ReadingError(
+                .outOfRange, raw: raw,
+                detail: "\(quantity) \(value) \(quantity.symbol) is outside \(range) \(quantity.symbol)")
+        }
+        let steps = ReadingLimits.stepsPerUnit(of: quantity)
+        // Rounding the exact fraction in integers, then dividing by an exact power of ten,
+        // gives the Double nearest to the decimal meant. Adding zero turns −0.0 into 0.0.
+        quantities[quantity] = Double(dividedRounded(exact * steps, by: denominator)) / Double(steps) + 0
+    }
+
+    /// The measurement, in °C, with the payload as lower-case hex.
+    func measurement() -> Measurement {
+        Measurement(profile: profile, quantities: quantities, unit: .celsius, raw: raw.hexString)
+    }
+}
+
+/// `numerator ÷ denominator` rounded half away from zero; `denominator` is positive.
+func dividedRounded(_ numerator: Int, by denominator: Int) -> Int {
+    let quotient = numerator / denominator
+    let remainder = numerator % denominator
+    guard 2 * abs(remainder) >= denominator else { return quotient }
+    return quotient + (numerator < 0 ? -1 : 1)
+}
+
+/// Decodes a format of one fixed length: `nil` for any other length, else what `read` adds
+/// to the builder, with the counter it returns.
+func decodeFixedLength(
+    _ payload: [UInt8], length: Int, profile: ProfileID,
+    _ read: (inout QuantitiesBuilder) throws(ReadingError) -> UInt32?
+) -> Result<AdvertisementReading, ReadingError>? {
+    guard payload.count == length else { return nil }
+    return catchingReadingError { () throws(ReadingError) in
+        var builder = QuantitiesBuilder(profile: profile, raw: payload)
+        let counter = try read(&builder)
+        return AdvertisementReading(measurement: builder.measurement(), counter: counter)
+    }
+}
+
+/// Runs a decoder written with typed throws and returns what the protocol returns.
+func catchingReadingError(
+    _ body: () throws(ReadingError) -> AdvertisementReading?
+) -> Result<AdvertisementReading, ReadingError>? {
+    do {
+        return try body().map { .success($0) }
+    } catch {
+        return .failure(error)
+    }
+}

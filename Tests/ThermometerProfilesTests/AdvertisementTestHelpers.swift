@@ -1,0 +1,82 @@
+import Testing
+import SensorModel
+import ThermometerProfiles
+
+/// Bytes written as hex, spaces allowed: `bytes(hex: "40 02 C4 09")`.
+func bytes(hex text: String) -> [UInt8] {
+    let digits = Array(text.filter { !$0.isWhitespace })
+    precondition(digits.count.isMultiple(of: 2), "odd hex: \(text)")
+    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
+}
+
+/// The address most tests' advertisements come from.
+let sensorAddress = BluetoothAddress("A4:C1:38:8D:18:B2")!
+
+/// Service data 0xFCD2 (BTHome).
+let bthomeField = AdvertisementField.serviceData(BTHomeProfile.serviceUUID)
+/// Service data 0x181A (pvvx, atc1441).
+let environmentalField = AdvertisementField.serviceData(PVVXProfile.serviceUUID)
+/// Manufacturer data 0x0499 (Ruuvi).
+let ruuviField = AdvertisementField.manufacturerData(RuuviProfile.companyID)
+/// Manufacturer data 0xEC88 (Govee).
+let goveeField = AdvertisementField.manufacturerData(GoveeH5075Profile.companyID)
+
+/// Decodes one payload with a fresh standard decoder.
+func decode(
+    _ payload: [UInt8], in field: AdvertisementField, from address: BluetoothAddress = sensorAddress,
+    keys: [BluetoothAddress: BTHomeKey] = [:]
+) -> Result<AdvertisementReading, ReadingError>? {
+    var decoder = AdvertisementDecoder(bthomeKeys: keys)
+    return decoder.decode(payload, in: field, from: address)
+}
+
+/// What a decoded advertisement must hold.
+struct ExpectedReading: Sendable, CustomTestStringConvertible {
+    var payload: [UInt8]
+    var quantities: Quantities
+    var counter: UInt32?
+    var testDescription: String { payload.hexString }
+
+    init(_ payload: [UInt8], _ quantities: KeyValuePairs<Quantity, Double>, counter: UInt32? = nil) {
+        self.payload = payload
+        self.quantities = Quantities(quantities)
+        self.counter = counter
+    }
+}
+
+/// A payload that must be refused, and why.
+struct ExpectedError: Sendable, CustomTestStringConvertible {
+    var payload: [UInt8]
+    var kind: ReadingError.Kind
+    var testDescription: String { "\(kind): \(payload.hexString)" }
+
+    init(_ payload: [UInt8], _ kind: ReadingError.Kind) {
+        self.payload = payload
+        self.kind = kind
+    }
+}
+
+/// Checks a decoded reading against what is expected of `profile`.
+func expectReading(
+    _ result: Result<AdvertisementReading, ReadingError>?, _ expected: ExpectedReading, profile: ProfileID,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    let outcome = try #require(result, "no reading at all", sourceLocation: sourceLocation)
+    let reading = try #require(outcome.success, "\(outcome)", sourceLocation: sourceLocation)
+    #expect(reading.measurement.quantities == expected.quantities, sourceLocation: sourceLocation)
+    #expect(reading.counter == expected.counter, sourceLocation: sourceLocation)
+    #expect(reading.measurement.profile == profile, sourceLocation: sourceLocation)
+    #expect(reading.measurement.raw == expected.payload.hexString, sourceLocation: sourceLocation)
+    #expect(reading.measurement.unit == .celsius, sourceLocation: sourceLocation)
+}
+
+/// Checks that a payload was refused with the expected kind and its bytes.
+func expectError(
+    _ result: Result<AdvertisementReading, ReadingError>?, _ expected: ExpectedError,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    let outcome = try #require(result, "no error at all", sourceLocation: sourceLocation)
+    let error = try #require(outcome.failure, "\(outcome)", sourceLocation: sourceLocation)
+    #expect(error.kind == expected.kind, "\(error)", sourceLocation: sourceLocation)
+    #expect(error.raw == expected.payload, sourceLocation: sourceLocation)
+}
