@@ -17,16 +17,7 @@ final class ScriptedDaemon: @unchecked Sendable {
         self.socket = socket
         let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in socket.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let bound = withUnixAddress(socket) { bind(listener, $0, $1) }
         guard bound == 0, listen(listener, 8) == 0 else {
             close(listener)
             throw TestSupportError("cannot listen on \(socket)")
