@@ -12,9 +12,20 @@ struct EventFormatter {
 
     /// The text line for one event line from the daemon.
     func line(for json: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        // Readings are nearly every line of a burst: read straight from the bytes.
+        if let reading = ReadingFields(json) {
+            return columns(
+                reading.time, EventType.reading.rawValue, Format.name(reading.name), reading.address,
+                readingDetails(reading.celsius, raw: reading.raw, seq: reading.seq))
+        }
         guard let event = try? JSONLines.decode(Event.self, from: json) else { return unknownLine(json) }
         let (time, name, address, details) = fields(event)
         return columns(time, event.type.rawValue, name, address, details)
+    }
+
+    private func readingDetails(_ celsius: Double, raw: String, seq: UInt64) -> [String] {
+        let value = Format.rightAligned(terminal.temperature(celsius), Self.temperatureWidth)
+        return [terminal.paint(value, .bold), "(raw \"\(raw)\")", "#\(seq)"]
     }
 
     private func columns(_ time: Timestamp?, _ type: String, _ name: String, _ address: String, _ details: [String])
@@ -31,10 +42,9 @@ struct EventFormatter {
     private func fields(_ event: Event) -> (Timestamp, String, String, [String]) {
         switch event {
         case .reading(let reading):
-            let value = Format.rightAligned(terminal.temperature(reading.celsius), Self.temperatureWidth)
             return (
                 reading.time, Format.name(reading.name), reading.address,
-                [terminal.paint(value, .bold), "(raw \"\(reading.raw)\")", "#\(reading.seq)"]
+                readingDetails(reading.celsius, raw: reading.raw, seq: reading.seq)
             )
         case .readingError(let failure):
             return (
@@ -67,5 +77,54 @@ struct EventFormatter {
             return String(decoding: json, as: UTF8.self)
         }
         return columns(event.time, event.type, event.name ?? "", event.address ?? "", [])
+    }
+}
+
+/// The fields of a `reading` line that text shows, read with ``JSONScanner``; nil for
+/// anything else, or when a string holds an escape (then the decoder reads it).
+struct ReadingFields {
+    var time: Timestamp
+    var address: String
+    var name: String?
+    var celsius: Double
+    var raw: String
+    var seq: UInt64
+
+    init?(_ json: Slice<UnsafeBufferPointer<UInt8>>) {
+        let scanner = JSONScanner(json.base)
+        var isReading = false
+        var time: Timestamp?
+        var address: String?
+        var name: String??
+        var celsius: Double?
+        var raw: String?
+        var seq: UInt64?
+        func text(_ range: Range<Int>) -> String? {
+            guard range.count >= 2, json.base[range.lowerBound] == UInt8(ascii: "\"") else { return nil }
+            let inner = json.base[(range.lowerBound + 1)..<(range.upperBound - 1)]
+            return inner.contains(UInt8(ascii: "\\")) ? nil : String(decoding: inner, as: UTF8.self)
+        }
+        let wellFormed = scanner.members(of: json.startIndex..<json.endIndex) { key, value in
+            if scanner.equals(key, "type") {
+                isReading = scanner.equals(value, #""reading""#)
+            } else if scanner.equals(key, "time") {
+                time = text(value).flatMap(Timestamp.init(rfc3339:))
+            } else if scanner.equals(key, "address") {
+                address = text(value)
+            } else if scanner.equals(key, "name") {
+                name = scanner.equals(value, "null") ? .some(nil) : text(value).map { $0 }
+            } else if scanner.equals(key, "celsius") {
+                celsius = Double(String(decoding: json.base[value], as: UTF8.self))
+            } else if scanner.equals(key, "raw") {
+                raw = text(value)
+            } else if scanner.equals(key, "seq") {
+                seq = scanner.unsignedInteger(value)
+            }
+            return true
+        }
+        guard wellFormed, isReading, let time, let address, let name, let celsius, let raw, let seq else { return nil }
+        (self.time, self.address, self.name, self.celsius, self.raw, self.seq) = (
+            time, address, name, celsius, raw, seq
+        )
     }
 }

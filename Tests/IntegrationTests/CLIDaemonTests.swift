@@ -109,7 +109,8 @@ extension CLITests {
             _ = try await chosen.first { $0["type"] as? String == "reading" }
             _ = try await everything.firstText { $0.contains(" reading ") }
             #expect(try await fixture.blectl(["scan", "--all", "--timeout", "2"]).status == 0)
-            let seen = try await everything.firstText { $0.contains(" peripheral_seen ") }
+            // blectld announces a device again at most every 10 s.
+            let seen = try await everything.firstText(within: .seconds(30)) { $0.contains(" peripheral_seen ") }
             let reading = try await everything.firstText { $0.contains(" reading ") }
             // The address column starts at the same place whatever the event and the name.
             let columns = [seen, reading].map { line in
@@ -156,6 +157,9 @@ extension CLITests {
             }
             #expect(watch.errors().contains("lost the connection to blectld"))
             #expect(!watch.errors().contains("some readings were lost"))
+            // SIGTERM (like Ctrl-C) is the normal way to stop.
+            kill(watch.pid, SIGTERM)
+            #expect(await watch.waitForExit() == 0)
         }
     }
 }

@@ -193,7 +193,9 @@ struct CLIUsageTests {
         #expect(try await json.firstText { _ in true } == newKind)
         let plain = try ChildProcessLines.start(Self.blectl, ["--socket", socket, "watch", "--events", "all"])
         defer { plain.stop() }
-        #expect(try await plain.firstText { _ in true }.contains(" reading "))
+        let shown = try await plain.firstText { _ in true }
+        #expect(
+            shown.contains(" reading ") && shown.contains("Sensor") && shown.contains("21.5 °C  (raw \"0868\")  #8"))
         let unknown = try await plain.firstText { _ in true }
         #expect(unknown.contains("  battery  ") && unknown.contains("Sensor"), "\(unknown)")
     }

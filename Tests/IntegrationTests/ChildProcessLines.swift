@@ -37,6 +37,11 @@ final class ChildProcessLines: Sendable {
     /// The process, for signals.
     var pid: Int32 { process.pid }
 
+    /// Waits for the process to exit, at most `timeout`; returns its status or nil.
+    func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
+        await process.waitForExit(timeout: timeout)
+    }
+
     /// The first JSON object line that `match` accepts, within `timeout`.
     func first(
         within timeout: Duration = .seconds(20), _ match: @escaping @Sendable ([String: Any]) -> Bool
