@@ -7,12 +7,29 @@ enum ReadCommand {
     /// The wait when `--timeout` is not given (the daemon's default too).
     static let defaultTimeout = 10.0
 
+    /// What blectl reads of each report: enough for text and for saying why it is stale.
+    /// Lenient (no unit or profile it must know), so `--json` keeps working when a newer
+    /// daemon reports values this build cannot show.
+    struct Row: Decodable {
+        var address: String
+        var name: String?
+        var celsius: Double?
+        var raw: String?
+        var ageSeconds: Double
+        var fresh: Bool
+
+        private enum CodingKeys: String, CodingKey {
+            case address, name, celsius, raw, fresh
+            case ageSeconds = "age_seconds"
+        }
+    }
+
     static func run(_ context: Context) throws(CLIError) -> ExitStatus {
         let seconds = try context.timeout(maximum: ProtocolInfo.maxReadTimeoutSeconds) ?? defaultTimeout
         let client = try context.connect()
         let reply = try client.request(
             .read(address: context.arguments.positionals.first, timeout: seconds), timeout: .seconds(seconds + 15))
-        let reports = try reply.decode([ReadingReport].self)
+        let reports = try reply.decode([Row].self)
         let terminal = context.terminal
         if terminal.json {
             terminal.printRaw(reply.result)
@@ -33,11 +50,11 @@ enum ReadCommand {
         return stale.count == reports.count ? .notFresh : .success
     }
 
-    private static func printTable(_ reports: [ReadingReport], _ terminal: Terminal) {
+    private static func printTable(_ reports: [Row], _ terminal: Terminal) {
         let rows = reports.map { report in
             [
-                Format.name(report.name), report.address, terminal.temperature(report.celsius),
-                "(raw \"\(report.raw)\")", Format.age(seconds: report.ageSeconds),
+                Format.name(report.name), report.address, report.celsius.map(terminal.temperature) ?? "–",
+                report.raw.map { "(raw \"\($0)\")" } ?? "", Format.age(seconds: report.ageSeconds),
             ]
         }
         let lines = terminal.table(rows) { row, column, text in
@@ -49,7 +66,7 @@ enum ReadCommand {
 
     /// Why `report` is a stored reading: the adapter is not on, the device is not
     /// connected, or it did not answer.
-    static func staleReason(_ report: ReadingReport, status: StatusResult?) -> String {
+    static func staleReason(_ report: Row, status: StatusResult?) -> String {
         guard let status else { return "no fresh reading" }
         guard let adapter = status.adapter else { return "no Bluetooth adapter" }
         switch status.state {

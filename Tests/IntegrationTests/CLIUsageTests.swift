@@ -166,6 +166,10 @@ struct CLIUsageTests {
         let reading =
             #"{"address":"DC:A6:32:00:00:01","age_seconds":0,"celsius":21.5,"fresh":true,"humidity":40.5,"#
             + #""name":"Sensor","profile":"ess","raw":"0868","seq":7,"time":"2026-11-30T01:02:03.456Z","unit":"C"}"#
+        // A kind of value this build cannot show: printed as it came, shown without a temperature.
+        let humidity =
+            #"{"address":"DC:A6:32:00:00:02","age_seconds":0,"fresh":true,"humidity":40.5,"name":"Hygro","#
+            + #""profile":"ess","raw":"0fd2","seq":8,"time":"2026-11-30T01:02:03.456Z","unit":"%"}"#
         let status =
             #"{"adapter":"hci0","battery_saver":true,"connected":[],"daemon":"blectld","last_seq":7,"#
             + #""started":"2026-11-30T00:00:00.000Z","state":"poweredOn","version":"9.9.9"}"#
@@ -180,13 +184,18 @@ struct CLIUsageTests {
         ).path
         let daemon = try ScriptedDaemon(
             socket: socket,
-            results: ["read": "[\(reading)]", "status": status, "subscribe": #"{"events":["reading"],"last_seq":7}"#],
+            results: [
+                "read": "[\(reading),\(humidity)]", "status": status,
+                "subscribe": #"{"events":["reading"],"last_seq":7}"#,
+            ],
             events: [event, newKind])
         defer { daemon.stop() }
-        #expect(try await run(Self.blectl, ["--socket", socket, "read", "--json"]).output == "[\(reading)]\n")
+        #expect(
+            try await run(Self.blectl, ["--socket", socket, "read", "--json"]).output == "[\(reading),\(humidity)]\n")
         #expect(try await run(Self.blectl, ["--socket", socket, "status", "--json"]).output == status + "\n")
         let text = try await run(Self.blectl, ["--socket", socket, "read"])
         #expect(text.status == 0 && text.output.contains("Sensor  DC:A6:32:00:00:01  21.5 °C"), "\(text)")
+        #expect(text.output.contains("Hygro   DC:A6:32:00:00:02  –"), "\(text)")
         let json = try ChildProcessLines.start(Self.blectl, ["--socket", socket, "watch", "--json", "--events", "all"])
         defer { json.stop() }
         #expect(try await json.firstText { _ in true } == event)
