@@ -3,7 +3,7 @@
 //
 // Layers (arrows point one way):
 //   blectld / blectl (executables) → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
-//   blectl-mock → MockBlueZ → DBusCore
+//   blectl-mock → MockBlueZ → DBusCore (and BlectlProtocol, for the version all three print)
 //   UnixSupport (logging, sockets, the event loop) sits beside them, used by all.
 import PackageDescription
 
@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "MockBlueZ", dependencies: ["DBusCore", "UnixSupport"], swiftSettings: strictSwift),
         .executableTarget(
             name: "blectl-mock",
-            dependencies: ["MockBlueZ", "UnixSupport"],
+            dependencies: ["MockBlueZ", "BlectlProtocol", "UnixSupport"],
             swiftSettings: strictSwift
         ),
         // Linux headers Swift's Glibc module leaves out (epoll, eventfd).
@@ -95,7 +95,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "blectl",
-            dependencies: ["BlectlProtocol", "UnixSupport"],
+            dependencies: ["BlectlProtocol", "SensorModel", "UnixSupport"],
             swiftSettings: strictSwift
         ),
 

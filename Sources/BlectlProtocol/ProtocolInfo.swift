@@ -10,4 +10,8 @@ public enum ProtocolInfo {
     public static let defaultSocketPath = "/run/blectl/blectld.sock"
     /// The environment variable that overrides the socket path for both executables.
     public static let socketEnvironmentVariable = "BLECTL_SOCKET"
+    /// The longest `scan` a request may ask for, in seconds; the daemon and blectl both enforce it.
+    public static let maxScanSeconds = 120
+    /// The longest wait a `read` may ask for, in seconds; the daemon and blectl both enforce it.
+    public static let maxReadTimeoutSeconds = 300
 }

@@ -30,12 +30,12 @@ public actor Hub {
         public var historyPage = 1000
         /// Scan length when the request names none.
         public var defaultScan: Duration = .seconds(10)
-        /// The longest scan a request may ask for.
-        public var maxScan: Duration = .seconds(120)
+        /// The longest scan a request may ask for (the protocol states it: blectl checks it too).
+        public var maxScan: Duration = .seconds(ProtocolInfo.maxScanSeconds)
         /// How long `read` waits for a thermometer when the request names no timeout.
         public var defaultReadTimeout: Duration = .seconds(10)
-        /// The longest wait a `read` may ask for.
-        public var maxReadTimeout: Duration = .seconds(300)
+        /// The longest wait a `read` may ask for (the protocol states it: blectl checks it too).
+        public var maxReadTimeout: Duration = .seconds(ProtocolInfo.maxReadTimeoutSeconds)
         /// How long one fresh read may take before the stored reading is used instead.
         public var freshRead: Duration = .seconds(5)
         /// How often an unchanged peripheral is announced again while it keeps advertising.

@@ -34,15 +34,20 @@ public struct OptionSpec: Hashable, Sendable {
     public var valueName: String
     /// One line of help.
     public var help: String
+    /// The values the option takes, for help and shell completion; the command checks them
+    /// (it may also take a comma-separated list of them, or another spelling).
+    public var choices: [String] = []
+    /// Left out of help (an option for tools, such as a spec dump); still accepted.
+    public var hidden = false
 
     /// A switch such as `--json`.
-    public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
-        OptionSpec(name: name, kind: .flag, short: short, valueName: "", help: help)
+    public static func flag(_ name: String, short: Character? = nil, hidden: Bool = false, help: String) -> OptionSpec {
+        OptionSpec(name: name, kind: .flag, short: short, valueName: "", help: help, hidden: hidden)
     }
 
     /// An option with a value such as `--socket PATH`.
-    public static func value(_ name: String, _ valueName: String, help: String) -> OptionSpec {
-        OptionSpec(name: name, kind: .value, short: nil, valueName: valueName, help: help)
+    public static func value(_ name: String, _ valueName: String, choices: [String] = [], help: String) -> OptionSpec {
+        OptionSpec(name: name, kind: .value, short: nil, valueName: valueName, help: help, choices: choices)
     }
 
     /// A repeatable option such as `--name NAME`.
@@ -149,7 +154,8 @@ public struct ArgvParser: Sendable {
                 result.positionals.append(argument)
             }
         }
-        try checkPositionals(result.positionals, verb: verb)
+        // `read A B --help` asks for help: show it rather than count the arguments.
+        if !result.flag("help") { try checkPositionals(result.positionals, verb: verb) }
         return result
     }
 
@@ -212,10 +218,12 @@ public struct ArgvParser: Sendable {
 }
 
 extension [OptionSpec] {
-    /// The options as aligned help lines: `  --socket PATH   Socket to connect to`.
+    /// The options as aligned help lines: `  --socket PATH   Socket to connect to`; hidden
+    /// options are left out.
     public func helpLines(indent: String = "  ") -> String {
-        let width = (map(\.synopsis.count).max() ?? 0) + 2
-        return map { spec in
+        let shown = filter { !$0.hidden }
+        let width = (shown.map(\.synopsis.count).max() ?? 0) + 2
+        return shown.map { spec in
             let padding = String(repeating: " ", count: width - spec.synopsis.count)
             return indent + spec.synopsis + padding + spec.help
         }.joined(separator: "\n")

@@ -1,3 +1,4 @@
+import BlectlProtocol
 import MockBlueZ
 import UnixSupport
 
@@ -22,7 +23,11 @@ enum MockCommandLine {
         .value("log-level", "LEVEL", help: "err, warning, notice, info or debug (default info)"),
         .value("emit-log", "FILE", help: "log every temperature notification's time to FILE (benchmarks)"),
         .flag("help", short: "h", help: "show this help"),
+        .flag("version", help: "show the version"),
     ]
+
+    /// What `--version` prints: the version blectld and blectl share.
+    static let versionText = "blectl-mock \(ProtocolInfo.softwareVersion)"
 
     static let parser = ArgvParser(globals: options)
 

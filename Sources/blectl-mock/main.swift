@@ -24,6 +24,10 @@ do {
         writeAll(STDOUT_FILENO, Array((MockCommandLine.helpText + "\n").utf8))
         exit(ExitCode.success)
     }
+    if parsed.flag("version") {
+        writeAll(STDOUT_FILENO, Array((MockCommandLine.versionText + "\n").utf8))
+        exit(ExitCode.success)
+    }
     scenario = try MockCommandLine.scenario(parsed)
     level = try MockCommandLine.logLevel(parsed)
     address = try MockCommandLine.busAddress(parsed, environment: ProcessEnvironment.current)

@@ -5,14 +5,17 @@ import UnixSupport
 /// A blocking connection to blectld: one request at a time, replies matched by id.
 ///
 /// The CLI does one thing and exits, so plain blocking reads with a receive timeout are
-/// the simplest correct client.
+/// the simplest correct client. Lines stay bytes until a command needs their fields: the
+/// daemon's objects can be printed as they came, and an event stream is followed without
+/// decoding it.
 final class DaemonClient {
-    private let fd: Int32
+    /// The connected socket.
+    let fd: Int32
     private let path: String
-    private var buffer: [UInt8] = []
+    private var input = SocketLines()
     private var nextID = 0
-    /// Events that arrived while a reply was awaited, oldest first.
-    private var pendingEvents: [(Event, [UInt8])] = []
+    /// Event lines that arrived while a reply was awaited, oldest first.
+    private var pendingEvents: [[UInt8]] = []
     private static let maxPendingEvents = 10_000
 
     private init(fd: Int32, path: String) {
@@ -24,91 +27,80 @@ final class DaemonClient {
         close(fd)
     }
 
-    /// Connects to the daemon at `path` and reads its hello.
-    static func connect(path: String) throws(CLIError) -> DaemonClient {
+    /// Connects to the daemon at `path` and reads its hello; `hint` explains a failure.
+    static func connect(path: String, hint: ConnectionHint) throws(CLIError) -> DaemonClient {
         let fd: Int32
         do {
             fd = try UnixSocket.connect(path: path)
         } catch {
-            throw .failure(explain(error, path: path))
+            throw hint.explain(error)
         }
         let client = DaemonClient(fd: fd, path: path)
         try client.readHello()
         return client
     }
 
-    private static func explain(_ error: SystemError, path: String) -> String {
-        switch error.code {
-        case ENOENT, ECONNREFUSED:
-            return """
-                blectld is not running (nothing listens on \(path)).
-                Start it with:  sudo systemctl start blectld
-                or try it without Bluetooth hardware:  blectld --mock
-                """
-        case EACCES, EPERM:
-            return """
-                permission denied on \(path).
-                Use sudo, or join the group that owns the socket (socket_group in /etc/blectl/blectld.conf).
-                """
-        default:
-            return "cannot connect to blectld at \(path): \(error.reason)"
-        }
-    }
-
     private func readHello() throws(CLIError) {
         try setTimeout(.seconds(5))
         let line = try nextLine()
-        switch ServerLine.classify(line) {
-        case .hello(let hello) where hello.v == ProtocolInfo.version:
+        if let hello = try? JSONLines.decode(Hello.self, from: line), hello.type == "hello" {
+            guard hello.v == ProtocolInfo.version else {
+                throw .failure(
+                    "blectld speaks protocol version \(hello.v); this blectl speaks \(ProtocolInfo.version)",
+                    .protocolMismatch)
+            }
             return
-        case .hello(let hello):
-            throw .failure("blectld speaks protocol version \(hello.v); this blectl speaks \(ProtocolInfo.version)")
-        case .reply:
-            throw .failure(Self.errorText(line))
-        default:
-            throw .failure("\(path) does not look like blectld's socket")
         }
+        if let reply = ReplyLine(line), !reply.ok { throw reply.failure() }  // e.g. too_many_clients
+        throw .failure("\(path) does not look like blectld's socket", .protocolMismatch)
     }
 
-    /// Sends `command` and returns the result of the matching reply. Events that arrive
-    /// meanwhile are kept for ``nextEvent()``. `timeout` bounds the wait (nil: none).
-    func request<Result: Codable & Sendable>(
-        _ command: Command, as type: Result.Type, timeout: Duration?
-    ) throws(CLIError) -> Result {
+    /// Sends `command` and returns its reply, or throws the daemon's error. Events that
+    /// arrive meanwhile are kept for ``streamEvents(_:beforeWaiting:)``. `timeout` bounds
+    /// the wait (nil: none).
+    func request(_ command: Command, timeout: Duration?) throws(CLIError) -> ReplyLine {
         nextID += 1
         let id = nextID
         try send(Request(id: id, command))
         try setTimeout(timeout)
         while true {
             let line = try nextLine()
-            switch ServerLine.classify(line) {
-            case .reply(let replyID, _) where replyID == id || replyID == nil:
-                guard let reply = try? JSONLines.decode(Reply<Result>.self, from: line) else {
-                    throw .failure(Self.errorText(line))
-                }
-                do {
-                    return try reply.get()
-                } catch {
-                    throw .failure(error.message)
-                }
-            case .event(let event):
-                guard pendingEvents.count < Self.maxPendingEvents else {
-                    throw .failure("too many events arrived while waiting for a reply")
-                }
-                pendingEvents.append((event, line))
-            default:
-                continue
+            if let reply = ReplyLine(line) {
+                guard reply.id == id || reply.id == nil else { continue }
+                guard reply.ok else { throw reply.failure() }
+                return reply
             }
+            guard pendingEvents.count < Self.maxPendingEvents else {
+                throw .failure("too many events arrived while waiting for a reply")
+            }
+            pendingEvents.append(line)
         }
     }
 
-    /// The next event and its line as the daemon sent it, waiting as long as it takes.
-    func nextEvent() throws(CLIError) -> (Event, [UInt8]) {
-        if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+    /// Sends `command` and decodes its result as `Result`.
+    func request<Result: Decodable>(_ command: Command, as type: Result.Type, timeout: Duration?) throws(CLIError)
+        -> Result
+    {
+        try request(command, timeout: timeout).decode(type)
+    }
+
+    /// Hands every line after the replies to `body`, in place (the buffer and the line's
+    /// range in it), until the connection ends; `beforeWaiting` runs each time no
+    /// complete line is left, before blocking for more.
+    func streamEvents(
+        _ body: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void, beforeWaiting: () -> Void
+    ) throws(CLIError) -> Never {
+        for line in pendingEvents {
+            line.withUnsafeBufferPointer { body($0, 0..<line.count) }
+        }
+        pendingEvents.removeAll()
         try setTimeout(nil)
         while true {
-            let line = try nextLine()
-            if case .event(let event) = ServerLine.classify(line) { return (event, line) }
+            while let line = input.nextLine() {
+                input.bytes.withUnsafeBufferPointer { body($0, line) }
+            }
+            beforeWaiting()
+            try receive()
         }
     }
 
@@ -118,30 +110,30 @@ final class DaemonClient {
         while offset < bytes.count {
             let result = bytes.withUnsafeBytes { UnixSocket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
             guard case .transferred(let count) = result else {
-                throw .failure("the connection to blectld broke while sending")
+                throw .failure("the connection to blectld broke while sending", .daemonUnreachable)
             }
             offset += count
         }
     }
 
     /// The next line from the daemon, without its newline.
-    func nextLine() throws(CLIError) -> [UInt8] {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    private func nextLine() throws(CLIError) -> [UInt8] {
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[..<newline])
-                buffer.removeFirst(newline + 1)
-                return line
-            }
-            let result = chunk.withUnsafeMutableBytes { UnixSocket.receive(fd, into: $0) }
-            switch result {
-            case .transferred(let count):
-                buffer += chunk[..<count]
-            case .wouldBlock:
-                throw .failure("blectld did not answer in time")
-            case .endOfFile, .failed:
-                throw .failure(Self.connectionLost)
-            }
+            if let line = input.nextLine() { return Array(input.bytes[line]) }
+            try receive()
+        }
+    }
+
+    private func receive() throws(CLIError) {
+        switch input.receive(from: fd) {
+        case .transferred:
+            return
+        case .wouldBlock:
+            throw .failure("blectld did not answer in time", .daemonUnreachable)
+        case .endOfFile:
+            throw .failure(Self.connectionLost, .daemonUnreachable)
+        case .failed(let error):
+            throw .failure("\(Self.connectionLost): \(error)", .daemonUnreachable)
         }
     }
 
@@ -155,9 +147,61 @@ final class DaemonClient {
 
     /// The message for a connection the daemon closed.
     static let connectionLost = "blectld closed the connection"
+}
 
-    private static func errorText(_ line: [UInt8]) -> String {
-        let reply = try? JSONLines.decode(Reply<Empty>.self, from: line)
-        return reply?.error?.message ?? "unexpected reply from blectld"
+/// A reply line as bytes, with where its `result` is.
+struct ReplyLine {
+    /// The whole line.
+    var bytes: [UInt8]
+    /// The request id it answers (nil for refusals such as `too_many_clients`).
+    var id: Int?
+    /// Whether the command succeeded.
+    var ok: Bool
+    /// The `result` (success) or `error` (failure) value.
+    var payload: Range<Int>
+
+    /// Reads a line as a reply; nil when it is not one (an event, a hello).
+    init?(_ line: [UInt8]) {
+        var id: Int?
+        var ok: Bool?
+        var payload: Range<Int>?
+        let wellFormed = line.withUnsafeBufferPointer { buffer in
+            let scanner = JSONScanner(buffer)
+            return scanner.members(of: 0..<buffer.count) { key, value in
+                if scanner.equals(key, "id") {
+                    id = scanner.unsignedInteger(value).flatMap { Int(exactly: $0) }
+                } else if scanner.equals(key, "ok") {
+                    ok = scanner.equals(value, "true")
+                } else if scanner.equals(key, "result") || scanner.equals(key, "error") {
+                    payload = value
+                }
+                return true
+            }
+        }
+        guard wellFormed, let ok else { return nil }
+        self.bytes = line
+        self.id = id
+        self.ok = ok
+        self.payload = payload ?? 0..<0
+    }
+
+    /// The result's bytes as the daemon sent them.
+    var result: ArraySlice<UInt8> { bytes[payload] }
+
+    /// The result decoded as `type`.
+    func decode<Result: Decodable>(_ type: Result.Type) throws(CLIError) -> Result {
+        do {
+            return try JSONLines.decode(type, from: result)
+        } catch {
+            throw .failure("unexpected reply from blectld: \(error)", .protocolMismatch)
+        }
+    }
+
+    /// The daemon's error, with the exit status its code maps to.
+    func failure() -> CLIError {
+        guard let error = try? JSONLines.decode(ErrorInfo.self, from: bytes[payload]) else {
+            return .failure("unexpected reply from blectld", .protocolMismatch)
+        }
+        return .failure(error.message, ExitStatus.forError(error.code))
     }
 }

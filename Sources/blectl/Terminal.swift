@@ -1,8 +1,10 @@
+import SensorModel
 import BlectlProtocol
 import Glibc
 import UnixSupport
 
-/// Writes blectl's output: text or JSON, colour only on a terminal without `NO_COLOR`.
+/// Writes blectl's output: text or JSON, colour only on a terminal without `NO_COLOR`,
+/// temperatures in the display unit.
 struct Terminal {
     /// A colour for a piece of text.
     enum Color: String {
@@ -15,9 +17,12 @@ struct Terminal {
 
     var json: Bool
     var color: Bool
+    /// The unit text shows temperatures in (`--unit`, `BLECTL_UNIT`); JSON keeps `celsius`.
+    var unit: TemperatureUnit
 
-    init(json: Bool, environment: [String: String]) {
+    init(json: Bool, unit: TemperatureUnit = .celsius, environment: [String: String]) {
         self.json = json
+        self.unit = unit
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
         color = !json && !noColor && isatty(STDOUT_FILENO) != 0
     }
@@ -30,6 +35,16 @@ struct Terminal {
     /// Writes `value` as one line of JSON.
     func printJSON(_ value: some Encodable) {
         print((try? JSONLines.encodeString(value)) ?? "null")
+    }
+
+    /// Writes JSON as the daemon sent it (fields this build does not know included).
+    func printRaw(_ json: ArraySlice<UInt8>) {
+        writeAll(STDOUT_FILENO, Array(json) + [UInt8(ascii: "\n")])
+    }
+
+    /// A temperature in the display unit: `21.5 °C`, `70.7 °F`.
+    func temperature(_ celsius: Double) -> String {
+        Format.temperature(celsius, in: unit)
     }
 
     func paint(_ text: String, _ color: Color) -> String {
@@ -53,10 +68,36 @@ struct Terminal {
 
 /// Formatting shared by the commands.
 enum Format {
-    static func celsius(_ value: Double?) -> String {
-        guard let value else { return "–" }
+    /// `celsius` in `unit`, to a tenth of a degree.
+    static func temperature(_ celsius: Double, in unit: TemperatureUnit) -> String {
+        let value = unit == .fahrenheit ? celsius * 9 / 5 + 32 : celsius
         let tenths = (value * 10).rounded() / 10
-        return "\(tenths) °C"
+        return "\(tenths == 0 ? 0 : tenths) °\(unit.rawValue)"
+    }
+
+    /// `text` cut or padded to exactly `width` characters, so a stream's columns stay put.
+    static func fit(_ text: String, _ width: Int) -> String {
+        text.count > width
+            ? text.prefix(width - 1) + "…" : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// `text` broken into lines of at most `width` characters, at spaces.
+    static func wrap(_ text: String, width: Int) -> String {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        return (lines + [line]).joined(separator: "\n")
+    }
+
+    /// `text` padded on the left to `width` characters (numbers line up on the right).
+    static func rightAligned(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
     }
 
     /// "just now", "2 s ago", "5 min ago", "3 h ago", "2 d ago".

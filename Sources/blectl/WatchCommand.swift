@@ -1,165 +1,158 @@
 import BlectlProtocol
 import Glibc
+import Synchronization
 import UnixSupport
 
-/// `blectl watch`: prints every event until interrupted.
+/// `blectl watch [--events LIST]`: prints events until interrupted.
 ///
 /// If the daemon goes away (a restart), watch reconnects with a growing delay and
 /// resumes: it subscribes first, then asks for the readings it missed since the last
 /// `seq` it printed, so nothing is lost or printed twice.
 enum WatchCommand {
-    static func run(_ context: Context) throws(CLIError) {
-        // Ctrl-C is the normal way to stop: exit 0; everything printed is whole lines.
-        let watcher = SignalWatcher([.interrupt, .terminate]) { _ in exit(ExitCode.success) }
+    /// What a person watching wants: not every advertising device in the street.
+    static let defaultEvents: [EventType] = [.reading, .readingError, .connected, .disconnected, .adapterState]
+    /// What the default leaves out, for help: `peripheral_seen and peripheral_lost`.
+    static var leftOutByDefault: String {
+        EventType.allCases.filter { !defaultEvents.contains($0) }.map(\.rawValue).joined(separator: " and ")
+    }
+
+    static func run(_ context: Context) throws(CLIError) -> ExitStatus {
+        let events = try eventTypes(context.arguments.value("events"))
+        let stop = StopRequest()
+        let watcher = SignalWatcher([.interrupt, .terminate]) { _ in stop.request() }
         defer { watcher.cancel() }
-        var printer = EventPrinter(terminal: context.terminal)
+        var sink = EventSink(terminal: context.terminal)
         var client = try context.connect()
         // The start time tells a reconnection to a restarted daemon (new seq numbers) apart.
-        printer.daemonStarted = try client.request(.status, as: StatusResult.self, timeout: .seconds(10)).started
-        let subscribed = try client.request(.subscribe(events: nil), as: SubscribeResult.self, timeout: .seconds(10))
-        printer.lastSeq = subscribed.lastSeq
-        printer.note("Watching blectld (last seq \(subscribed.lastSeq)); Ctrl-C to stop.")
+        var daemonStarted = try client.request(.status, as: StatusResult.self, timeout: .seconds(10)).started
+        let subscribed = try client.request(.subscribe(events: events), as: SubscribeResult.self, timeout: .seconds(10))
+        sink.lastSeq = subscribed.lastSeq
+        if !context.terminal.json { sink.notice("watching blectld (last seq \(subscribed.lastSeq)); Ctrl-C to stop") }
         while true {
             do {
-                try stream(client, &printer)
-            } catch CLIError.failure(DaemonClient.connectionLost) {
-                printer.warn("lost the connection to blectld; reconnecting")
-                client = reconnectAndResume(context, &printer)
+                stop.follow(client.fd)
+                try client.streamEvents({ sink.take($0, $1) }, beforeWaiting: { sink.flush() })
+            } catch {
+                sink.flush()
+                stop.follow(nil)
+                if stop.isRequested { return .success }
+                guard error.status == .daemonUnreachable else { throw error }
+                sink.notice("lost the connection to blectld (\(error.message)); reconnecting")
+                client = try reconnect(context, events: events, sink: &sink, daemonStarted: &daemonStarted)
+                sink.notice("reconnected")
             }
         }
     }
 
-    private static func reconnectAndResume(_ context: Context, _ printer: inout EventPrinter) -> DaemonClient {
+    /// `--events`: a comma-separated list of event types, or `all` (nil: every type).
+    static func eventTypes(_ text: String?) throws(CLIError) -> Set<EventType>? {
+        guard let text else { return Set(defaultEvents) }
+        if text == "all" { return nil }
+        var types = Set<EventType>()
+        for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let type = EventType(rawValue: String(name)) else {
+                let known = EventType.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .usage("--events takes all or a comma-separated list of: \(known); not '\(name)'")
+            }
+            types.insert(type)
+        }
+        return types
+    }
+
+    /// Connects again, waiting 0.5 s, 1 s, 2 s … (at most 5 s) between attempts, and prints
+    /// what was missed. Only a daemon still out of reach is waited out.
+    private static func reconnect(
+        _ context: Context, events: Set<EventType>?, sink: inout EventSink, daemonStarted: inout Timestamp
+    ) throws(CLIError) -> DaemonClient {
+        var delay = 0.5
         while true {
-            let client = reconnect(context)
+            var pause = timespec(tv_sec: Int(delay), tv_nsec: Int((delay - delay.rounded(.down)) * 1e9))
+            nanosleep(&pause, nil)
+            delay = min(delay * 2, 5)
             do {
-                try resume(client, &printer)
+                let client = try context.connect()
+                try resume(client, events: events, sink: &sink, daemonStarted: &daemonStarted)
                 return client
             } catch {
+                guard error.status == .daemonUnreachable else { throw error }
                 continue  // gone again: start over
             }
         }
     }
 
-    private static func stream(_ client: DaemonClient, _ printer: inout EventPrinter) throws(CLIError) {
-        while true {
-            let (event, line) = try client.nextEvent()
-            printer.print(event, line: line)
-        }
-    }
-
-    /// Connects again, waiting 0.5 s, 1 s, 2 s … (at most 5 s) between attempts.
-    private static func reconnect(_ context: Context) -> DaemonClient {
-        var delay = 0.5
-        while true {
-            var pause = timespec(tv_sec: Int(delay), tv_nsec: Int((delay - delay.rounded(.down)) * 1e9))
-            nanosleep(&pause, nil)
-            if let client = try? context.connect() { return client }
-            delay = min(delay * 2, 5)
-        }
-    }
+    /// Events asked for in one `history` page: small enough that a page (with what is pushed
+    /// meanwhile) stays below the daemon's smallest output queue (`client_queue_bytes`,
+    /// 64 KiB at least), which would otherwise drop the client for it.
+    static let historyPage = 100
 
     /// Subscribes, then prints what was missed since the last printed `seq`.
-    private static func resume(_ client: DaemonClient, _ printer: inout EventPrinter) throws(CLIError) {
+    private static func resume(
+        _ client: DaemonClient, events: Set<EventType>?, sink: inout EventSink, daemonStarted: inout Timestamp
+    ) throws(CLIError) {
         let status = try client.request(.status, as: StatusResult.self, timeout: .seconds(10))
-        _ = try client.request(.subscribe(events: nil), as: SubscribeResult.self, timeout: .seconds(10))
-        if status.started != printer.daemonStarted {
-            printer.warn("blectld restarted; its history starts anew")
-            printer.daemonStarted = status.started
-            printer.lastSeq = 0
+        _ = try client.request(.subscribe(events: events), timeout: .seconds(10))
+        if status.started != daemonStarted {
+            sink.notice("blectld restarted; its history starts anew")
+            daemonStarted = status.started
+            sink.lastSeq = 0
         }
         while true {
             let page = try client.request(
-                .history(address: nil, since: printer.lastSeq, limit: nil), as: HistoryResult.self,
-                timeout: .seconds(10))
-            if !page.complete { printer.warn("some readings were lost: the daemon's history no longer has them") }
-            for event in page.events { printer.print(event, line: nil) }
-            if !page.more || page.events.isEmpty { break }
+                .history(address: nil, since: sink.lastSeq, limit: historyPage), timeout: .seconds(10))
+            let (more, complete, count) = replay(page, events: events, sink: &sink)
+            if !complete { sink.notice("some readings were lost: the daemon's history no longer has them") }
+            if !more || count == 0 { break }
         }
-        printer.note("reconnected")
+    }
+
+    /// Prints a `history` page's events as if they had been pushed; returns its `more`
+    /// and `complete` and how many events it held.
+    private static func replay(_ page: ReplyLine, events: Set<EventType>?, sink: inout EventSink) -> (
+        more: Bool, complete: Bool, count: Int
+    ) {
+        var more = false
+        var complete = true
+        var count = 0
+        page.bytes.withUnsafeBufferPointer { buffer in
+            let scanner = JSONScanner(buffer)
+            _ = scanner.members(of: page.payload) { key, value in
+                if scanner.equals(key, "more") {
+                    more = scanner.equals(value, "true")
+                } else if scanner.equals(key, "complete") {
+                    complete = !scanner.equals(value, "false")
+                } else if scanner.equals(key, "events") {
+                    _ = scanner.elements(of: value) { event in
+                        count += 1
+                        sink.take(buffer, event, types: events)
+                    }
+                }
+                return true
+            }
+        }
+        return (more, complete, count)
     }
 }
 
-/// Prints events once each, in text or as the daemon's JSON lines.
-struct EventPrinter {
-    let terminal: Terminal
-    /// The highest `seq` printed (or known when watching began); older readings are skipped.
-    var lastSeq: UInt64 = 0
-    /// When the daemon we follow started; another value means it restarted and numbers anew.
-    var daemonStarted: Timestamp?
+/// Ctrl-C or SIGTERM during `watch`: the signal shuts the connection down, so the blocked
+/// read returns and everything received is written out before blectl exits 0. Between
+/// connections nothing is buffered, and the signal exits at once.
+final class StopRequest: Sendable {
+    private let requested = Atomic<Bool>(false)
+    private let socket = Atomic<Int32>(-1)
 
-    init(terminal: Terminal) {
-        self.terminal = terminal
+    /// Whether a signal asked to stop.
+    var isRequested: Bool { requested.load(ordering: .acquiring) }
+
+    /// The connection a signal should shut down (nil: none, exit at once).
+    func follow(_ fd: Int32?) {
+        socket.store(fd ?? -1, ordering: .releasing)
     }
 
-    mutating func print(_ event: Event, line: [UInt8]?) {
-        if let seq = event.seq {
-            guard seq > lastSeq else { return }
-            lastSeq = seq
-        }
-        if terminal.json {
-            // The daemon's own line when there is one: exactly the documented object.
-            if let line {
-                writeAll(STDOUT_FILENO, line + [UInt8(ascii: "\n")])
-            } else {
-                terminal.printJSON(event)
-            }
-        } else {
-            terminal.print(describe(event))
-        }
-    }
-
-    /// A status line for people; JSON output stays pure.
-    func note(_ text: String) {
-        if !terminal.json { terminal.print(terminal.paint(text, .dim)) }
-    }
-
-    /// A warning on stderr.
-    func warn(_ text: String) {
-        writeAll(STDERR_FILENO, Array("blectl: \(text)\n".utf8))
-    }
-
-    /// The event-type column: the longest type and two spaces, so no type runs into the
-    /// subject (`peripheral_seen` did at a fixed 15).
-    private static let kindWidth = EventType.allCases.map(\.rawValue.count).max()! + 2
-
-    private func describe(_ event: Event) -> String {
-        let (time, subject, details) = fields(event)
-        let kind = event.type.rawValue
-        let kindColumn = kind + String(repeating: " ", count: Self.kindWidth - kind.count)
-        let subjectColumn = subject + String(repeating: " ", count: max(0, 32 - subject.count))
-        let rest = details.filter { !$0.isEmpty }.joined(separator: "  ")
-        return terminal.paint(Format.clock(time), .dim) + "  " + kindColumn + subjectColumn + "  " + rest
-    }
-
-    private func fields(_ event: Event) -> (Timestamp, String, [String]) {
-        func subject(_ name: String?, _ address: String) -> String {
-            Format.name(name) + "  " + address
-        }
-        switch event {
-        case .reading(let reading):
-            let value = terminal.paint(Format.celsius(reading.celsius), .bold)
-            return (
-                reading.time, subject(reading.name, reading.address),
-                [value, "(raw \"\(reading.measurement.raw)\")", "#\(reading.seq)"]
-            )
-        case .readingError(let failure):
-            let error = terminal.paint(failure.error, .red)
-            return (
-                failure.time, subject(failure.name, failure.address),
-                [error, "(raw \(failure.rawHex))", "#\(failure.seq)"]
-            )
-        case .peripheralSeen(let sighting):
-            return (
-                sighting.time, subject(sighting.name, sighting.address),
-                [sighting.rssi.map { "\($0) dBm" } ?? "", sighting.thermometer ? "thermometer" : ""]
-            )
-        case .peripheralLost(let change), .connected(let change):
-            return (change.time, subject(change.name, change.address), [])
-        case .disconnected(let change):
-            return (change.time, subject(change.name, change.address), [change.reason ?? ""])
-        case .adapterState(let change):
-            return (change.time, change.adapter, [change.state.rawValue])
-        }
+    /// Called on the signal queue.
+    func request() {
+        requested.store(true, ordering: .releasing)
+        let fd = socket.load(ordering: .acquiring)
+        if fd < 0 { exit(ExitStatus.success.code) }
+        shutdown(fd, Int32(SHUT_RDWR))
     }
 }

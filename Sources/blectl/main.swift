@@ -4,50 +4,32 @@ import UnixSupport
 
 /// Runs blectl with `arguments` (without the program name); returns the exit status.
 func runBlectl(_ arguments: [String], environment: [String: String]) -> Int32 {
-    do {
+    var helpCommand = "blectl --help"
+    do throws(CLIError) {
         let parsed: ParsedArguments
         do {
-            parsed = try CommandLineSpec.parser.parse(arguments)
+            parsed = try CommandTable.parser.parse(arguments)
         } catch {
-            throw CLIError.usage(error.message)
+            throw .usage(error.message)
         }
-        if parsed.flag("help") {
-            writeAll(STDOUT_FILENO, Array((CommandLineSpec.helpText + "\n").utf8))
-            return ExitCode.success
-        }
+        if parsed.flag("help") { return try HelpCommand.show(parsed.verb).code }
         if parsed.flag("version") {
             writeAll(STDOUT_FILENO, Array("blectl \(ProtocolInfo.softwareVersion)\n".utf8))
-            return ExitCode.success
+            return ExitStatus.success.code
         }
-        guard let verb = parsed.verb else { throw CLIError.usage("no command given") }
-        let socket =
-            parsed.value("socket") ?? environment[ProtocolInfo.socketEnvironmentVariable].flatMap {
-                $0.isEmpty ? nil : $0
-            }
-            ?? ProtocolInfo.defaultSocketPath
-        let context = Context(
-            socketPath: socket, terminal: Terminal(json: parsed.flag("json"), environment: environment),
-            arguments: parsed)
-        switch verb {
-        case "status": try StatusCommand.run(context)
-        case "scan": try ScanCommand.run(context)
-        case "read": try ReadCommand.run(context)
-        case "watch": try WatchCommand.run(context)
-        default: throw CLIError.usage("unknown command '\(verb)'")
+        if parsed.flag("dump-spec") {
+            writeAll(STDOUT_FILENO, Array((SpecDump.text + "\n").utf8))
+            return ExitStatus.success.code
         }
-        return ExitCode.success
-    } catch let error as CLIError {
-        switch error {
-        case .usage(let message):
-            writeAll(STDERR_FILENO, Array("blectl: \(message)\nTry 'blectl --help'.\n".utf8))
-            return ExitCode.usage
-        case .failure(let message):
-            writeAll(STDERR_FILENO, Array("blectl: \(message)\n".utf8))
-            return ExitCode.failure
+        guard let name = parsed.verb, let verb = CommandTable.verb(named: name) else {
+            throw .usage("no command given")
         }
+        helpCommand = "blectl help \(name)"
+        return try verb.run(Context(parsed, environment: environment)).code
     } catch {
-        writeAll(STDERR_FILENO, Array("blectl: \(error)\n".utf8))
-        return ExitCode.failure
+        let hint = error.status == .usage ? "\nTry '\(helpCommand)'." : ""
+        writeAll(STDERR_FILENO, Array("blectl: \(error.message)\(hint)\n".utf8))
+        return error.status.code
     }
 }
 

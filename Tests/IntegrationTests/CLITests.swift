@@ -117,11 +117,12 @@ struct CLITests {
         }
     }
 
-    @Test("exit codes: 1 when the daemon is not running (with a hint), 64 for usage errors")
+    @Test("exit codes: 69 when the daemon is not running (with a hint), 64 for usage errors")
     func exitCodes() async throws {
         let missing = try await run(
             DaemonFixture.binary("blectl"), ["--socket", "/nonexistent/blectld.sock", "status"])
-        #expect(missing.status == 1)
+        #expect(missing.status == 69)
+        #expect(missing.errors.contains("blectld --mock"))
         let usage = try await run(DaemonFixture.binary("blectl"), ["frobnicate"])
         #expect(usage.status == 64)
     }

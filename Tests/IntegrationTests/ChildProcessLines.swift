@@ -11,10 +11,35 @@ final class ChildProcessLines: Sendable {
         self.log = log
     }
 
-    static func start(_ path: String, _ arguments: [String]) throws -> ChildProcessLines {
+    static func start(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws
+        -> ChildProcessLines
+    {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("blectl-watch-\(UUID().uuidString)")
         return ChildProcessLines(
-            process: try ChildProcess.start(path, arguments, logFile: log, captureStdout: true), log: log)
+            process: try ChildProcess.start(
+                path, arguments, environment: environment, logFile: log, captureStdout: true),
+            log: log)
+    }
+
+    /// The first line (as text) that `match` accepts, within `timeout`.
+    func firstText(within timeout: Duration = .seconds(20), _ match: @escaping @Sendable (String) -> Bool)
+        async throws -> String
+    {
+        guard let line = try await process.firstLine(timeout: timeout, where: match) else {
+            throw TestSupportError("no matching line")
+        }
+        return line
+    }
+
+    /// What the process wrote to stderr so far.
+    func errors() -> String { process.log() }
+
+    /// The process, for signals.
+    var pid: Int32 { process.pid }
+
+    /// Waits for the process to exit, at most `timeout`; returns its status or nil.
+    func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
+        await process.waitForExit(timeout: timeout)
     }
 
     /// The first JSON object line that `match` accepts, within `timeout`.

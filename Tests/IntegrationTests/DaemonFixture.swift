@@ -75,10 +75,12 @@ struct DaemonFixture {
         return DaemonFixture(daemon: daemon, directory: directory, socket: socket, busAddress: address)
     }
 
-    /// Runs `blectl` with `arguments` (socket given), returning its exit status and stdout.
-    func blectl(_ arguments: [String], timeout: Duration = .seconds(30)) async throws -> (status: Int32, output: String)
+    /// Runs `blectl` with `arguments` (socket given), returning its exit status, stdout and stderr.
+    func blectl(_ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(30))
+        async throws -> (status: Int32, output: String, errors: String)
     {
-        try await run(Self.binary("blectl"), ["--socket", socket] + arguments, timeout: timeout)
+        try await run(
+            Self.binary("blectl"), ["--socket", socket] + arguments, environment: environment, timeout: timeout)
     }
 
     /// Waits until `count` thermometers are connected (asking `blectl status --json`).
@@ -109,13 +111,13 @@ struct DaemonFixture {
     }
 }
 
-/// Runs a program to completion (bounded), returning its exit status and stdout.
+/// Runs a program to completion (bounded), returning its exit status, stdout and stderr.
 ///
 /// Stdout goes to a file read after the exit: waiting for a pipe's end of file
 /// through Foundation's readability handler is not reliable on Linux.
-func run(_ path: String, _ arguments: [String], timeout: Duration = .seconds(30)) async throws -> (
-    status: Int32, output: String
-) {
+func run(
+    _ path: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(30)
+) async throws -> (status: Int32, output: String, errors: String) {
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("blectl-run-\(UUID().uuidString)")
     let out = base.appendingPathExtension("out")
     let err = base.appendingPathExtension("err")
@@ -123,10 +125,10 @@ func run(_ path: String, _ arguments: [String], timeout: Duration = .seconds(30)
         try? FileManager.default.removeItem(at: out)
         try? FileManager.default.removeItem(at: err)
     }
-    let process = try ChildProcess.start(path, arguments, logFile: err, stdoutFile: out)
+    let process = try ChildProcess.start(path, arguments, environment: environment, logFile: err, stdoutFile: out)
     guard let status = await process.waitForExit(timeout: timeout) else {
         await process.stop(signal: SIGKILL)
         throw TestSupportError("\(path) \(arguments) did not finish in \(timeout)")
     }
-    return (status, (try? String(contentsOf: out, encoding: .utf8)) ?? "")
+    return (status, (try? String(contentsOf: out, encoding: .utf8)) ?? "", process.log())
 }

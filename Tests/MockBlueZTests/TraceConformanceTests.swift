@@ -167,8 +167,13 @@ struct TraceConformanceTests {
             let monitor = try await BusMonitor.start(address: f.bus.address, logDirectory: f.bus.directory)
             do {
                 try await Self.runTraceFlow(f)
-                try await Task.sleep(for: .milliseconds(100))
-                let tokens = try await Self.tokens(monitor.all, f)
+                // The monitor is a process of its own: wait (bounded) until it passed on the flow.
+                var tokens = try await Self.tokens(monitor.all, f)
+                let deadline = ContinuousClock.now + .seconds(10)
+                while tokens.count < Self.expectedTokens.count, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                    tokens = try await Self.tokens(monitor.all, f)
+                }
                 await monitor.stop()
                 let expected = Self.expectedTokens
                 #expect(tokens == expected, "\(Self.diff(tokens, expected))")

@@ -1,0 +1,153 @@
+import BlectlProtocol
+import UnixSupport
+
+/// One blectl command: what the parser accepts, its help, and the code that runs it.
+struct Verb: Sendable {
+    /// Name, options, positionals and one line of help, as the parser takes them.
+    var spec: VerbSpec
+    /// What `blectl help VERB` says after the usage line: paragraphs for a person.
+    var details: String
+    /// Command lines worth copying, each with what it does.
+    var examples: [Example]
+    /// Runs the command; returns the exit status when it finished without an error.
+    var run: @Sendable (Context) throws(CLIError) -> ExitStatus
+
+    var name: String { spec.name }
+}
+
+/// An example command line in help.
+struct Example: Encodable, Sendable {
+    var command: String
+    var what: String
+}
+
+/// An environment variable blectl reads.
+struct EnvironmentVariable: Encodable, Sendable {
+    var name: String
+    var help: String
+}
+
+/// The single source of blectl's command line: the parser, the dispatch, `--help`,
+/// `blectl help VERB`, the README's table and `--dump-spec` (for man pages and shell
+/// completions) all come from here.
+enum CommandTable {
+    static let globals: [OptionSpec] = [
+        .value(
+            "socket", "PATH",
+            help:
+                "Daemon socket (env \(ProtocolInfo.socketEnvironmentVariable); default \(ProtocolInfo.defaultSocketPath))"
+        ),
+        .flag("json", help: "Print JSON instead of text: the daemon's objects as they came"),
+        .value(
+            "unit", "C|F", choices: ["C", "F"],
+            help: "Show temperatures in °C or °F (env BLECTL_UNIT; default C); JSON keeps celsius"),
+        .flag("help", short: "h", help: "Show this help; with a command, that command's"),
+        .flag("version", help: "Show the version"),
+        .flag(
+            "dump-spec", hidden: true,
+            help: "Print commands, options, environment and exit statuses as JSON (man pages, completions)"),
+    ]
+
+    static let verbs: [Verb] = [status, scan, read, watch, help]
+
+    static let environment: [EnvironmentVariable] = [
+        EnvironmentVariable(name: ProtocolInfo.socketEnvironmentVariable, help: "the daemon socket, unless --socket"),
+        EnvironmentVariable(name: "BLECTL_UNIT", help: "C or F: the unit text shows, unless --unit"),
+        EnvironmentVariable(name: "NO_COLOR", help: "no colour, even on a terminal"),
+    ]
+
+    static let parser = ArgvParser(globals: globals, verbs: verbs.map(\.spec))
+
+    /// The verb called `name`; the parser accepted only names from the table.
+    static func verb(named name: String) -> Verb? {
+        verbs.first { $0.name == name }
+    }
+
+    private static let status = Verb(
+        spec: VerbSpec("status", help: "Daemon and adapter state, connected thermometers"),
+        details: """
+            Shows blectld's version and uptime, the adapter and its state, and each connected thermometer \
+            with its latest temperature and its age.
+            """,
+        examples: [
+            Example(command: "blectl status", what: "is the daemon up, is the adapter on"),
+            Example(command: "blectl status --json", what: "the daemon's status object"),
+        ],
+        run: StatusCommand.run)
+
+    private static let scan = Verb(
+        spec: VerbSpec(
+            "scan",
+            options: [
+                .value(
+                    "timeout", "SECONDS",
+                    help: "How long to scan, 0 to \(ProtocolInfo.maxScanSeconds) (default: the daemon's scan_timeout)"),
+                .flag("all", help: "Include peripherals that are not thermometers"),
+            ],
+            help: "Scan, then list the peripherals seen"),
+        details: """
+            Asks blectld to scan for SECONDS (at most \(ProtocolInfo.maxScanSeconds)), then lists the \
+            thermometers seen and the connected ones; --all adds every other peripheral. A scan already \
+            running is joined rather than repeated.
+            """,
+        examples: [
+            Example(command: "blectl scan", what: "thermometers in range"),
+            Example(command: "blectl scan --timeout 30 --all", what: "everything seen in 30 s"),
+        ],
+        run: ScanCommand.run)
+
+    private static let read = Verb(
+        spec: VerbSpec(
+            "read",
+            options: [
+                .value(
+                    "timeout", "SECONDS",
+                    help: "How long to wait for a thermometer, 0 to \(ProtocolInfo.maxReadTimeoutSeconds) (default 10)")
+            ],
+            positionals: 0...1, positionalUsage: "[ADDRESS|NAME]",
+            help: "A current temperature from each connected thermometer"),
+        details: """
+            Reads a temperature afresh from each connected thermometer, or only from the one named by its \
+            address or its name (in any case), waiting up to SECONDS (at most \
+            \(ProtocolInfo.maxReadTimeoutSeconds)) for one to connect. When none does, the latest stored \
+            readings are printed instead; if nothing was read afresh, blectl says why on stderr (for example \
+            "adapter hci0 powered off — last reading 6 s ago") and exits 4.
+            """,
+        examples: [
+            Example(command: "blectl read", what: "every connected thermometer"),
+            Example(command: "blectl read Thermometer --timeout 30", what: "one device, waiting up to 30 s"),
+            Example(command: "blectl --unit F read", what: "in degrees Fahrenheit"),
+            Example(command: "blectl read DC:A6:32:01:02:03 --json", what: "as JSON, celsius"),
+        ],
+        run: ReadCommand.run)
+
+    private static let watch = Verb(
+        spec: VerbSpec(
+            "watch",
+            options: [
+                .value(
+                    "events", "LIST", choices: ["all"] + EventType.allCases.map(\.rawValue),
+                    help: "Event types, comma-separated, or all (default: all but \(WatchCommand.leftOutByDefault))")
+            ],
+            help: "Stream readings and events until interrupted"),
+        details: """
+            Prints events as they happen until interrupted (Ctrl-C or SIGTERM: exit 0). Text has fixed \
+            columns: time, event, name, address, details. With --json every event is the daemon's line, \
+            unchanged. By default peripheral_seen and peripheral_lost (every advertising device nearby) are \
+            left out; --events all shows them. If blectld goes away, watch reconnects and first prints the \
+            readings it missed (by sequence number). Notices such as a reconnection go to stderr.
+            """,
+        examples: [
+            Example(command: "blectl watch", what: "readings, errors, connections, adapter changes"),
+            Example(command: "blectl watch --events all", what: "every event, discoveries included"),
+            Example(command: "blectl watch --json --events reading", what: "only readings, one JSON object a line"),
+        ],
+        run: WatchCommand.run)
+
+    private static let help = Verb(
+        spec: VerbSpec(
+            "help", positionals: 0...1, positionalUsage: "[COMMAND]", help: "This help, or a command's with examples"),
+        details: "Shows blectl's help, or with COMMAND that command's options and examples.",
+        examples: [Example(command: "blectl help read", what: "how read works")],
+        run: HelpCommand.run)
+}

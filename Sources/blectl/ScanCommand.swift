@@ -1,0 +1,71 @@
+import BlectlProtocol
+import UnixSupport
+
+/// `blectl scan [--timeout SECONDS] [--all]`.
+enum ScanCommand {
+    /// The JSON shape: the peripheral without daemon bookkeeping.
+    struct Row: Encodable {
+        var address: String
+        var name: String?
+        var rssi: Int?
+        var thermometer: Bool
+        var connected: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(address, forKey: .address)
+            try container.encode(name, forKey: .name)  // null rather than absent
+            try container.encode(rssi, forKey: .rssi)
+            try container.encode(thermometer, forKey: .thermometer)
+            try container.encode(connected, forKey: .connected)
+        }
+
+        private enum CodingKeys: String, CodingKey { case address, name, rssi, thermometer, connected }
+    }
+
+    static func run(_ context: Context) throws(CLIError) -> ExitStatus {
+        // Without --timeout the daemon's configured scan length applies.
+        let seconds = try context.timeout(maximum: ProtocolInfo.maxScanSeconds)
+        let client = try context.connect()
+        let longest = seconds ?? Double(ProtocolInfo.maxScanSeconds)
+        let found = try client.request(
+            .scan(timeout: seconds), as: [PeripheralInfo].self, timeout: .seconds(longest + 15))
+        let shown = context.arguments.flag("all") ? found : found.filter(\.thermometer)
+        let terminal = context.terminal
+        if terminal.json {
+            terminal.printJSON(
+                shown.map {
+                    Row(
+                        address: $0.address, name: $0.name, rssi: $0.rssi, thermometer: $0.thermometer,
+                        connected: $0.connected)
+                })
+            return .success
+        }
+        guard !shown.isEmpty else {
+            let hint = context.arguments.flag("all") ? "" : " (--all lists every device)"
+            let span = seconds.map { " in \(Format.seconds($0))" } ?? ""
+            terminal.print("No thermometers seen\(span)\(hint).")
+            return .success
+        }
+        var rows = [["NAME", "ADDRESS", "RSSI", "THERMOMETER"]]
+        for peripheral in shown {
+            let kind = peripheral.thermometer ? (peripheral.connected ? "yes, connected" : "yes") : "no"
+            rows.append([
+                Format.name(peripheral.name), peripheral.address, peripheral.rssi.map { "\($0) dBm" } ?? "–", kind,
+            ])
+        }
+        let lines = terminal.table(rows) { row, column, text in
+            row == 0
+                ? terminal.paint(text, .bold)
+                : column == 3 && text.hasPrefix("yes") ? terminal.paint(text, .green) : text
+        }
+        for line in lines { terminal.print(line) }
+        return .success
+    }
+}
+
+extension Format {
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}

@@ -1,0 +1,269 @@
+import BlectlProtocol
+import Foundation
+import TestSupport
+import Testing
+
+/// The real `blectl` binary as a user first meets it: help, versions, usage errors and
+/// what it says when no daemon runs. No daemon is started, except by the hint test.
+@Suite("blectl's command line")
+struct CLIUsageTests {
+    static let blectl = DaemonFixture.binary("blectl")
+
+    /// `blectl --dump-spec`, parsed.
+    static func spec() async throws -> [String: Any] {
+        let dump = try await run(blectl, ["--dump-spec"])
+        #expect(dump.status == 0)
+        return try #require(try JSONSerialization.jsonObject(with: Data(dump.output.utf8)) as? [String: Any])
+    }
+
+    static func commands(_ spec: [String: Any]) throws -> [[String: Any]] {
+        try #require(spec["commands"] as? [[String: Any]])
+    }
+
+    @Test("every command has its own help, the same from 'help VERB' and 'VERB --help'")
+    func perVerbHelp() async throws {
+        let commands = try Self.commands(try await Self.spec())
+        #expect(commands.compactMap { $0["name"] as? String } == ["status", "scan", "read", "watch", "help"])
+        let global = try await run(Self.blectl, ["--help"])
+        #expect(try await run(Self.blectl, ["help"]).output == global.output)
+        for command in commands {
+            let name = try #require(command["name"] as? String)
+            let viaHelp = try await run(Self.blectl, ["help", name])
+            let viaFlag = try await run(Self.blectl, [name, "--help"])
+            #expect(viaHelp.status == 0 && viaFlag.status == 0)
+            #expect(viaHelp.output == viaFlag.output)
+            #expect(viaHelp.output.hasPrefix("Usage: blectl [OPTIONS] \(command["synopsis"] as? String ?? "?")\n"))
+            #expect(viaHelp.output.contains("Examples:\n"))
+            #expect(!viaHelp.output.contains("Commands:"), "\(name) --help printed the global help")
+            for option in command["options"] as? [[String: Any]] ?? [] {
+                #expect(viaHelp.output.contains("--\(option["name"] as? String ?? "?")"))
+            }
+            #expect(global.output.contains("  \(command["synopsis"] as? String ?? "?")  "))
+        }
+        // Help wins over a miscounted argument list, as a user asking for help expects.
+        #expect(try await run(Self.blectl, ["read", "a", "b", "--help"]).status == 0)
+        let unknown = try await run(Self.blectl, ["help", "frobnicate"])
+        #expect(unknown.status == 64)
+        #expect(unknown.errors.contains("unknown command 'frobnicate'"))
+    }
+
+    @Test("the global help lists every option and exit status of the spec dump, and not the dump itself")
+    func globalHelpMatchesSpec() async throws {
+        let spec = try await Self.spec()
+        let help = try await run(Self.blectl, ["--help"]).output
+        for option in spec["options"] as? [[String: Any]] ?? [] {
+            let name = "--\(option["name"] as? String ?? "?")"
+            #expect(help.contains(name) == !(option["hidden"] as? Bool ?? false), "\(name) in --help")
+        }
+        let statuses = try #require(spec["exit_statuses"] as? [[String: Any]])
+        #expect(statuses.count >= 8)
+        for status in statuses {
+            let code = try #require(status["status"] as? Int)
+            #expect(help.contains("\n" + String(repeating: " ", count: 4 - "\(code)".count) + "\(code)  "))
+        }
+        #expect(Set(statuses.compactMap { $0["status"] as? Int }).count == statuses.count, "statuses are distinct")
+    }
+
+    @Test("the parser accepts every option the spec dump lists, and nothing else")
+    func parserMatchesSpec() async throws {
+        let spec = try await Self.spec()
+        let globals = spec["options"] as? [[String: Any]] ?? []
+        for command in try Self.commands(spec) {
+            let name = try #require(command["name"] as? String)
+            for option in globals + (command["options"] as? [[String: Any]] ?? []) {
+                let value = (option["choices"] as? [String])?.first ?? "1"
+                let flag = ["--\(option["name"] as? String ?? "?")"] + (option["value"] is String ? [value] : [])
+                let result = try await run(Self.blectl, [name] + flag + ["--help"])
+                #expect(result.status == 0, "\(name) \(flag): \(result.errors)")
+            }
+            #expect(try await run(Self.blectl, [name, "--frobnicate", "--help"]).status == 64)
+        }
+    }
+
+    @Test("--version on every binary prints the one version")
+    func versions() async throws {
+        for name in ["blectl", "blectld", "blectl-mock"] {
+            let result = try await run(DaemonFixture.binary(name), ["--version"])
+            #expect(result.status == 0, "\(name) --version: \(result.errors)")
+            #expect(result.output == "\(name) \(ProtocolInfo.softwareVersion)\n")
+        }
+        #expect(try await Self.spec()["version"] as? String == ProtocolInfo.softwareVersion)
+    }
+
+    @Test("usage errors: --timeout past the daemon's limits, a bad --unit or --events exit 64 and say why")
+    func usageErrors() async throws {
+        let socket = ["--socket", "/nonexistent/blectld.sock"]
+        let cases: [([String], String)] = [
+            (
+                ["scan", "--timeout", "\(ProtocolInfo.maxScanSeconds + 1)"],
+                "0 to \(ProtocolInfo.maxScanSeconds) seconds"
+            ),
+            (
+                ["read", "--timeout", "\(ProtocolInfo.maxReadTimeoutSeconds + 1)"],
+                "0 to \(ProtocolInfo.maxReadTimeoutSeconds) seconds"
+            ),
+            (["read", "--timeout", "soon"], "not 'soon'"),
+            (["read", "--unit", "K"], "--unit is C or F"),
+            (["watch", "--events", "reading,weather"], "not 'weather'"),
+            (["frobnicate"], "unknown command"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await run(Self.blectl, socket + arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.errors.contains(message), "\(arguments): \(result.errors)")
+        }
+        // The limits themselves are accepted: blectl goes on to connect (and finds no daemon).
+        for arguments in [
+            ["scan", "--timeout", "\(ProtocolInfo.maxScanSeconds)"],
+            ["read", "--timeout", "\(ProtocolInfo.maxReadTimeoutSeconds)"],
+        ] {
+            #expect(try await run(Self.blectl, socket + arguments).status == 69, "\(arguments)")
+        }
+        // The limits are stated in each command's help.
+        #expect(try await run(Self.blectl, ["help", "scan"]).output.contains("0 to \(ProtocolInfo.maxScanSeconds)"))
+        #expect(
+            try await run(Self.blectl, ["help", "read"]).output.contains("0 to \(ProtocolInfo.maxReadTimeoutSeconds)"))
+    }
+
+    @Test("no daemon: exit 69, the cause, and a hint that keeps the user's socket")
+    func noDaemonHint() async throws {
+        let socket = "/nonexistent/blectld.sock"
+        let viaOption = try await run(Self.blectl, ["--socket", socket, "status"])
+        #expect(viaOption.status == 69)
+        #expect(viaOption.errors.contains("No such file or directory"))
+        #expect(viaOption.errors.contains("blectld --mock --socket \(socket)"))
+        var environment = ProcessInfo.processInfo.environment
+        environment[ProtocolInfo.socketEnvironmentVariable] = socket
+        let viaEnvironment = try await run(Self.blectl, ["read"], environment: environment)
+        #expect(viaEnvironment.status == 69)
+        #expect(viaEnvironment.errors.contains("blectld --mock --socket \(socket)"))
+    }
+
+    @Test("README's blectl section lists the commands, options and exit statuses blectl has")
+    func readmeMatches() async throws {
+        let spec = try await Self.spec()
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "../../README.md"), encoding: .utf8)
+        let section = try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("blectl\n") })
+        for command in try Self.commands(spec) {
+            #expect(section.contains("| `\(command["name"] as? String ?? "?")"), "README lacks \(command["name"]!)")
+            for option in command["options"] as? [[String: Any]] ?? [] {
+                #expect(section.contains("--\(option["name"] as? String ?? "?")"))
+            }
+        }
+        for option in spec["options"] as? [[String: Any]] ?? [] where option["hidden"] as? Bool != true {
+            #expect(section.contains("--\(option["name"] as? String ?? "?")"), "README lacks \(option["name"]!)")
+        }
+        let rows = section.split(separator: "\n").filter { $0.hasPrefix("| ") }
+        let documented = Set(rows.compactMap { Int($0.dropFirst(2).prefix { $0 != " " }) })
+        let statuses = Set((spec["exit_statuses"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? Int })
+        #expect(documented == statuses)
+    }
+
+    @Test("fields and event types a newer daemon adds pass through --json; text still prints")
+    func unknownFieldsPassThrough() async throws {
+        let reading =
+            #"{"address":"DC:A6:32:00:00:01","age_seconds":0,"celsius":21.5,"fresh":true,"humidity":40.5,"#
+            + #""name":"Sensor","profile":"ess","raw":"0868","seq":7,"time":"2026-11-30T01:02:03.456Z","unit":"C"}"#
+        // A kind of value this build cannot show: printed as it came, shown without a temperature.
+        let humidity =
+            #"{"address":"DC:A6:32:00:00:02","age_seconds":0,"fresh":true,"humidity":40.5,"name":"Hygro","#
+            + #""profile":"ess","raw":"0fd2","seq":8,"time":"2026-11-30T01:02:03.456Z","unit":"%"}"#
+        let status =
+            #"{"adapter":"hci0","battery_saver":true,"connected":[],"daemon":"blectld","last_seq":7,"#
+            + #""started":"2026-11-30T00:00:00.000Z","state":"poweredOn","version":"9.9.9"}"#
+        let event =
+            #"{"address":"DC:A6:32:00:00:01","celsius":21.5,"humidity":40.5,"name":"Sensor","raw":"0868","#
+            + #""seq":8,"time":"2026-11-30T01:02:04.456Z","type":"reading","unit":"C"}"#
+        let newKind =
+            #"{"address":"DC:A6:32:00:00:01","level":80,"name":"Sensor","time":"2026-11-30T01:02:05.456Z","#
+            + #""type":"battery"}"#
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blectl-scripted-\(UUID().uuidString.prefix(8)).sock"
+        ).path
+        let daemon = try ScriptedDaemon(
+            socket: socket,
+            results: [
+                "read": "[\(reading),\(humidity)]", "status": status,
+                "subscribe": #"{"events":["reading"],"last_seq":7}"#,
+            ],
+            events: [event, newKind])
+        defer { daemon.stop() }
+        #expect(
+            try await run(Self.blectl, ["--socket", socket, "read", "--json"]).output == "[\(reading),\(humidity)]\n")
+        #expect(try await run(Self.blectl, ["--socket", socket, "status", "--json"]).output == status + "\n")
+        let text = try await run(Self.blectl, ["--socket", socket, "read"])
+        #expect(text.status == 0 && text.output.contains("Sensor  DC:A6:32:00:00:01  21.5 °C"), "\(text)")
+        #expect(text.output.contains("Hygro   DC:A6:32:00:00:02  –"), "\(text)")
+        let json = try ChildProcessLines.start(Self.blectl, ["--socket", socket, "watch", "--json", "--events", "all"])
+        defer { json.stop() }
+        #expect(try await json.firstText { _ in true } == event)
+        #expect(try await json.firstText { _ in true } == newKind)
+        let plain = try ChildProcessLines.start(Self.blectl, ["--socket", socket, "watch", "--events", "all"])
+        defer { plain.stop() }
+        let shown = try await plain.firstText { _ in true }
+        #expect(
+            shown.contains(" reading ") && shown.contains("Sensor") && shown.contains("21.5 °C  (raw \"0868\")  #8"))
+        let unknown = try await plain.firstText { _ in true }
+        #expect(unknown.contains("  battery  ") && unknown.contains("Sensor"), "\(unknown)")
+    }
+
+    @Test("as a user who is not root, the start hint's commands work as typed")
+    func hintWorksForUser() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blectl-user-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = [
+            "PATH": "\(DaemonFixture.products.path):/usr/bin:/bin", "XDG_RUNTIME_DIR": directory.path,
+        ]
+        guard !FileManager.default.fileExists(atPath: ProtocolInfo.defaultSocketPath) else { return }
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: NobodyUser.setpriv) else {
+            // Not root: this very user reads the hint; its text is all there is to test.
+            let result = try await run(Self.blectl, ["status"], environment: environment)
+            #expect(result.status == 69)
+            #expect(result.errors.contains("blectld --mock --socket \(directory.path)/blectld.sock"))
+            return
+        }
+        chown(directory.path, NobodyUser.id, NobodyUser.id)
+        let refused = try await run(
+            NobodyUser.setpriv, NobodyUser.command(["blectl", "status"]), environment: environment)
+        #expect(refused.status == 69)
+        let hint = refused.errors.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let start = try #require(hint.first { $0.hasPrefix("blectld --mock") }, "\(refused.errors)")
+        let status = try #require(hint.first { $0.hasPrefix("blectl --socket") })
+        #expect(start.contains(directory.path), "the socket is under the user's XDG_RUNTIME_DIR")
+        let daemonWords = start.replacing(" &", with: "").split(separator: " ").map(String.init)
+        let daemon = try ChildProcess.start(
+            NobodyUser.setpriv, NobodyUser.command(daemonWords), environment: environment,
+            logFile: FileManager.default.temporaryDirectory.appendingPathComponent("blectl-user-\(UUID()).log"))
+        do {
+            let statusWords = status.split(separator: " ").map(String.init)
+            try await withTimeout(.seconds(20)) {
+                while try await run(NobodyUser.setpriv, NobodyUser.command(statusWords), environment: environment)
+                    .status != 0
+                {
+                    guard daemon.isRunning else { throw TestSupportError("blectld exited: \(daemon.log())") }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        } catch {
+            await daemon.stop()
+            throw error
+        }
+        await daemon.stop()
+        #expect(daemon.exitStatus == 0)
+    }
+}
+
+/// Running a command as `nobody` (uid and gid 65534), for what a user who is not root sees.
+enum NobodyUser {
+    static let setpriv = "/usr/bin/setpriv"
+    static let id: UInt32 = 65534
+
+    /// setpriv's arguments that run `command` (looked up in PATH) as nobody.
+    static func command(_ command: [String]) -> [String] {
+        ["--reuid=\(id)", "--regid=\(id)", "--clear-groups", "--"] + command
+    }
+}
