@@ -51,10 +51,11 @@ let package = Package(
             dependencies: ["MockBlueZ", "UnixSupport"],
             swiftSettings: strictSwift
         ),
-        // Linux headers Swift's Glibc module leaves out (epoll, eventfd).
+        // Linux headers Swift's Glibc module leaves out (epoll, eventfd), and fork + exec for a
+        // child that dies with its parent (PR_SET_PDEATHSIG).
         .systemLibrary(name: "CLinux"),
         // Unix plumbing shared by every layer: logging, signals, sd_notify, sockets, the
-        // event loop.
+        // event loop, child processes.
         .target(name: "UnixSupport", dependencies: ["CLinux"], swiftSettings: strictSwift),
         // The socket protocol's JSON messages, shared by blectld and blectl.
         .target(name: "BlectlProtocol", swiftSettings: strictSwift),

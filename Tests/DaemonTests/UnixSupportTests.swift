@@ -87,4 +87,13 @@ struct UnixSupportTests {
         #expect(info.st_mode & 0o777 == 0o660)
         #expect(UnixSocket.isListeningStreamSocket(second))
     }
+
+    @Test("Children get the environment without systemd's variables for this process")
+    func childEnvironment() {
+        let ours = [
+            "PATH": "/usr/bin", "NOTIFY_SOCKET": "/run/systemd/notify", "LISTEN_FDS": "1", "LISTEN_PID": "7",
+            "LISTEN_FDNAMES": "blectld.socket", "WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "7",
+        ]
+        #expect(ProcessEnvironment.forChildren(ours) == ["PATH": "/usr/bin"])
+    }
 }
