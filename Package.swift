@@ -4,7 +4,8 @@
 // Layers (arrows point one way):
 //   blectld / blectl (executables) → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
 //   blectl-mock → MockBlueZ → DBusCore
-//   UnixSupport (logging, sockets, the event loop) sits beside them, used by all.
+//   UnixSupport (logging, sockets, the event loop, child processes) sits beside them, used by
+//   all; PrivateBus (a private dbus-daemon's configuration) beside blectld, blectl-mock and tests.
 import PackageDescription
 
 /// Strict settings shared by every Swift target.
@@ -48,9 +49,11 @@ let package = Package(
         .target(name: "MockBlueZ", dependencies: ["DBusCore"], swiftSettings: strictSwift),
         .executableTarget(
             name: "blectl-mock",
-            dependencies: ["MockBlueZ", "UnixSupport"],
+            dependencies: ["MockBlueZ", "PrivateBus", "UnixSupport"],
             swiftSettings: strictSwift
         ),
+        // The one configuration of a private dbus-daemon: blectld --mock's, the tests', the benchmark's.
+        .target(name: "PrivateBus", swiftSettings: strictSwift),
         // Linux headers Swift's Glibc module leaves out (epoll, eventfd), and fork + exec for a
         // child that dies with its parent (PR_SET_PDEATHSIG).
         .systemLibrary(name: "CLinux"),
@@ -76,7 +79,7 @@ let package = Package(
         // spread out they keep 1.5 MB more resident. No dynamic symbol table: nothing loads
         // symbols from blectld, and the loader would read 0.3 MB of it.
         .executableTarget(
-            name: "blectld", dependencies: ["Daemon"], swiftSettings: strictSwift,
+            name: "blectld", dependencies: ["Daemon", "PrivateBus", "UnixSupport"], swiftSettings: strictSwift,
             linkerSettings: [
                 .unsafeFlags(
                     [
@@ -95,7 +98,9 @@ let package = Package(
         ),
 
         // Test helpers: a private dbus-daemon and child processes that are always stopped.
-        .target(name: "TestSupport", dependencies: ["DBusCore"], path: "Tests/TestSupport", swiftSettings: strictSwift),
+        .target(
+            name: "TestSupport", dependencies: ["DBusCore", "PrivateBus"], path: "Tests/TestSupport",
+            swiftSettings: strictSwift),
         .testTarget(name: "DBusCoreTests", dependencies: ["DBusCore", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "ThermometerProfilesTests", dependencies: ["ThermometerProfiles"], swiftSettings: strictSwift),

@@ -8,7 +8,7 @@ extension DaemonConfiguration {
         [.value("config", "PATH", help: "Configuration file (default \(defaultConfigPath))")]
             + ConfigurationSetting.all.compactMap(\.option)
             + [
-                .flag("mock", help: "Use the built-in mock adapter instead of BlueZ"),
+                .flag("mock", help: "Use the built-in mock adapter instead of BlueZ (its own bus and blectl-mock)"),
                 .flag("help", short: "h", help: "Show this help"),
                 .flag("version", help: "Show the version"),
             ]
