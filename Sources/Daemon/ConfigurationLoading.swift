@@ -87,7 +87,8 @@ extension DaemonConfiguration {
 
         Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot start, or when its D-Bus
         connection drops (the unit's Restart=on-failure starts it again); 64 for a usage
-        error; 78 for a bad configuration file.
+        error; 75 when another blectld already serves the socket (nothing is started);
+        78 for a bad configuration file.
         """
     }
 }

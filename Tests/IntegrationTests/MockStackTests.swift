@@ -69,4 +69,26 @@ struct MockStackTests {
             }
         }
     }
+
+    @Test("a second blectld on a live socket says so and exits 75 before starting a mock stack")
+    func secondDaemonOnLiveSocket() async throws {
+        try await DaemonFixture.with { fixture in
+            let runtime = fixture.directory.appendingPathComponent("second")
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_RUNTIME_DIR"] = runtime.path
+            let second = try ChildProcess.start(
+                DaemonFixture.binary("blectld"),
+                ["--mock", "--socket", fixture.socket, "--config", fixture.configurationFile.path],
+                environment: environment, logFile: fixture.directory.appendingPathComponent("second.log"))
+            let status = await second.waitForExit(timeout: .seconds(10))
+            await second.stop()  // when it did not exit
+            #expect(status == 75)
+            #expect(second.log().contains("another blectld is serving \(fixture.socket)"))
+            #expect(!second.log().contains("mock:"), "it started a mock stack: \(second.log())")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: runtime.path).isEmpty)
+            #expect(fixture.daemon.isRunning)
+            #expect(try await fixture.blectl(["status"]).status == 0)
+        }
+    }
 }
