@@ -4,7 +4,8 @@
 // Layers (arrows point one way):
 //   blectld / blectl (executables) → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
 //   blectl-mock → MockBlueZ → DBusCore (and BlectlProtocol, for the version all three print)
-//   UnixSupport (logging, sockets, the event loop) sits beside them, used by all.
+//   UnixSupport (logging, sockets, the event loop, child processes) sits beside them, used by
+//   all; PrivateBus (a private dbus-daemon's configuration) beside blectld, blectl-mock and tests.
 import PackageDescription
 
 /// Strict settings shared by every Swift target.
@@ -54,13 +55,16 @@ let package = Package(
         .target(name: "MockBlueZ", dependencies: ["DBusCore", "UnixSupport"], swiftSettings: strictSwift),
         .executableTarget(
             name: "blectl-mock",
-            dependencies: ["MockBlueZ", "BlectlProtocol", "UnixSupport"],
+            dependencies: ["MockBlueZ", "BlectlProtocol", "PrivateBus", "UnixSupport"],
             swiftSettings: strictSwift
         ),
-        // Linux headers Swift's Glibc module leaves out (epoll, eventfd).
+        // The one configuration of a private dbus-daemon: blectld --mock's, the tests', the benchmark's.
+        .target(name: "PrivateBus", swiftSettings: strictSwift),
+        // Linux headers Swift's Glibc module leaves out (epoll, eventfd), and fork + exec for a
+        // child that dies with its parent (PR_SET_PDEATHSIG).
         .systemLibrary(name: "CLinux"),
         // Unix plumbing shared by every layer: logging, signals, sd_notify, sockets, the
-        // event loop.
+        // event loop, child processes.
         .target(name: "UnixSupport", dependencies: ["CLinux"], swiftSettings: strictSwift),
         // The socket protocol's JSON messages, shared by blectld and blectl.
         .target(name: "BlectlProtocol", dependencies: ["SensorModel"], swiftSettings: strictSwift),
@@ -81,7 +85,7 @@ let package = Package(
         // spread out they keep 1.5 MB more resident. No dynamic symbol table: nothing loads
         // symbols from blectld, and the loader would read 0.3 MB of it.
         .executableTarget(
-            name: "blectld", dependencies: ["Daemon"], swiftSettings: strictSwift,
+            name: "blectld", dependencies: ["Daemon", "PrivateBus", "UnixSupport"], swiftSettings: strictSwift,
             linkerSettings: [
                 .unsafeFlags(
                     [
@@ -100,7 +104,9 @@ let package = Package(
         ),
 
         // Test helpers: a private dbus-daemon and child processes that are always stopped.
-        .target(name: "TestSupport", dependencies: ["DBusCore"], path: "Tests/TestSupport", swiftSettings: strictSwift),
+        .target(
+            name: "TestSupport", dependencies: ["DBusCore", "PrivateBus"], path: "Tests/TestSupport",
+            swiftSettings: strictSwift),
         .testTarget(
             name: "DBusCoreTests", dependencies: ["DBusCore", "TestSupport", "UnixSupport"], swiftSettings: strictSwift),
         .testTarget(

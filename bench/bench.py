@@ -201,15 +201,11 @@ class Stack:
         self.directory = directory
         os.makedirs(directory, exist_ok=True)
         config = os.path.join(directory, "bus.conf")
+        # The same private bus as blectld --mock's and the tests' (PrivateBusConfiguration).
         with open(config, "w") as f:
-            f.write(
-                '<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"\n'
-                ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
-                f"<busconfig><type>session</type><listen>unix:path={directory}/bus</listen>"
-                "<auth>EXTERNAL</auth><policy context=\"default\">"
-                "<allow send_destination=\"*\" eavesdrop=\"true\"/><allow eavesdrop=\"true\"/>"
-                "<allow own=\"*\"/></policy></busconfig>\n"
-            )
+            f.write(subprocess.run(
+                [os.path.join(binaries, "blectl-mock"), "--print-bus-config", f"{directory}/bus"],
+                capture_output=True, text=True, check=True, timeout=30).stdout)
         self.bus = spawn(
             ["dbus-daemon", f"--config-file={config}", "--nofork", "--nopidfile", "--print-address"],
             name="dbus-daemon",

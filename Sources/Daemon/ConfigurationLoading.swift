@@ -8,7 +8,7 @@ extension DaemonConfiguration {
         [.value("config", "PATH", help: "Configuration file (default \(defaultConfigPath))")]
             + ConfigurationSetting.all.compactMap(\.option)
             + [
-                .flag("mock", help: "Use the built-in mock adapter instead of BlueZ"),
+                .flag("mock", help: "Use the built-in mock adapter instead of BlueZ (its own bus and blectl-mock)"),
                 .flag("help", short: "h", help: "Show this help"),
                 .flag("version", help: "Show the version"),
             ]
@@ -87,7 +87,8 @@ extension DaemonConfiguration {
 
         Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot start, or when its D-Bus
         connection drops (the unit's Restart=on-failure starts it again); 64 for a usage
-        error; 78 for a bad configuration file.
+        error; 75 when another blectld already serves the socket (nothing is started);
+        78 for a bad configuration file.
         """
     }
 }

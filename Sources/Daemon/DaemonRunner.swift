@@ -5,40 +5,36 @@ import Glibc
 public import UnixSupport
 
 /// blectld's life: start everything, serve until SIGTERM, shut down cleanly.
-public struct DaemonRunner {
+public struct DaemonRunner: Sendable {
     let configuration: DaemonConfiguration
     let log: Log
     /// The command line the configuration came from (SIGHUP reads it again).
     let arguments: [String]
     private let notifier = SystemdNotifier()
+    private let signals: AsyncStream<UnixSignal>
 
-    /// Creates a runner for a configuration loaded from `arguments`.
+    /// Creates a runner for a configuration loaded from `arguments`, and from now on
+    /// watches SIGTERM, SIGINT and SIGHUP: create it before starting anything that can
+    /// fail or take time (the mock stack), so a SIGTERM meanwhile is not lost. One per process.
     public init(configuration: DaemonConfiguration, log: Log, arguments: [String]) {
         self.configuration = configuration
         self.log = log
         self.arguments = arguments
+        signals = SignalWatcher.stream([.terminate, .interrupt, .hangup])
     }
 
     /// Runs the daemon; returns its exit status.
-    public func run() async -> Int32 {
+    ///
+    /// - Parameter mockBus: the private bus of the mock stack (`--mock`); nil for the system bus.
+    public func run(mockBus: String? = nil) async -> Int32 {
         ProcessSignals.ignoreBrokenPipe()
-        // Watch signals before anything can fail, so SIGTERM during start-up is not lost.
-        let signals = SignalWatcher.stream([.terminate, .interrupt, .hangup])
-        let mock: MockStack?
-        do {
-            mock = configuration.mock ? try MockStack.start(log: log) : nil
-        } catch {
-            log.error("cannot start the mock adapter: \(error)")
-            return ExitCode.failure
-        }
-        defer { mock?.stop() }
-        let bus: BlueZBus = mock.map { .address($0.busAddress) } ?? .system
+        let bus: BlueZBus = mockBus.map { .address($0) } ?? .system
         let central: CentralManager
         do {
             central = try await CentralManager.connect(
                 to: bus, options: centralOptions, diagnostics: { [log] in log.warning("BlueZ: \($0)") })
         } catch {
-            log.error("cannot connect to the \(mock == nil ? "system" : "mock") D-Bus bus: \(error)")
+            log.error("cannot connect to the \(mockBus == nil ? "system" : "mock") D-Bus bus: \(error)")
             return ExitCode.failure
         }
         let service = DaemonService(configuration: configuration, log: log, executor: central.executor)
@@ -56,7 +52,7 @@ public struct DaemonRunner {
         await reportState(central)
         await bridge.start()
         await announceReady(service.hub, central)
-        let cause = await serve(until: stops, bus: mock == nil ? "system" : "mock adapter's")
+        let cause = await serve(until: stops, bus: mockBus == nil ? "system" : "mock adapter's")
         log.notice("stopping")
         try? notifier.stopping()
         await bridge.shutdown()

@@ -6,6 +6,8 @@ public enum ExitCode {
     public static let failure: Int32 = 1
     /// `EX_USAGE`: the command line was wrong.
     public static let usage: Int32 = 64
+    /// `EX_TEMPFAIL`: not now, but later may work (blectld: another one serves its socket).
+    public static let temporaryFailure: Int32 = 75
     /// `EX_CONFIG`: the configuration file was wrong.
     public static let configuration: Int32 = 78
 }

@@ -23,4 +23,16 @@ public enum ProcessEnvironment {
         }
         return result
     }
+
+    /// The variables systemd addresses to one process: sd_notify's socket, socket
+    /// activation's descriptors, the watchdog. A child that inherited them could report
+    /// readiness, or claim descriptors, in that process's name.
+    public static let serviceManagerVariables: Set<String> = [
+        "NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID",
+    ]
+
+    /// The environment to give a child: `environment` without ``serviceManagerVariables``.
+    public static func forChildren(_ environment: [String: String] = current) -> [String: String] {
+        environment.filter { !serviceManagerVariables.contains($0.key) }
+    }
 }

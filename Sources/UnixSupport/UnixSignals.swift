@@ -41,6 +41,11 @@ public enum ProcessSignals {
     public static func ignoreBrokenPipe() {
         signal(SIGPIPE, SIG_IGN)
     }
+
+    /// Ignores `signals` from now on (and in children, which inherit an ignored disposition).
+    public static func ignore(_ signals: [UnixSignal]) {
+        for unixSignal in signals { signal(unixSignal.rawValue, SIG_IGN) }
+    }
 }
 
 /// Delivers signals to a handler on a dispatch queue instead of an async-signal context.

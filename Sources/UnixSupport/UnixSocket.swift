@@ -115,12 +115,29 @@ public enum UnixSocket {
     private static func isStaleSocket(_ path: String) -> Bool {
         var info = stat()
         guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK else { return false }
-        // A non-blocking probe: a live daemon with a full backlog must not block us.
-        guard let probe = try? makeSocket(type: SOCK_STREAM, nonBlocking: true) else { return false }
-        defer { Glibc.close(probe) }
-        let result = try? withAddress(path) { address, length in retryingEINTR { Glibc.connect(probe, address, length) }
+        return connectionProbe(path) == ECONNREFUSED
+    }
+
+    /// Whether something accepts connections on the stream socket at `path`: a live
+    /// daemon, even one whose backlog is full.
+    public static func acceptsConnections(_ path: String) -> Bool {
+        let result = connectionProbe(path)
+        return result == 0 || result == EAGAIN
+    }
+
+    /// Connects to `path` and hangs up: 0, or the `errno` of the failed `connect`.
+    private static func connectionProbe(_ path: String) -> Int32 {
+        // Non-blocking: a live daemon with a full backlog must not block us (EAGAIN).
+        do {
+            let probe = try makeSocket(type: SOCK_STREAM, nonBlocking: true)
+            defer { Glibc.close(probe) }
+            let result = try withAddress(path) { address, length in
+                retryingEINTR { Glibc.connect(probe, address, length) }
+            }
+            return result == 0 ? 0 : errno
+        } catch {
+            return error.code
         }
-        return result == -1 && errno == ECONNREFUSED
     }
 
     private static func makeParentDirectory(of path: String) {

@@ -22,6 +22,8 @@ enum MockCommandLine {
         .flag("no-control", help: "don't serve the control interface org.blectl.Mock"),
         .value("log-level", "LEVEL", help: "err, warning, notice, info or debug (default info)"),
         .value("emit-log", "FILE", help: "log every temperature notification's time to FILE (benchmarks)"),
+        .flag("stdin-lifeline", help: "stop when stdin reaches end of file, not on SIGTERM/SIGINT (blectld --mock)"),
+        .value("print-bus-config", "SOCKET", help: "print a private dbus-daemon's configuration for SOCKET, and exit"),
         .flag("help", short: "h", help: "show this help"),
         .flag("version", help: "show the version"),
     ]
@@ -38,7 +40,10 @@ enum MockCommandLine {
         A fake bluetoothd: serves BlueZ 5.66's D-Bus API (org.bluez) on a bus, with simulated
         Raspberry Pi thermometers, and a control interface (org.blectl.Mock, /org/blectl/Mock,
         org.blectl.Mock1) to inject faults. Prints "ready org.bluez on ADDRESS" on stdout once
-        org.bluez is owned and the adapters are powered; stops cleanly on SIGTERM or SIGINT.
+        org.bluez is owned and the adapters are powered; stops cleanly on SIGTERM or SIGINT, or
+        with --stdin-lifeline when its standard input reaches end of file (its parent closed
+        that pipe, or died). --print-bus-config writes the configuration of the private bus
+        that blectld --mock, the tests and the benchmark run it on.
 
         Options:
         \(options.helpLines())

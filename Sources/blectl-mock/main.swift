@@ -1,5 +1,6 @@
 // blectl-mock: a fake bluetoothd serving BlueZ's D-Bus API with simulated Pi thermometers.
 import MockBlueZ
+import PrivateBus
 import UnixSupport
 
 #if canImport(Glibc)
@@ -28,6 +29,10 @@ do {
         writeAll(STDOUT_FILENO, Array((MockCommandLine.versionText + "\n").utf8))
         exit(ExitCode.success)
     }
+    if let socket = parsed.value("print-bus-config") {
+        writeAll(STDOUT_FILENO, Array(PrivateBusConfiguration.text(socket: socket).utf8))
+        exit(ExitCode.success)
+    }
     scenario = try MockCommandLine.scenario(parsed)
     level = try MockCommandLine.logLevel(parsed)
     address = try MockCommandLine.busAddress(parsed, environment: ProcessEnvironment.current)
@@ -40,8 +45,13 @@ if let path = parsed.value("emit-log") {
     do { try EmitLog.shared.open(path) } catch { usageFailure("--emit-log: \(error.message)") }
 }
 ProcessSignals.ignoreBrokenPipe()
-// Watch the signals before anything starts, so a SIGTERM during start-up is not fatal.
-let signals = SignalWatcher.stream([.terminate, .interrupt])
+// Watch the signals before anything starts, so a SIGTERM during start-up is not fatal. With
+// a lifeline the parent owns the mock's life: the signals a process group or cgroup gets as a
+// whole are for the parent, which stops the mock by closing the pipe. (Blocked by blectld,
+// they are ignored here too: the async main's threads do not keep the mask blectld set.)
+let lifeline = parsed.flag("stdin-lifeline")
+if lifeline { ProcessSignals.ignore([.terminate, .interrupt, .hangup]) }
+let signals = lifeline ? nil : SignalWatcher.stream([.terminate, .interrupt])
 
 let mock: MockBluetoothd
 do {
@@ -64,9 +74,14 @@ await mock.onBusLost {
 // The readiness line: parents wait for it instead of polling the bus.
 writeAll(STDOUT_FILENO, Array("ready org.bluez on \(address)\n".utf8))
 
-for await signal in signals {
-    log.notice("\(signal): stopping")
-    break
+if let signals {
+    for await signal in signals {
+        log.notice("\(signal): stopping")
+        break
+    }
+} else {
+    await StdinLifeline.endOfFile()
+    log.notice("end of file on stdin (the lifeline): stopping")
 }
 await mock.stop()
 EmitLog.shared.close()

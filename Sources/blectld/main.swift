@@ -21,6 +21,24 @@ case .version(let line):
     writeAll(1, Array((line + "\n").utf8))
 case .run(let configuration):
     let log = Log(level: configuration.logLevel)
+    // It watches the stop signals from here on, through the mock stack's start.
+    let runner = DaemonRunner(configuration: configuration, log: log, arguments: arguments)
+    // Before anything starts: a second daemon must leave the first one's socket alone.
+    // (Under socket activation systemd holds the socket: nothing to check.)
+    if listenFDs().isEmpty, UnixSocket.acceptsConnections(configuration.socketPath) {
+        log.error("another blectld is serving \(configuration.socketPath): stop it, or give this one another --socket")
+        exit(ExitCode.temporaryFailure)
+    }
+    // On the main thread, which lives as long as blectld: see SpawnedProcess.
+    let mock: MockStack?
+    do {
+        mock = configuration.mock ? try MockStack.start(log: log) : nil
+    } catch {
+        log.error("cannot start the mock adapter: \(error)")
+        exit(ExitCode.failure)
+    }
     // Not a top-level `await`: see BlockingMain for what that would cost.
-    exit(BlockingMain.run { await DaemonRunner(configuration: configuration, log: log, arguments: arguments).run() })
+    let status = BlockingMain.run { [runner, busAddress = mock?.busAddress] in await runner.run(mockBus: busAddress) }
+    mock?.stop()
+    exit(status)
 }

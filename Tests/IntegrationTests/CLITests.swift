@@ -88,9 +88,7 @@ struct CLITests {
     @Test("the bus going away: blectld says so, stops the mock stack and exits 1")
     func busLost() async throws {
         try await DaemonFixture.with { fixture in
-            let bus = try #require(
-                children(of: fixture.daemon.pid).first { command($0).hasPrefix("/usr/bin/dbus-daemon") })
-            let mock = try #require(children(of: fixture.daemon.pid).first { command($0).contains("blectl-mock") })
+            let (bus, mock) = try fixture.stack()
             kill(bus, SIGKILL)
             let status = await fixture.daemon.waitForExit(timeout: .seconds(10))
             #expect(status == 1)
@@ -133,19 +131,4 @@ func rfc3339(_ text: String) -> Date? {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     return formatter.date(from: text)
-}
-
-/// The pids of `pid`'s children (every thread's).
-private func children(of pid: Int32) -> [Int32] {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-    return tasks.flatMap { task in
-        ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? "")
-            .split(separator: " ").compactMap { Int32($0) }
-    }
-}
-
-/// A process's command line, its arguments joined by spaces.
-private func command(_ pid: Int32) -> String {
-    let raw = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
-    return String(decoding: raw.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
 }

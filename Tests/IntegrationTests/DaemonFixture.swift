@@ -29,9 +29,11 @@ struct DaemonFixture {
         return url.appendingPathComponent(name).path
     }
 
+    /// Runs `body` with a fresh daemon; `environment` adds to (or overrides) the test's own.
     static func with(
         mockOptions: String = "--fast --notify-interval 200ms", arguments: [String] = ["--log-level", "debug"],
-        configuration: String? = nil, _ body: (DaemonFixture) async throws -> Void
+        configuration: String? = nil, environment extra: [String: String] = [:],
+        _ body: (DaemonFixture) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "blectl-it-\(UUID().uuidString.prefix(8))")
@@ -41,6 +43,7 @@ struct DaemonFixture {
         var environment = ProcessInfo.processInfo.environment
         environment["BLECTL_MOCK_OPTIONS"] = mockOptions
         environment["XDG_RUNTIME_DIR"] = directory.path
+        environment.merge(extra) { $1 }
         let config = directory.appendingPathComponent("blectld.conf")
         try (configuration ?? "").write(to: config, atomically: true, encoding: .utf8)
         let daemon = try ChildProcess.start(
@@ -73,6 +76,15 @@ struct DaemonFixture {
             }
         }
         return DaemonFixture(daemon: daemon, directory: directory, socket: socket, busAddress: address)
+    }
+
+    /// The mock stack's processes: blectld's `dbus-daemon` and `blectl-mock` children.
+    func stack() throws -> (bus: pid_t, mock: pid_t) {
+        let children = ProcessInfo.children(of: daemon.pid)
+        guard let bus = children.first(where: { ProcessInfo.command(of: $0).hasPrefix("/usr/bin/dbus-daemon") }),
+            let mock = children.first(where: { ProcessInfo.command(of: $0).contains("blectl-mock") })
+        else { throw TestSupportError("blectld has no dbus-daemon and blectl-mock children: \(children)") }
+        return (bus, mock)
     }
 
     /// Runs `blectl` with `arguments` (socket given), returning its exit status, stdout and stderr.

@@ -1,4 +1,5 @@
 public import Foundation
+import PrivateBus
 
 /// A private `dbus-daemon` for tests: started in a temporary directory and
 /// always stopped by ``withPrivateBus(_:)``.
@@ -21,10 +22,10 @@ public final class PrivateBus: Sendable {
             .appendingPathComponent("blectl-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
-        try configuration(socket: directory.appendingPathComponent("bus").path)
+        try PrivateBusConfiguration.text(socket: directory.appendingPathComponent("bus").path)
             .write(to: config, atomically: true, encoding: .utf8)
         let process = try ChildProcess.start(
-            "/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address"],
+            "/usr/bin/dbus-daemon", PrivateBusConfiguration.daemonArguments(configFile: config.path),
             logFile: directory.appendingPathComponent("dbus-daemon.log"), captureStdout: true)
         guard let line = try await process.firstStdoutLine(timeout: .seconds(10)), !line.isEmpty else {
             await process.stop()
@@ -45,23 +46,6 @@ public final class PrivateBus: Sendable {
     /// Kills the bus at once, as a crashing dbus-daemon would go; the directory stays.
     public func crash() async {
         await process.stop(signal: SIGKILL)
-    }
-
-    static func configuration(socket: String) -> String {
-        """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <listen>unix:path=\(socket)</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-        """
     }
 }
 

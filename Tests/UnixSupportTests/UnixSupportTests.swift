@@ -88,4 +88,34 @@ struct UnixSupportTests {
         #expect(info.st_mode & 0o777 == 0o660)
         #expect(UnixSocket.isListeningStreamSocket(second))
     }
+
+    @Test("A socket accepts connections only while a daemon listens on it")
+    func acceptsConnections() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("s.sock")
+        #expect(!UnixSocket.acceptsConnections(path))  // no file
+        let listener = try UnixSocket.listen(path: path, backlog: 1)
+        #expect(UnixSocket.acceptsConnections(path))
+        // A full backlog is still a live daemon: the non-blocking probe gets EAGAIN.
+        let waiting = try (0..<4).map { _ in
+            let fd = try UnixSocket.makeSocket(type: SOCK_STREAM, nonBlocking: true)
+            _ = try UnixSocket.withAddress(path) { address, length in connect(fd, address, length) }
+            return fd
+        }
+        #expect(UnixSocket.acceptsConnections(path))
+        waiting.forEach { close($0) }
+        close(listener)  // the file stays behind, as after a crash
+        #expect(!UnixSocket.acceptsConnections(path))
+        #expect(!UnixSocket.acceptsConnections(directory.path))  // not a socket
+    }
+
+    @Test("Children get the environment without systemd's variables for this process")
+    func childEnvironment() {
+        let ours = [
+            "PATH": "/usr/bin", "NOTIFY_SOCKET": "/run/systemd/notify", "LISTEN_FDS": "1", "LISTEN_PID": "7",
+            "LISTEN_FDNAMES": "blectld.socket", "WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "7",
+        ]
+        #expect(ProcessEnvironment.forChildren(ours) == ["PATH": "/usr/bin"])
+    }
 }
