@@ -1,0 +1,1 @@
+struct StoreBenchmark { init(arguments: [String]) {}; func run() async {} }
