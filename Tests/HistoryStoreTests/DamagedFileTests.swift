@@ -69,6 +69,29 @@ struct DamagedFileTests {
         }
     }
 
+    @Test("damage deep in the file, which opening does not read, is found by the check at start")
+    func damagedDeepInside() async throws {
+        try await StoreFixture.with { fixture in
+            try await fill(fixture, count: 30_000)
+            // A leaf of the readings table from the middle: neither end, and no index.
+            let leaf = try #require(
+                try SQLiteConnection(path: fixture.databasePath).integer(
+                    """
+                    SELECT pageno FROM dbstat WHERE name = 'readings' AND pagetype = 'leaf'
+                    ORDER BY pageno LIMIT 1 OFFSET (SELECT count(*) / 2 FROM dbstat WHERE name = 'readings')
+                    """))
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: fixture.databasePath))
+            try handle.seek(toOffset: UInt64(leaf - 1) * 4096)
+            handle.write(Data(repeating: 0xFF, count: 4096))
+            try handle.close()
+            let store = try fixture.open()
+            #expect(store.lastSeq == 30_000)
+            try await expectReplaced(fixture, store, next: 30_001)
+            #expect(fixture.logged(.error, "the check at start"))
+            await store.close()
+        }
+    }
+
     @Test("a page damaged while the store runs is found by the query that reads it; the file is replaced")
     func damagedAtRunTime() async throws {
         try await StoreFixture.with { fixture in

@@ -47,15 +47,17 @@ struct RetentionTests {
     func maxBytes() async throws {
         try await StoreFixture.with { fixture in
             let bound: Int64 = 512 * 1024
-            let store = try fixture.open(.init(commitInterval: .seconds(3600), maxBytes: bound, pruneSpacing: .milliseconds(1)))
+            let store = try fixture.open(
+                .init(commitInterval: .seconds(3600), maxBytes: bound, pruneSpacing: .milliseconds(1)))
             for batch in 0..<10 {
                 readings(from: UInt64(batch * 2_000 + 1), count: 2_000).forEach(store.append)
                 await store.flush()
             }
             let path = fixture.databasePath
-            #expect(try await eventually {
-                (try? SQLiteConnection(path: path)).flatMap { try? usedBytes($0) }.map { $0 <= bound } == true
-            })
+            #expect(
+                try await eventually {
+                    (try? SQLiteConnection(path: path)).flatMap { try? usedBytes($0) }.map { $0 <= bound } == true
+                })
             let seqs = await allEvents(store, pageSize: 5_000).compactMap(\.seq)
             #expect(seqs.last == 20_000)
             #expect(seqs.first.map { $0 > 1 } == true, "the oldest went first")

@@ -51,7 +51,8 @@ struct SchemaTests {
             let connection = try SQLiteConnection(path: fixture.databasePath)
             #expect(throws: Schema.Failure.self) { try Schema.migrate(connection, with: Schema.migrations + [broken]) }
             #expect(try Schema.version(of: connection) == 1)
-            #expect(try connection.integer("SELECT count(*) FROM pragma_table_info('readings') WHERE name = 'rssi'") == 0)
+            #expect(
+                try connection.integer("SELECT count(*) FROM pragma_table_info('readings') WHERE name = 'rssi'") == 0)
             #expect(try connection.integer("SELECT count(*) FROM readings") == 10)
         }
     }
