@@ -3,7 +3,7 @@
 //   history-store-tool hold PATH                 open the store, print "ready <lastSeq>", wait to be killed
 //   history-store-tool burst PATH                append readings without end, flushing every 500;
 //                                                print "committed <seq>" after each flush
-//   history-store-tool bench DIR [--thermometers N] [--rate HZ] [--seconds S]
+//   history-store-tool bench DIR [--thermometers N] [--rate HZ] [--batches N] [--part busy|day|hour]
 //                                                print the store's figures (bench/store_bench.sh)
 import BlectlProtocol
 import HistoryStore
@@ -39,7 +39,7 @@ extension String {
     }
 }
 
-func open(_ path: String, _ configuration: HistoryStore.Configuration = .init()) -> HistoryStore {
+func openStore(_ path: String, _ configuration: HistoryStore.Configuration = .init()) -> HistoryStore {
     do {
         return try HistoryStore.open(path: path, configuration: configuration, log: Log(level: .notice))
     } catch {
@@ -49,13 +49,13 @@ func open(_ path: String, _ configuration: HistoryStore.Configuration = .init())
 }
 
 func hold(_ path: String) -> Never {
-    let store = open(path)
+    let store = openStore(path)
     say("ready \(store.lastSeq)")
     while true { pause() }
 }
 
 func burst(_ path: String) async -> Never {
-    let store = open(path, .init(commitInterval: .milliseconds(20)))
+    let store = openStore(path, .init(commitInterval: .milliseconds(20)))
     var seq = store.lastSeq
     say("ready \(seq)")
     while true {
@@ -74,6 +74,8 @@ case ("hold", 2): hold(arguments[1])
 case ("burst", 2): await burst(arguments[1])
 case ("bench", 2...): await StoreBenchmark(arguments: Array(arguments.dropFirst())).run()
 default:
-    say("usage: history-store-tool hold PATH | burst PATH | bench DIR [--thermometers N] [--rate HZ] [--seconds S]")
+    say(
+        "usage: history-store-tool hold PATH | burst PATH | bench DIR [--thermometers N] [--rate HZ] "
+            + "[--batches N] [--part busy|day|hour]")
     exit(ExitCode.usage)
 }
