@@ -3,6 +3,7 @@
 //
 // Layers (arrows point one way):
 //   blectld / blectl (executables) → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
+//   Daemon → HistoryStore → CSQLite (C)
 //   blectl-mock → MockBlueZ → DBusCore
 //   UnixSupport (logging, sockets, the event loop) sits beside them, used by all.
 import PackageDescription

@@ -20,6 +20,7 @@ tool="$(swift build -c release --show-bin-path)/history-store-tool"
 
 echo "history store at $(git rev-parse --short HEAD) on $(df --output=source,fstype "$dir" | tail -1 | tr -s ' ')"
 "$tool" bench "$dir"
+"$tool" bench "$dir" --part hour --commit-every 12   # history_commit_interval = 60 s
 
 if command -v strace >/dev/null; then
     trace=$(mktemp)
@@ -28,7 +29,7 @@ if command -v strace >/dev/null; then
     # strace -c: "% time seconds usecs/call calls errors syscall". Counted over the whole
     # run: the hour's 720 commits plus creating the file and closing it. SQLite writes
     # with pwrite64 only; fsync/fdatasync are the flushes that reach the card.
-    awk '$NF ~ /^(fsync|fdatasync|pwrite64)$/ { print "syscalls_per_hour_one_thermometer_5s_" $NF, $4, "calls" }' "$trace"
+    awk '$NF ~ /^(fsync|fdatasync|pwrite64)$/ { print "syscalls_per_hour_one_thermometer_5s_commit_every_5s_" $NF, $4, "calls" }' "$trace"
 else
     echo "(strace not installed: no fsync count; apt-get install strace)"
 fi

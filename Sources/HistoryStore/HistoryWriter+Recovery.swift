@@ -27,8 +27,10 @@ extension HistoryWriter {
 
     /// The disk takes writes again.
     func recovered() {
-        log.notice("history: writing \(files.path) again after: \(problem ?? "")")
+        log.notice(
+            "history: writing \(files.path) again after: \(problem ?? ""); \(dropped) readings dropped since start")
         problem = nil
+        dropsLogged = false
     }
 
     /// Tries again to take the lock and open the database (after a read-only directory,

@@ -49,6 +49,8 @@ final class HistoryWriter: @unchecked Sendable {
     var commits = 0
     var pruneSteps = 0
     var closed = false
+    /// Drops were logged in this degraded spell (one warning, not one per commit interval).
+    var dropsLogged = false
 
     init(
         files: DatabaseFiles, configuration: HistoryStore.Configuration, log: Log, loop: EventLoop,
@@ -165,8 +167,11 @@ final class HistoryWriter: @unchecked Sendable {
         forgottenThrough = max(forgottenThrough, seq)
         forgottenTime = max(forgottenTime ?? .min, (latestTime ?? Timestamp.now()).millisecondsSince1970)
         forgottenNeedsWrite = true
+        guard !dropsLogged else { return }
+        dropsLogged = true
         log.warning(
-            "history: dropped \(count) readings (through #\(seq)): more than \(configuration.pendingLimit) waited")
+            "history: more than \(configuration.pendingLimit) readings wait for the disk: dropping the oldest "
+                + "(first \(count), through #\(seq)); status counts them")
     }
 
     // MARK: Committing

@@ -74,15 +74,17 @@ struct DamagedFileTests {
         try await StoreFixture.with { fixture in
             try await fill(fixture, count: 30_000)
             // A leaf of the readings table from the middle: neither end, and no index.
+            let connection = try SQLiteConnection(path: fixture.databasePath)
+            let pageSize = try #require(try connection.integer("PRAGMA page_size"))
             let leaf = try #require(
-                try SQLiteConnection(path: fixture.databasePath).integer(
+                try connection.integer(
                     """
                     SELECT pageno FROM dbstat WHERE name = 'readings' AND pagetype = 'leaf'
                     ORDER BY pageno LIMIT 1 OFFSET (SELECT count(*) / 2 FROM dbstat WHERE name = 'readings')
                     """))
             let handle = try FileHandle(forUpdating: URL(fileURLWithPath: fixture.databasePath))
-            try handle.seek(toOffset: UInt64(leaf - 1) * 4096)
-            handle.write(Data(repeating: 0xFF, count: 4096))
+            try handle.seek(toOffset: UInt64((leaf - 1) * pageSize))
+            handle.write(Data(repeating: 0xFF, count: Int(pageSize)))
             try handle.close()
             let store = try fixture.open()
             #expect(store.lastSeq == 30_000)
@@ -103,9 +105,10 @@ struct DamagedFileTests {
             readings(from: 30_001, count: 5).forEach(store.append)
             // Pages 5 to 40 hold the oldest rows (and index pages); they left the small page
             // cache while the check at start read the whole file.
+            let pageSize = try #require(try SQLiteConnection(path: fixture.databasePath).integer("PRAGMA page_size"))
             let handle = try FileHandle(forUpdating: URL(fileURLWithPath: fixture.databasePath))
-            try handle.seek(toOffset: 4 * 4096)
-            handle.write(Data(repeating: 0xFF, count: 36 * 4096))
+            try handle.seek(toOffset: UInt64(4 * pageSize))
+            handle.write(Data(repeating: 0xFF, count: Int(36 * pageSize)))
             try handle.close()
             let page = await store.page(address: nil, since: 0, limit: 100)
             #expect(page.events.map(\.seq) == (30_001...30_005).map { $0 })

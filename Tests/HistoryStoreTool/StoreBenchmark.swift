@@ -16,6 +16,9 @@ struct StoreBenchmark {
     var batches = 30
     /// Which measurement to run: `busy`, `day`, `hour`, or all.
     var part = "all"
+    /// Readings per commit in the hour: 1 is the default 5 s interval at one reading per
+    /// 5 s, 12 a 60 s interval.
+    var commitEvery = 1
 
     init(arguments: [String]) {
         directory = arguments[0]
@@ -28,6 +31,7 @@ struct StoreBenchmark {
             case "--thermometers": thermometers = value ?? thermometers
             case "--rate": rate = value ?? rate
             case "--batches": batches = value ?? batches
+            case "--commit-every": commitEvery = max(1, value ?? commitEvery)
             default:
                 say("unknown option \(option)")
                 exit(ExitCode.usage)
@@ -36,6 +40,7 @@ struct StoreBenchmark {
     }
 
     func run() async {
+        say("pending_reading_bytes \(MemoryLayout<Event>.stride) bytes")
         if part == "all" || part == "busy" { await busyHub() }
         if part == "all" || part == "day" { await oneThermometerDay() }
         if part == "all" || part == "hour" { await oneThermometerHour() }
@@ -90,7 +95,8 @@ struct StoreBenchmark {
         for hour in 0..<24 {
             for index in 0..<720 {
                 let seq = UInt64(hour * 720 + index + 1)
-                store.append(reading(seq: seq, device: 1, time: Timestamp(millisecondsSince1970: start + Int64(seq) * 5_000)))
+                store.append(
+                    reading(seq: seq, device: 1, time: Timestamp(millisecondsSince1970: start + Int64(seq) * 5_000)))
             }
             await store.flush()
         }
@@ -98,9 +104,9 @@ struct StoreBenchmark {
         say("bytes_per_day_one_thermometer_5s \(fileSize(path)) bytes")
     }
 
-    /// One hour of one thermometer at one reading per 5 s with the default 5 s commit
-    /// interval: 720 commits of one reading each, run back to back; what this process
-    /// wrote (`/proc/self/io`) and how many write calls it made.
+    /// One hour of one thermometer at one reading per 5 s, committed every `commitEvery`
+    /// readings (1: the default 5 s interval, 720 commits), run back to back; what this
+    /// process wrote (`/proc/self/io`) and how many write calls it made.
     private func oneThermometerHour() async {
         let path = freshPath("hour")
         defer { remove(path) }
@@ -110,13 +116,14 @@ struct StoreBenchmark {
         let before = ProcessIO.read()
         for seq in 2...721 {
             store.append(reading(seq: UInt64(seq), device: 1))
-            await store.flush()
+            if (seq - 1) % commitEvery == 0 { await store.flush() }
         }
         let after = ProcessIO.read()
         await store.close()
-        say("commits_per_hour_one_thermometer_5s 720 commits")
-        say("write_bytes_per_hour_one_thermometer_5s \(after.writeBytes - before.writeBytes) bytes")
-        say("write_syscalls_per_hour_one_thermometer_5s \(after.writeCalls - before.writeCalls) calls")
+        let name = "one_thermometer_5s_commit_every_\(commitEvery * 5)s"
+        say("commits_per_hour_\(name) \(720 / commitEvery) commits")
+        say("write_bytes_per_hour_\(name) \(after.writeBytes - before.writeBytes) bytes")
+        say("write_syscalls_per_hour_\(name) \(after.writeCalls - before.writeCalls) calls")
     }
 
     private func open(_ path: String) -> HistoryStore {

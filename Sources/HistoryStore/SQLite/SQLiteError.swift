@@ -28,7 +28,7 @@ struct SQLiteError: Error, CustomStringConvertible {
     /// The connection cannot write at all (read-only, cannot open): it is reopened before
     /// the next try, so a file system remounted read-write is seen.
     var needsReopen: Bool {
-        [SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_NOTADB].contains(primaryCode)
+        [SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM].contains(primaryCode)
     }
 
     /// A short reason for `status`, e.g. `disk full (SQLITE_FULL: No space left on device)`.
