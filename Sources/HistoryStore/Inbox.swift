@@ -1,8 +1,5 @@
 import BlectlProtocol
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import UnixSupport
 
 /// Where the hub's thread leaves readings for the writer: one lock, one array append.
 ///
@@ -11,10 +8,7 @@ import BlectlProtocol
 /// commit interval, not once per reading; and when it holds `limit` readings, so the
 /// writer takes them early and keeps the newest `limit` (dropping the oldest) while the
 /// disk fails.
-final class Inbox: @unchecked Sendable {
-    // @unchecked Sendable: `state` is touched only with `mutex` held. A pthread mutex, not
-    // Synchronization.Mutex: ThreadSanitizer sees the ordering a pthread mutex makes (it
-    // intercepts it) but not that of Mutex's futex, and `make test-tsan` must stay clean.
+final class Inbox: Sendable {
     /// What the writer must be told after a ``put(_:)``.
     enum Wake {
         /// Nothing: it has a timer running, or will take soon.
@@ -25,7 +19,7 @@ final class Inbox: @unchecked Sendable {
         case takeNow
     }
 
-    private struct State {
+    private struct State: Sendable {
         var events: [Event] = []
         /// The writer has a commit timer running (or is being told to start one).
         var armed = false
@@ -34,37 +28,20 @@ final class Inbox: @unchecked Sendable {
         var closed = false
     }
 
-    private var state = State()
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Not `Synchronization.Mutex`: see ``Locked``.
+    private let state = Locked(State())
     /// Readings after which the writer is asked to take them at once.
     let limit: Int
     /// Readings the inbox holds at most: reached only when the writer is stuck (in a
     /// minutes-long fsync, say); beyond it the newest are dropped and counted.
     var capacity: Int { 2 * limit }
 
-    init(limit: Int) {
-        self.limit = limit
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    /// Runs `body` on the state with the mutex held.
-    private func withLock<T>(_ body: (inout State) -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body(&state)
-    }
+    init(limit: Int) { self.limit = limit }
 
     /// Leaves a reading or reading error (other events are ignored).
     func put(_ event: Event) -> Wake {
         guard let seq = event.seq else { return .none }
-        return withLock { state in
+        return state.withLock { state in
             guard !state.closed else { return .none }
             guard state.events.count < capacity else {
                 state.dropped += 1
@@ -82,7 +59,7 @@ final class Inbox: @unchecked Sendable {
     /// Swaps the waiting readings into `buffer` (which must be empty) and returns the drops
     /// since the last take.
     func take(into buffer: inout [Event]) -> (dropped: UInt64, droppedThrough: UInt64) {
-        withLock { state in
+        state.withLock { state in
             swap(&state.events, &buffer)
             defer { (state.dropped, state.droppedThrough) = (0, 0) }
             return (state.dropped, state.droppedThrough)
@@ -92,7 +69,7 @@ final class Inbox: @unchecked Sendable {
     /// The writer has nothing pending: it goes idle unless readings arrived meanwhile
     /// (then true, and it keeps its timer).
     func settle() -> Bool {
-        withLock { state in
+        state.withLock { state in
             state.armed = !state.events.isEmpty
             return state.armed
         }
@@ -100,11 +77,11 @@ final class Inbox: @unchecked Sendable {
 
     /// The writer keeps a timer running (readings wait for a retry).
     func keepArmed() {
-        withLock { $0.armed = true }
+        state.withLock { $0.armed = true }
     }
 
     /// Ignores readings from now on (the store is closed).
     func close() {
-        withLock { $0.closed = true }
+        state.withLock { $0.closed = true }
     }
 }
