@@ -25,11 +25,15 @@ echo "history store at $(git rev-parse --short HEAD) on $(df --output=source,fst
 if command -v strace >/dev/null; then
     trace=$(mktemp)
     trap 'rm -f "$trace"' EXIT
-    strace -f -c -e trace=fsync,fdatasync,pwrite64 -o "$trace" "$tool" bench "$dir" --part hour >/dev/null
-    # strace -c: "% time seconds usecs/call calls errors syscall". Counted over the whole
-    # run: the hour's 720 commits plus creating the file and closing it. SQLite writes
-    # with pwrite64 only; fsync/fdatasync are the flushes that reach the card.
-    awk '$NF ~ /^(fsync|fdatasync|pwrite64)$/ { print "syscalls_per_hour_one_thermometer_5s_commit_every_5s_" $NF, $4, "calls" }' "$trace"
+    # The hour again under strace -c ("% time seconds usecs/call calls errors syscall"),
+    # counted over the whole run: the hour's commits plus creating the file and closing it.
+    # SQLite writes with pwrite64 only; fsync/fdatasync are the flushes that reach the card.
+    for every in 1 12; do
+        strace -f -c -e trace=fsync,fdatasync,pwrite64 -o "$trace" \
+            "$tool" bench "$dir" --part hour --commit-every "$every" >/dev/null
+        awk -v name="one_thermometer_5s_commit_every_$((every * 5))s" \
+            '$NF ~ /^(fsync|fdatasync|pwrite64)$/ { print "syscalls_per_hour_" name "_" $NF, $4, "calls" }' "$trace"
+    done
 else
     echo "(strace not installed: no fsync count; apt-get install strace)"
 fi

@@ -80,6 +80,14 @@ struct StoreBenchmark {
             // The process's CPU time while it only waits for the store's thread to commit.
             commitCPU += cpuTime(CLOCK_PROCESS_CPUTIME_ID) - cpuBefore
         }
+        let pageTime = await clock.measure {
+            var since: UInt64 = 0
+            while true {
+                let page = await store.page(address: nil, since: since, limit: 1_000)
+                guard page.more, let last = page.events.last?.seq else { break }
+                since = last
+            }
+        }
         await store.close()
         let appends = Double(batches * perBatch)
         let sorted = commitTimes.sorted()
@@ -89,6 +97,7 @@ struct StoreBenchmark {
         say("commit_ms_per_batch_\(perBatch)_max \(format(sorted.last!.seconds * 1000)) ms")
         say("commit_cpu_ms_per_batch_\(perBatch)_mean \(format(commitCPU.seconds * 1000 / Double(batches))) ms")
         say("busy_database_bytes_after_\(Int(appends))_readings \(fileSize(path)) bytes")
+        say("history_page_of_1000_ms \(format(pageTime.seconds * 1000 / (appends / 1000))) ms")
     }
 
     /// One day of one thermometer at one reading per 5 s (17,280), committed an hour at a
