@@ -116,8 +116,10 @@ final class HistoryWriter: @unchecked Sendable {
         committedSeq = max(committedSeq, found.maxSeq ?? 0)
         seqFloor = max(seqFloor, found.seqFloor)
         forgottenThrough = max(forgottenThrough, found.forgottenThrough)
-        // What lies before the oldest row was pruned; in an empty file, everything was.
-        let lostBefore = found.minSeq.map { $0 - 1 } ?? max(seqFloor, committedSeq)
+        // What lies before the oldest row was pruned; in an empty file, everything was, up
+        // to the readings still waiting to be written.
+        var lostBefore = found.minSeq.map { $0 - 1 } ?? max(seqFloor, committedSeq)
+        if let waiting = pending.first?.seq { lostBefore = min(lostBefore, waiting - 1) }
         if lostBefore > forgottenThrough {
             forgottenThrough = lostBefore
             let before = found.oldestTime ?? Timestamp.now()

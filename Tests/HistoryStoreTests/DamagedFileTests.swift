@@ -101,8 +101,10 @@ struct DamagedFileTests {
             let store = try fixture.open()
             _ = await store.status()  // the check at start has run: the file was sound then
             #expect(!fixture.files().contains { $0.contains("corrupt") })
-            // Readings waiting in memory survive the replacement.
             readings(from: 30_001, count: 5).forEach(store.append)
+            await store.flush()  // in the file that will be lost
+            // Readings waiting in memory survive the replacement.
+            readings(from: 30_006, count: 5).forEach(store.append)
             // Pages 5 to 40 hold the oldest rows (and index pages); they left the small page
             // cache while the check at start read the whole file.
             let pageSize = try #require(try SQLiteConnection(path: fixture.databasePath).integer("PRAGMA page_size"))
@@ -111,9 +113,11 @@ struct DamagedFileTests {
             handle.write(Data(repeating: 0xFF, count: Int(36 * pageSize)))
             try handle.close()
             let page = await store.page(address: nil, since: 0, limit: 100)
-            #expect(page.events.map(\.seq) == (30_001...30_005).map { $0 })
+            #expect(page.events.map(\.seq) == (30_006...30_010).map { $0 })
             #expect(fixture.logged(.error, "reading history"))
-            try await expectReplaced(fixture, store, next: 30_006, stored: (30_001...30_005).map { $0 })
+            #expect(await !store.page(address: nil, since: 30_004, limit: 1).complete)
+            #expect(await store.page(address: nil, since: 30_005, limit: 1).complete, "only the old file's are lost")
+            try await expectReplaced(fixture, store, next: 30_011, stored: (30_006...30_010).map { $0 })
             await store.close()
         }
     }
