@@ -93,6 +93,30 @@ struct StoreBasicsTests {
         }
     }
 
+    @Test("status: the file, rows, oldest time, bytes, and its JSON form")
+    func status() async throws {
+        try await StoreFixture.with { fixture in
+            let store = try fixture.open()
+            let time = Timestamp.now().adding(milliseconds: -5_000)
+            store.append(reading(1, time: time))
+            store.append(reading(2))
+            await store.flush()
+            store.append(reading(3))
+            let status = await store.status()
+            #expect(status.path == fixture.databasePath)
+            #expect(status.state == .ok && status.reason == nil)
+            #expect(status.rows == 2 && status.pending == 1 && status.dropped == 0 && status.committedSeq == 2)
+            #expect(status.oldest == time)
+            #expect(status.bytes > 0)
+            let json = try JSONLines.encodeString(status)
+            #expect(
+                json.contains("\"committed_seq\":2") && json.contains("\"state\":\"ok\"")
+                    && json.contains("\"reason\":null"))
+            #expect(try JSONLines.decode(HistoryStatus.self, from: Array(json.utf8)) == status)
+            await store.close()
+        }
+    }
+
     @Test("a commit interval batches readings into one transaction, and commits by itself")
     func commitInterval() async throws {
         try await StoreFixture.with { fixture in
