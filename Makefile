@@ -6,7 +6,7 @@
 #   make bench    the benchmark (see docs/benchmarks.md)
 #   make install  binaries, systemd units and a sample config under $(PREFIX)
 
-APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev dbus dbus-daemon pkg-config
+APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev dbus dbus-daemon pkg-config
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift

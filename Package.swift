@@ -3,6 +3,7 @@
 //
 // Layers (arrows point one way):
 //   blectld / blectl (executables) → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
+//   Daemon → HistoryStore → CSQLite (C)
 //   blectl-mock → MockBlueZ → DBusCore (and BlectlProtocol, for the version all three print)
 //   UnixSupport (logging, sockets, the event loop, child processes) sits beside them, used by
 //   all; PrivateBus (a private dbus-daemon's configuration) beside blectld, blectl-mock and tests.
@@ -66,6 +67,14 @@ let package = Package(
         // Unix plumbing shared by every layer: logging, signals, sd_notify, sockets, the
         // event loop, child processes.
         .target(name: "UnixSupport", dependencies: ["CLinux"], swiftSettings: strictSwift),
+        // C: libsqlite3, found through pkg-config.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The durable history: readings in an SQLite database, written in batches on a
+        // thread of its own (docs/history.md).
+        .target(
+            name: "HistoryStore", dependencies: ["CSQLite", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            swiftSettings: strictSwift
+        ),
         // The socket protocol's JSON messages, shared by blectld and blectl.
         .target(name: "BlectlProtocol", dependencies: ["SensorModel"], swiftSettings: strictSwift),
         // The daemon: configuration, the socket server, the reading store.
@@ -132,6 +141,20 @@ let package = Package(
             name: "DaemonTests",
             dependencies: ["Daemon", "Central", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport"],
             swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "HistoryStoreTests",
+            dependencies: [
+                "HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport", "history-store-tool",
+            ],
+            swiftSettings: strictSwift
+        ),
+        // A second process for the store's tests (holding the lock, dying mid-burst) and the
+        // store's benchmark (bench/store_bench.sh).
+        .executableTarget(
+            name: "history-store-tool",
+            dependencies: ["HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            path: "Tests/HistoryStoreTool", swiftSettings: strictSwift
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -1,0 +1,68 @@
+import BlectlProtocol
+import UnixSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The files of one store: the database, SQLite's `-wal` and `-shm` beside it, and the
+/// store's lock file.
+struct DatabaseFiles: Sendable {
+    /// The database's name inside a state directory.
+    static let defaultName = "history.sqlite3"
+
+    /// The database file.
+    let path: String
+
+    /// `path` itself, or ``defaultName`` inside it when it names a directory.
+    init(resolving path: String) {
+        var info = stat()
+        let isDirectory = stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        self.path = isDirectory ? (path.hasSuffix("/") ? path : path + "/") + Self.defaultName : path
+    }
+
+    /// The lock file: held with `flock` while a store has the database open.
+    var lockPath: String { path + ".lock" }
+    var walPath: String { path + "-wal" }
+    var shmPath: String { path + "-shm" }
+
+    /// The directory the files live in.
+    var directory: String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Creates the directory (and missing parents) with mode 0755; errors are left for
+    /// the first file operation to report.
+    func createDirectory() {
+        var partial = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            partial += "/" + component
+            mkdir(partial, 0o755)
+        }
+    }
+
+    /// The bytes the database and its WAL take on disk.
+    func bytesOnDisk() -> Int64 {
+        [path, walPath].reduce(0) { total, file in
+            var info = stat()
+            return stat(file, &info) == 0 ? total + Int64(info.st_blocks) * 512 : total
+        }
+    }
+
+    /// Renames the database and its WAL to `<path>.corrupt-<time>` (and `…-wal`), removes the
+    /// `-shm`, and returns the new name. The pair stays readable with `sqlite3 … .recover`.
+    func moveAside(at time: Timestamp) throws(SystemError) -> String {
+        let stamp = String(time.rfc3339.prefix(19).filter { $0 != "-" && $0 != ":" }) + "Z"
+        var aside = "\(path).corrupt-\(stamp)"
+        var suffix = 2
+        while access(aside, F_OK) == 0 {
+            aside = "\(path).corrupt-\(stamp)-\(suffix)"
+            suffix += 1
+        }
+        guard rename(path, aside) == 0 else { throw SystemError.current("rename(\(path), \(aside))") }
+        if access(walPath, F_OK) == 0 { rename(walPath, aside + "-wal") }
+        unlink(shmPath)
+        return aside
+    }
+}
