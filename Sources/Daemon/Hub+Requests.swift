@@ -51,11 +51,24 @@ extension Hub {
         let startedAt = now()
         let task = scanTask ?? Task { try await central.scan(for: duration) }
         scanTask = task
-        let result = await task.result
+        // Waited for through a task of its own, so that a request whose client went away
+        // stops waiting at once; the scan goes on for the others who joined it.
+        let result = await TimeLimit.run(until: .now + limits.maxScan + Self.scanGrace) { try await task.value }
+        guard let result else {
+            if !Task.isCancelled {
+                // The central never ended the scan: the next request starts a new one.
+                task.cancel()
+                if scanTask == task { scanTask = nil }
+            }
+            throw ErrorInfo(.timeout, "the scan did not end")
+        }
         if scanTask == task { scanTask = nil }
-        if case .failure(let error) = result { throw ErrorInfo(describing: error) }
+        if case .failure(let error) = result { throw error }
         return peripherals().filter { $0.connected || $0.lastSeen >= startedAt }
     }
+
+    /// How long past the longest scan a joined scan may take before it is given up.
+    private static let scanGrace: Duration = .seconds(30)
 
     /// A current temperature from each connected thermometer matching `selector` (an
     /// address or a name; all when nil), waiting up to `timeout` for one to connect.

@@ -13,6 +13,25 @@ struct TestDaemon: Sendable {
         let path = socketPath
         return try await offload { try TestClient(path: path, timeout: timeout) }
     }
+
+    /// A new client subscribed to `events`.
+    func subscriber(to events: Set<EventType>? = [.reading]) async throws -> TestClient {
+        let client = try await connect()
+        try await offload {
+            try client.expectHello()
+            _ = try client.call(.subscribe(events: events), as: SubscribeResult.self)
+        }
+        return client
+    }
+
+    /// `status` asked on a new connection: the daemon is alive and serving.
+    func freshStatus() async throws -> StatusResult {
+        let client = try await connect()
+        return try await offload {
+            try client.expectHello()
+            return try client.call(.status, as: StatusResult.self)
+        }
+    }
 }
 
 /// Runs `body` with a started daemon and always stops it (and removes its directory),
@@ -52,9 +71,15 @@ actor FakeCentral: CentralControl {
     weak var hub: Hub?
     private(set) var scans: [Duration] = []
     private(set) var reads: [String] = []
+    /// How long a scan takes, as a real one does (zero: it returns at once).
+    private var scanTakes: Duration = .zero
 
     func script(read: Result<TemperatureSample, ErrorInfo>) {
         readResult = read
+    }
+
+    func script(scanTakes: Duration) {
+        self.scanTakes = scanTakes
     }
 
     func script(sightings: [DaemonEvent], hub: Hub) {
@@ -64,6 +89,7 @@ actor FakeCentral: CentralControl {
 
     func scan(for duration: Duration) async throws {
         scans.append(duration)
+        if scanTakes > .zero { try await Task.sleep(for: scanTakes) }
         for sighting in sightings { await hub?.apply(sighting) }
     }
 
