@@ -1,4 +1,4 @@
-import Central
+import UnixSupport
 
 /// Tasks waiting inside the hub for its state to change, each until a deadline.
 ///
@@ -7,7 +7,7 @@ import Central
 struct ChangeWaiters {
     private struct Waiter {
         var continuation: CheckedContinuation<Void, Never>
-        var timer: Task<Void, Never>
+        var timer: LoopTimer
     }
 
     private var waiters: [Int: Waiter] = [:]
@@ -19,7 +19,7 @@ struct ChangeWaiters {
         return nextID
     }
 
-    mutating func add(_ id: Int, _ continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>) {
+    mutating func add(_ id: Int, _ continuation: CheckedContinuation<Void, Never>, timer: LoopTimer) {
         waiters[id] = Waiter(continuation: continuation, timer: timer)
     }
 
@@ -47,9 +47,11 @@ extension Hub {
         let id = waiters.makeID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let timer = Task { [weak self] in
-                    try? await Deadline.sleep(until: deadline)
-                    await self?.wakeWaiter(id)
+                // A loop timer, not a sleeping task: it goes away with the waiter, where a
+                // dispatch deadline would stay queued until it passed — one for every
+                // waiter at every change, for up to `maxReadTimeout`.
+                let timer = executor.schedule(after: deadline - .now) { [weak self] in
+                    self?.assumeIsolated { $0.wakeWaiter(id) }
                 }
                 waiters.add(id, continuation, timer: timer)
             }

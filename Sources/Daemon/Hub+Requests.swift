@@ -53,22 +53,13 @@ extension Hub {
         scanTask = task
         // Waited for through a task of its own, so that a request whose client went away
         // stops waiting at once; the scan goes on for the others who joined it.
-        let result = await TimeLimit.run(until: .now + limits.maxScan + Self.scanGrace) { try await task.value }
-        guard let result else {
-            if !Task.isCancelled {
-                // The central never ended the scan: the next request starts a new one.
-                task.cancel()
-                if scanTask == task { scanTask = nil }
-            }
-            throw ErrorInfo(.timeout, "the scan did not end")
+        guard let result = await TimeLimit.run(until: nil, { try await task.value }) else {
+            throw ErrorInfo(.unavailable, "the request was cancelled")
         }
         if scanTask == task { scanTask = nil }
         if case .failure(let error) = result { throw error }
         return peripherals().filter { $0.connected || $0.lastSeen >= startedAt }
     }
-
-    /// How long past the longest scan a joined scan may take before it is given up.
-    private static let scanGrace: Duration = .seconds(30)
 
     /// A current temperature from each connected thermometer matching `selector` (an
     /// address or a name; all when nil), waiting up to `timeout` for one to connect.

@@ -9,8 +9,9 @@ import Central
 /// resumes the caller; the loser is cancelled.
 enum TimeLimit {
     /// The work's result, or nil when the deadline passed (or the caller was cancelled) first.
+    /// Without a deadline, only cancellation stops the wait.
     static func run<T: Sendable>(
-        until deadline: ContinuousClock.Instant,
+        until deadline: ContinuousClock.Instant?,
         _ operation: @escaping @Sendable () async throws -> T
     ) async -> Result<T, ErrorInfo>? {
         let gate = Gate<Result<T, ErrorInfo>?>()
@@ -25,6 +26,7 @@ enum TimeLimit {
                             gate.finish(.failure(ErrorInfo(describing: error)))
                         }
                     })
+                guard let deadline else { return }
                 gate.own(
                     Task {
                         try? await Deadline.sleep(until: deadline)
