@@ -151,14 +151,15 @@ final class ClientConnection: @unchecked Sendable {
             return send(Response.failure(error).line(id: request.id))
         }
         busy = true
-        let handler = server.handler
-        let loop = server.loop
+        // The task holds the server until it has given the request's slot back, even if
+        // the server was stopped and let go meanwhile.
+        let server = self.server
         self.request = Task {
-            let response = await handler.handle(request.command)
+            let response = await server.handler.handle(request.command)
             // Encode here, off the event loop (a history page can be large); not at all
             // for a client that went away.
             let reply = Task.isCancelled ? [] : response.line(id: request.id)
-            loop.execute { [self] in finishRequest(reply) }
+            server.loop.execute { [self] in withExtendedLifetime(server) { finishRequest(reply) } }
         }
     }
 

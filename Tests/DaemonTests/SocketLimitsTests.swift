@@ -36,6 +36,19 @@ extension TestDaemon {
     }
 }
 
+/// Answers every request only once cancelled (or after five minutes).
+final class StallingHandler: RequestHandling {
+    let started = Completion()
+    let finished = Completion()
+
+    func handle(_ command: Command) async -> Response {
+        started.finish()
+        try? await Task.sleep(for: .seconds(300))
+        finished.finish()
+        return .failure(ErrorInfo(.timeout, "stalled"))
+    }
+}
+
 @Suite("Socket server limits")
 struct SocketLimitsTests {
     @Test("Clients that close with a request pending free their slots at once; their requests are cancelled")
@@ -50,6 +63,29 @@ struct SocketLimitsTests {
             #expect(await daemon.server.currentStatistics().cancelledRequests == 8)
             #expect(try await daemon.freshStatus().daemon == "blectld")
         }
+    }
+
+    @Test("A request still running when the server stops and is let go ends without touching a freed server")
+    func requestOutlivesServer() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("blectld.sock")
+        let handler = StallingHandler()
+        var server: SocketServer? = SocketServer(
+            configuration: SocketServer.Configuration(path: path), handler: handler,
+            log: Log(level: .debug, sink: LogRecorder().sink))
+        try server?.start()
+        let client = try await offload { try TestClient(path: path) }
+        try await offload {
+            try client.expectHello()
+            try client.send(#"{"v":1,"id":1,"cmd":"status"}"#)
+        }
+        #expect(await eventually { handler.started.isDone })
+        await server?.stop()  // cancels the request
+        weak let released = server
+        server = nil
+        #expect(await eventually { handler.finished.isDone })
+        #expect(await eventually { released == nil })  // once the request has ended
     }
 
     @Test("A client that half-closes while its request is pending still gets the reply")
