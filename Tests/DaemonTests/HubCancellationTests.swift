@@ -21,16 +21,16 @@ struct HubCancellationTests {
     @Test("A cancelled scan request stops waiting at once; the scan goes on for the others")
     func scan() async {
         let central = FakeCentral()
-        await central.script(scanTakes: .seconds(60))
+        await central.script(scanTakes: .seconds(600))
         let hub = Hub(central: central)
         let completion = Completion()
         let request = Task {
-            _ = try? await hub.scan(timeout: .seconds(60))
+            _ = try? await hub.scan(timeout: .seconds(120))
             completion.finish()
         }
         #expect(await eventually { await central.scans.count == 1 })
         request.cancel()
-        #expect(await eventually(within: .seconds(5)) { completion.isDone })
+        #expect(await eventually { completion.isDone })
         let scan = await hub.scanTask
         #expect(scan != nil)  // still running, for whoever joins it next
         scan?.cancel()

@@ -5,7 +5,10 @@ import Testing
 import UnixSupport
 
 /// Waits until `condition` holds, checking every few milliseconds; false if `deadline` passes first.
-func eventually(within deadline: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+///
+/// The default deadline is long: a loaded machine running every suite at once can hold
+/// up a task for seconds, and what these tests tell apart is "soon" from "minutes".
+func eventually(within deadline: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
     let end = ContinuousClock.now + deadline
     while ContinuousClock.now < end {
         if await condition() { return true }
@@ -176,18 +179,18 @@ struct SocketLimitsTests {
     @Test("Past max_queued_bytes_total the client with the most queued is dropped, never a reader")
     func totalQueueBound() async throws {
         let pi = "DC:A6:32:01:02:03"
-        try await withTestDaemon(configure: { $0.maxQueuedBytesTotal = 256 << 10 }) { daemon in
+        try await withTestDaemon(configure: { $0.maxQueuedBytesTotal = 128 << 10 }) { daemon in
             let first = try await daemon.subscriber()
             let reader = try await daemon.subscriber()
             var second: TestClient?
             var received: [UInt64] = []
             // The first stuck client gets a head start: its queue stays the longer.
-            for batch in 0..<60 {
+            for batch in 0..<40 {
                 if batch == 5 { second = try await daemon.subscriber() }
                 for index in 0..<100 { await daemon.hub.apply(.fahrenheit(pi, Double(batch * 100 + index) / 10)) }
                 received += try await offload { try (0..<100).map { _ in try reader.nextEvent().seq ?? 0 } }
             }
-            #expect(received == Array(1...6000))
+            #expect(received == Array(1...4000))
             let statistics = await daemon.server.currentStatistics()
             #expect(statistics.droppedOverTotal == 2)
             #expect(statistics.clients == 1)
