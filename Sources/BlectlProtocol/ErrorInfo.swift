@@ -23,6 +23,8 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
     public static let lineTooLong = ErrorCode(rawValue: "line_too_long")
     /// The daemon serves its maximum number of clients; the connection is closed.
     public static let tooManyClients = ErrorCode(rawValue: "too_many_clients")
+    /// The user has its maximum number of requests being answered; the connection stays open.
+    public static let tooManyRequests = ErrorCode(rawValue: "too_many_requests")
     /// No peripheral matches the address or name.
     public static let notFound = ErrorCode(rawValue: "not_found")
     /// Nothing arrived in time (no thermometer connected, no value read).

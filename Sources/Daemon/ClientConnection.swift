@@ -5,13 +5,25 @@ import UnixSupport
 /// One client of the socket server: reads request lines, answers them in order, queues
 /// output without blocking, and closes itself on error, EOF or overload.
 ///
-/// One watch on the server's event loop serves both directions; it is cancelled before
-/// the descriptor is closed.
+/// One watch on the server's event loop serves both directions and hang-ups; it is
+/// cancelled before the descriptor is closed.
+///
+/// A client that can no longer read is closed at once, its pending request cancelled;
+/// one that only stopped writing is answered first. The two look alike to `recv` (both
+/// end the input), not to epoll: the peer's `shutdown(SHUT_WR)` only ends this socket's
+/// input (`EPOLLIN`/`EPOLLRDHUP`), while its `close` (or `shutdown(SHUT_RD)`) ends both
+/// directions, which epoll reports as `EPOLLHUP` — with `EPOLLERR` (`ECONNRESET`) too
+/// when it left data unread. So a hang-up or an error means nobody will read a reply;
+/// an end of input alone means a client like `nc -N` still waits for one. The watch keeps
+/// listening for hang-ups after the input ended, so a client that half-closes and then
+/// goes away is noticed as well.
 final class ClientConnection: @unchecked Sendable {
     // @unchecked Sendable: confined to the server's event loop like the server itself; it
     // is only captured by closures that run there.
 
     let id: Int
+    /// The connecting process's user, for the per-user limits.
+    let uid: uid_t
     private let fd: Int32
     private unowned let server: SocketServer
     private var watch: IOWatch?
@@ -20,14 +32,17 @@ final class ClientConnection: @unchecked Sendable {
     private var output = OutputQueue()
     /// A request is being answered; the next waits for it.
     private var busy = false
+    /// The work answering it; cancelled when the client goes away.
+    private var request: Task<Void, Never>?
     private var inputEnded = false
     private var closingAfterFlush = false
     private(set) var closed = false
     /// The event types pushed to this client; nil until it subscribes.
     private var subscription: Set<EventType>?
 
-    init(id: Int, fd: Int32, server: SocketServer) {
+    init(id: Int, fd: Int32, uid: uid_t, server: SocketServer) {
         self.id = id
+        self.uid = uid
         self.fd = fd
         self.server = server
         self.input = LineBuffer(maxLineLength: server.configuration.maxLineLength)
@@ -35,17 +50,18 @@ final class ClientConnection: @unchecked Sendable {
 
     func start() {
         // Strong: the watch keeps the client alive until it is cancelled (in `close`).
-        let watch = server.loop.watch(fd) { [self] events in
-            if !events.isDisjoint(with: [.readable, .hangup, .error]), self.watch?.wantsRead == true {
-                readAvailable()
-            }
-            if !events.isDisjoint(with: [.writable, .hangup, .error]), self.watch?.wantsWrite == true {
-                flush()
-            }
-        }
-        watch.wantsRead = true
+        let watch = server.loop.watch(fd) { [self] events in handle(events) }
+        // Writability is watched only while a write would block; hang-ups always.
+        watch.interest = [.readable, .hangup]
         self.watch = watch
-        // Writability is watched only while a write would block.
+    }
+
+    private func handle(_ events: IOEvents) {
+        if !events.isDisjoint(with: [.hangup, .error]) {
+            return close(reason: "the client went away")
+        }
+        if events.contains(.readable), watch?.wantsRead == true { readAvailable() }
+        if events.contains(.writable), watch?.wantsWrite == true { flush() }
     }
 
     func wants(_ type: EventType) -> Bool {
@@ -69,12 +85,11 @@ final class ClientConnection: @unchecked Sendable {
         }
     }
 
-    /// The client shut its sending side: answer what it sent, then close once done.
-    ///
-    /// Even a subscriber is closed then: a half-closed and a fully closed peer look the
-    /// same from here, and a dead subscriber must not hold a client slot until the next
-    /// event happens to fail on it.
+    /// The client shut its sending side only (a hang-up would have closed it already):
+    /// answer what it sent, then close once done — even a subscriber, as the protocol
+    /// says: one that wants events keeps its sending side open.
     private func endInput() {
+        server.log.debug("client \(id) finished sending")
         inputEnded = true
         stopReading()
         input.finish()
@@ -129,17 +144,30 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     private func answer(_ request: Request) {
+        guard server.beginRequest(for: self) else {
+            let limit = server.configuration.maxPendingRequestsPerUser
+            let error = ErrorInfo(
+                .tooManyRequests, "uid \(uid) has \(limit) requests being answered already; retry when one ends")
+            return send(Response.failure(error).line(id: request.id))
+        }
         busy = true
-        let handler = server.handler
-        let loop = server.loop
-        Task {
-            // Encode here, off the event loop: a history page can be large.
-            let reply = await handler.handle(request.command).line(id: request.id)
-            loop.execute { [self] in finishRequest(reply) }
+        // The task holds the server until it has given the request's slot back, even if
+        // the server was stopped and let go meanwhile.
+        let server = self.server
+        self.request = Task {
+            let response = await server.handler.handle(request.command)
+            // Encode here, off the event loop (a history page can be large); not at all
+            // for a client that went away.
+            let reply = Task.isCancelled ? [] : response.line(id: request.id)
+            server.loop.execute { [self] in withExtendedLifetime(server) { finishRequest(reply) } }
         }
     }
 
+    /// The request's work ended: its user's slot is free again, and the reply goes out
+    /// if the client is still there.
     private func finishRequest(_ reply: [UInt8]) {
+        request = nil
+        server.endRequest(for: self)
         guard !closed else { return }
         busy = false
         send(reply)
@@ -171,14 +199,22 @@ final class ClientConnection: @unchecked Sendable {
     func enqueue(_ bytes: [UInt8]) -> Bool {
         guard !closed else { return false }
         if output.byteCount + bytes.count > server.configuration.maxQueuedBytes {
-            server.statistics.droppedSlow += 1
-            server.log.warning(
-                "client \(id) is not reading (over \(server.configuration.maxQueuedBytes) bytes queued); dropping it")
-            close(reason: "output queue full")
+            dropAsSlow("over \(server.configuration.maxQueuedBytes) bytes queued")
             return false
         }
+        guard server.reserveOutput(bytes.count, for: self) else { return false }
         output.append(bytes)
         return true
+    }
+
+    /// Bytes queued and not yet written.
+    var queuedByteCount: Int { output.byteCount }
+
+    /// Drops the client for not reading its output; `why` says how much it left.
+    func dropAsSlow(_ why: String) {
+        server.statistics.droppedSlow += 1
+        server.log.warning("client \(id) is not reading (\(why)); dropping it")
+        close(reason: "output queue full")
     }
 
     /// Writes what the socket takes now; the rest when it becomes writable.
@@ -192,8 +228,8 @@ final class ClientConnection: @unchecked Sendable {
                 return 0
             }
             switch outcome {
-            case .transferred:
-                continue
+            case .transferred(let count):
+                server.releaseOutput(count)
             case .wouldBlock:
                 setWriteArmed(true)
                 return
@@ -237,15 +273,34 @@ final class ClientConnection: @unchecked Sendable {
         watch?.wantsRead = false
     }
 
-    /// Closes the connection now; queued output is discarded.
+    /// Closes the connection now; queued output is discarded, a pending request cancelled
+    /// (its work ends at the next point where it waits).
     func close(reason: String) {
         guard !closed else { return }
         closed = true
+        if let request {
+            request.cancel()
+            server.statistics.cancelledRequests += 1
+        }
         server.remove(self, reason: reason)
         stopReading()
         watch?.cancel()
         watch = nil
         Glibc.close(fd)
+        releaseBuffers()
         server.descriptorClosed()
     }
+
+    /// Frees the buffers now rather than when the last reference goes (a cancelled
+    /// request's task holds one until it ends).
+    private func releaseBuffers() {
+        let large = output.byteCount >= Self.largeBuffer || input.bufferedCount >= Self.largeBuffer
+        server.releaseOutput(output.byteCount)
+        output = OutputQueue()
+        input.reset()
+        server.noteClientReleasedMemory(large: large)
+    }
+
+    /// A buffer this large is worth giving back to the kernel once freed.
+    private static let largeBuffer = 64 * 1024
 }

@@ -105,12 +105,24 @@ extension ConfigurationSetting {
             config, value throws(SettingError) in
             config.maxClients = try ValueParser.integer(value, within: 1...4096)
         },
+        single("max_clients_per_user", flag: nil, "N", "Most clients one user may have at once") {
+            config, value throws(SettingError) in
+            config.maxClientsPerUser = try ValueParser.integer(value, within: 1...4096)
+        },
+        single("max_pending_requests_per_user", flag: nil, "N", "Most requests of one user answered at once") {
+            config, value throws(SettingError) in
+            config.maxPendingRequestsPerUser = try ValueParser.integer(value, within: 1...4096)
+        },
         single("max_line_length", flag: nil, "BYTES", "Longest request line") { config, value throws(SettingError) in
             config.maxLineLength = try ValueParser.integer(value, within: 1024...(16 << 20))
         },
         single("client_queue_bytes", flag: nil, "BYTES", "Output queued per client before it is dropped") {
             config, value throws(SettingError) in
             config.clientQueueBytes = try ValueParser.integer(value, within: (64 << 10)...(64 << 20))
+        },
+        single("max_queued_bytes_total", flag: nil, "BYTES", "Output queued for all clients together") {
+            config, value throws(SettingError) in
+            config.maxQueuedBytesTotal = try ValueParser.integer(value, within: (64 << 10)...(1 << 30))
         },
         single("scan_timeout", flag: "scan-timeout", "SECONDS", "Default scan duration") {
             config, value throws(SettingError) in

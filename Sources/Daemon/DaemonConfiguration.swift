@@ -46,6 +46,12 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var maxLineLength = 64 * 1024
     /// The most bytes queued for one client before it is dropped as too slow.
     public var clientQueueBytes = 1 << 20
+    /// The most clients one user (the connecting process's uid) may have at once.
+    public var maxClientsPerUser = 16
+    /// The most requests of one user being answered at once.
+    public var maxPendingRequestsPerUser = 32
+    /// The most bytes queued for all clients together before the slowest is dropped.
+    public var maxQueuedBytesTotal = 8 << 20
     /// How long a `scan` lasts when the request gives no timeout.
     public var scanTimeout: Duration = .seconds(10)
     /// Whether to switch the adapter on when it is off.

@@ -40,7 +40,10 @@ extension Hub {
     }
 
     /// Scans for `timeout` (or the default), then returns the peripherals seen since the
-    /// scan began, plus the connected ones. A scan already running is joined, not repeated.
+    /// scan began, plus the connected ones.
+    ///
+    /// Requests that overlap share the central's one discovery session, which stays open
+    /// for the longest of them; each returns at its own timeout with what was seen so far.
     public func scan(timeout: Duration?) async throws(ErrorInfo) -> [PeripheralInfo] {
         guard let central else {
             throw ErrorInfo(.unavailable, "the daemon has no Bluetooth central")
@@ -50,10 +53,10 @@ extension Hub {
         }
         let duration = min(max(timeout ?? limits.defaultScan, .zero), limits.maxScan)
         let startedAt = now()
-        let task = scanTask ?? Task { try await central.scan(for: duration) }
-        scanTask = task
-        let result = await task.result
-        if scanTask == task { scanTask = nil }
+        // In a task of its own, so that a request whose client went away stops waiting at once.
+        guard let result = await executor.run(until: nil, { try await central.scan(for: duration) }) else {
+            throw ErrorInfo(.unavailable, "the request was cancelled")
+        }
         if case .failure(let error) = result { throw ErrorInfo(describing: error) }
         return peripherals().filter { $0.connected || $0.lastSeen >= startedAt }
     }

@@ -79,7 +79,6 @@ public actor Hub {
     private var nextListenerID = 0
     /// Requests waiting for the state to change (a thermometer to connect, a reading).
     let waiters: ConditionWaiters<Never>
-    var scanTask: Task<Void, any Error>?
 
     /// Creates a hub; `now` is the clock for timestamps (tests pass a fixed one), and
     /// `executor` the one it runs on (its own when not given).

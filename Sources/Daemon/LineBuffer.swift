@@ -53,10 +53,21 @@ struct LineBuffer {
         let line = Array(bytes[start..<end])
         start = newline + 1
         scanned = start
+        if start == bytes.count { empty() }
         return line.count > maxLineLength ? .tooLong : .line(line)
     }
 
-    /// Drops everything buffered.
+    /// Forgets the consumed bytes, keeping the storage unless a long line grew it: an idle
+    /// client should not hold on to its longest line's worth of memory.
+    private mutating func empty() {
+        bytes.removeAll(keepingCapacity: bytes.capacity <= Self.keptCapacity)
+        start = 0
+        scanned = 0
+    }
+
+    private static let keptCapacity = 4096
+
+    /// Drops everything buffered, and the storage.
     mutating func reset() {
         bytes = []
         start = 0

@@ -7,8 +7,10 @@ public import UnixSupport
 ///
 /// Everything runs on one event loop, driven by descriptor watches; nothing blocks or
 /// polls. Each client has a bounded output queue: a client that does not read is dropped
-/// once its queue exceeds ``Configuration/maxQueuedBytes``, so it cannot delay anyone else.
-/// Requests from one client are answered one at a time, in order.
+/// once its queue exceeds ``Configuration/maxQueuedBytes``, so it cannot delay anyone else;
+/// past ``Configuration/maxQueuedBytesTotal`` for all clients together, the one with the
+/// most queued goes first. Requests from one client are answered one at a time, in order.
+/// Each user (the peer's uid) may hold only so many clients and pending requests.
 public final class SocketServer: @unchecked Sendable {
     // @unchecked Sendable: every mutable property is touched only on `loop` (the public
     // methods hop onto it; internal ones check that they run there).
@@ -27,6 +29,15 @@ public final class SocketServer: @unchecked Sendable {
         public var maxLineLength = 64 * 1024
         /// The most bytes queued for one client before it is dropped.
         public var maxQueuedBytes = 1 << 20
+        /// The most clients one user (the peer's uid, from `SO_PEERCRED`) may have at once;
+        /// more are refused with `too_many_clients`. Root is no exception.
+        public var maxClientsPerUser = 16
+        /// The most requests of one user being answered at once, counting those whose
+        /// client left while the work winds down; more get `too_many_requests`.
+        public var maxPendingRequestsPerUser = 32
+        /// The most bytes queued for all clients together; past it, the client with the
+        /// most queued is dropped first.
+        public var maxQueuedBytesTotal = 8 << 20
         /// How long a client being closed after an error may take to read it.
         public var closeGrace: Duration = .seconds(2)
         /// How long accepting pauses when the process runs out of descriptors.
@@ -44,6 +55,9 @@ public final class SocketServer: @unchecked Sendable {
             maxClients = configuration.maxClients
             maxLineLength = configuration.maxLineLength
             maxQueuedBytes = configuration.clientQueueBytes
+            maxClientsPerUser = configuration.maxClientsPerUser
+            maxPendingRequestsPerUser = configuration.maxPendingRequestsPerUser
+            maxQueuedBytesTotal = configuration.maxQueuedBytesTotal
         }
     }
 
@@ -51,12 +65,22 @@ public final class SocketServer: @unchecked Sendable {
     public struct Statistics: Equatable, Sendable {
         /// Clients connected now.
         public var clients = 0
+        /// Requests whose work has not ended yet (their clients may have left).
+        public var pendingRequests = 0
         /// Connections accepted and served.
         public var accepted = 0
         /// Connections refused because the server was full.
         public var refused = 0
+        /// Connections refused because their user had its most clients connected.
+        public var refusedForUser = 0
+        /// Requests refused because their user had its most requests pending.
+        public var refusedRequests = 0
+        /// Requests cancelled because their client went away before the answer.
+        public var cancelledRequests = 0
         /// Clients dropped because their output queue overflowed.
         public var droppedSlow = 0
+        /// Of those, the clients dropped because all clients' queues together were full.
+        public var droppedOverTotal = 0
         /// Clients closed for sending a line that was too long.
         public var closedForLongLines = 0
         /// Lines answered with an error because they were not valid requests.
@@ -74,6 +98,11 @@ public final class SocketServer: @unchecked Sendable {
     private var clients: [Int: ClientConnection] = [:]
     private var nextClientID = 0
     private var refusing = false
+    private var quotas: UserQuotas
+    /// Bytes queued for all clients together.
+    private(set) var queuedBytes = 0
+    /// Returns freed memory to the kernel a moment after clients holding much of it left.
+    private var heapTrim: LoopTimer?
     private var openDescriptors = 0
     private var stopping = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
@@ -81,7 +110,8 @@ public final class SocketServer: @unchecked Sendable {
     /// from its own executor).
     private let pendingEvents = Locked<[Event]>([])
     /// Buffers a delivery reuses (the loop's thread only): the batch swapped out of
-    /// `pendingEvents`, and the clients it wrote to. Kept, so a delivery allocates nothing.
+    /// `pendingEvents`, and the clients it wrote to. Kept (unless a backlog grew them), so
+    /// a delivery allocates nothing.
     private var deliveringEvents: [Event] = []
     private var clientsToFlush: [ClientConnection] = []
     var statistics = Statistics()
@@ -97,6 +127,8 @@ public final class SocketServer: @unchecked Sendable {
     public init(configuration: Configuration, handler: any RequestHandling, log: Log, eventLoop: EventLoop? = nil) {
         self.loop = eventLoop ?? EventLoop(label: "blectl-socket")
         self.configuration = configuration
+        self.quotas = UserQuotas(
+            maxClients: configuration.maxClientsPerUser, maxPendingRequests: configuration.maxPendingRequestsPerUser)
         self.handler = handler
         self.log = log
     }
@@ -145,6 +177,7 @@ public final class SocketServer: @unchecked Sendable {
         await withCheckedContinuation { continuation in
             loop.execute { [self] in
                 stopping = true
+                heapTrim?.cancel()
                 stopWaiters.append(continuation)
                 if let listenWatch {
                     listenWatch.cancel()
@@ -179,7 +212,8 @@ public final class SocketServer: @unchecked Sendable {
             if let seq = event.seq { lastSeq = max(lastSeq, seq) }
             deliver(event)
         }
-        deliveringEvents.removeAll(keepingCapacity: true)
+        // A batch that piled up while the loop was busy is not kept for the next.
+        deliveringEvents.removeAll(keepingCapacity: deliveringEvents.capacity <= 1024)
         for client in clientsToFlush { client.flush() }
         clientsToFlush.removeAll(keepingCapacity: true)
     }
@@ -250,27 +284,50 @@ public final class SocketServer: @unchecked Sendable {
             return
         }
         guard clients.count < configuration.maxClients else {
-            refuse(fd)
+            refuseFull(fd)
+            return
+        }
+        let peer: PeerCredentials
+        do {
+            peer = try UnixSocket.peerCredentials(fd)
+        } catch {
+            log.warning("refusing a client: \(error)")
+            Glibc.close(fd)
+            return
+        }
+        let decision = quotas.addClient(peer.uid)
+        guard decision == .granted else {
+            refuseForUser(fd, uid: peer.uid, warn: decision == .refused)
             return
         }
         refusing = false
         nextClientID += 1
         statistics.accepted += 1
         openDescriptors += 1
-        let client = ClientConnection(id: nextClientID, fd: fd, server: self)
+        let client = ClientConnection(id: nextClientID, fd: fd, uid: peer.uid, server: self)
         clients[client.id] = client
-        log.debug("client \(client.id) connected (\(clients.count) now)")
+        log.debug("client \(client.id) (pid \(peer.pid), uid \(peer.uid)) connected (\(clients.count) now)")
         client.start()
         client.send((try? JSONLines.encode(Hello())) ?? [])
     }
 
-    private func refuse(_ fd: Int32) {
+    private func refuseFull(_ fd: Int32) {
         statistics.refused += 1
         if !refusing {
             refusing = true
             log.warning("refusing clients: \(configuration.maxClients) are connected (max_clients)")
         }
-        let error = ErrorInfo(.tooManyClients, "the daemon serves \(configuration.maxClients) clients already")
+        refuse(fd, ErrorInfo(.tooManyClients, "the daemon serves \(configuration.maxClients) clients already"))
+    }
+
+    private func refuseForUser(_ fd: Int32, uid: uid_t, warn: Bool) {
+        statistics.refusedForUser += 1
+        let limit = configuration.maxClientsPerUser
+        if warn { log.warning("refusing clients of uid \(uid): it has \(limit) connected (max_clients_per_user)") }
+        refuse(fd, ErrorInfo(.tooManyClients, "uid \(uid) has \(limit) clients connected already"))
+    }
+
+    private func refuse(_ fd: Int32, _ error: ErrorInfo) {
         // Best effort: the socket is new and its buffer empty, so one small send fits.
         Response.failure(error).line(id: nil).withUnsafeBytes { _ = UnixSocket.send(fd, $0) }
         Glibc.close(fd)
@@ -281,7 +338,75 @@ public final class SocketServer: @unchecked Sendable {
     func remove(_ client: ClientConnection, reason: String) {
         precondition(loop.isCurrent)
         clients[client.id] = nil
+        quotas.removeClient(client.uid)
         log.debug("client \(client.id) closed: \(reason)")
+    }
+
+    /// Takes a request slot of `client`'s user; false (and a warning, once per flood) when
+    /// the user has its most requests pending.
+    func beginRequest(for client: ClientConnection) -> Bool {
+        precondition(loop.isCurrent)
+        let decision = quotas.beginRequest(client.uid)
+        guard decision == .granted else {
+            statistics.refusedRequests += 1
+            if decision == .refused {
+                log.warning(
+                    "refusing requests of uid \(client.uid): \(configuration.maxPendingRequestsPerUser) are "
+                        + "being answered (max_pending_requests_per_user)")
+            }
+            return false
+        }
+        statistics.pendingRequests += 1
+        return true
+    }
+
+    /// Gives back the request slot of `client`'s user when the request's work has ended.
+    func endRequest(for client: ClientConnection) {
+        precondition(loop.isCurrent)
+        quotas.endRequest(client.uid)
+        statistics.pendingRequests -= 1
+    }
+
+    // MARK: - The bound on all clients' output
+
+    /// Counts `count` more bytes queued for `client`, first dropping the clients with the
+    /// most output queued — the slowest readers, possibly `client` — while all queues
+    /// together would exceed the bound. Returns false when `client` was dropped.
+    func reserveOutput(_ count: Int, for client: ClientConnection) -> Bool {
+        precondition(loop.isCurrent)
+        while queuedBytes + count > configuration.maxQueuedBytesTotal {
+            // `client`'s queue is counted with the bytes it is about to take.
+            let queued = { (other: ClientConnection) in other.queuedByteCount + (other === client ? count : 0) }
+            guard let slowest = clients.values.max(by: { queued($0) < queued($1) }) else { break }
+            statistics.droppedOverTotal += 1
+            slowest.dropAsSlow(
+                "it has the most output queued (\(queued(slowest)) bytes) and all clients together reached "
+                    + "\(configuration.maxQueuedBytesTotal) (max_queued_bytes_total)")
+            if slowest === client { return false }
+        }
+        queuedBytes += count
+        return true
+    }
+
+    /// Counts `count` queued bytes as written or discarded.
+    func releaseOutput(_ count: Int) {
+        queuedBytes -= count
+    }
+
+    /// Gives freed memory back to the kernel once clients that held much of it are gone:
+    /// one `malloc_trim` a second after the last close of a client with a large buffer,
+    /// never one per event. glibc returns most of such memory by itself (large blocks are
+    /// mapped apart, and the top of a heap shrinks); this takes the free pages left in
+    /// the middle of a heap (0.02-0.6 MB after 1-63 dropped subscribers, measured in
+    /// docs/protocol.md), for 0.1-0.2 ms.
+    func noteClientReleasedMemory(large: Bool) {
+        precondition(loop.isCurrent)
+        guard large, !stopping else { return }
+        heapTrim?.cancel()
+        heapTrim = loop.schedule(after: .seconds(1)) { [weak self] in
+            self?.heapTrim = nil
+            HeapTrim.releaseFreeMemory()
+        }
     }
 
     func descriptorClosed() {

@@ -31,9 +31,10 @@ extension EventLoop {
     /// passes (or the caller is cancelled) first; the loser is cancelled.
     ///
     /// Unlike a task group, this does not wait for an operation that ignores cancellation:
-    /// a call that never returns cannot hold the caller past its deadline.
+    /// a call that never returns cannot hold the caller past its deadline, nor a caller
+    /// that is cancelled (with no deadline, only cancellation ends the wait early).
     public func run<T: Sendable>(
-        until deadline: ContinuousClock.Instant, _ operation: @escaping @Sendable () async throws -> T
+        until deadline: ContinuousClock.Instant?, _ operation: @escaping @Sendable () async throws -> T
     ) async -> Result<T, any Error>? {
         let outcome = OneShot<Result<T, any Error>?>()
         let work = Task {
@@ -43,9 +44,11 @@ extension EventLoop {
                 outcome.deliver(.failure(error))
             }
         }
-        let clock = Task { [self] in
-            try? await sleep(until: deadline)
-            outcome.deliver(nil)
+        let clock = deadline.map { deadline in
+            Task { [self] in
+                try? await sleep(until: deadline)
+                outcome.deliver(nil)
+            }
         }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { outcome.wait($0) }
@@ -53,7 +56,7 @@ extension EventLoop {
             outcome.deliver(nil)
         }
         work.cancel()
-        clock.cancel()
+        clock?.cancel()
         return result
     }
 }

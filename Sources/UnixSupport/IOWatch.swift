@@ -16,6 +16,7 @@ public struct IOEvents: OptionSet, Sendable {
     /// Data can be written.
     public static let writable = IOEvents(rawValue: 1 << 1)
     /// The peer hung up; reported to every watch of the descriptor that wants anything.
+    /// As the whole interest, it keeps a descriptor watched for hang-ups and errors alone.
     public static let hangup = IOEvents(rawValue: 1 << 2)
     /// An error is pending; reported like ``hangup``.
     public static let error = IOEvents(rawValue: 1 << 3)
@@ -52,7 +53,8 @@ public final class IOWatch {
         reactor.add(self)
     }
 
-    /// What the handler is called for: `.readable`, `.writable`, both or neither.
+    /// What the handler is called for: `.readable`, `.writable`, both or neither; hang-ups
+    /// and errors come with either, and `.hangup` alone asks for just those.
     public var interest: IOEvents = [] {
         didSet {
             guard isActive, interest != oldValue else { return }

@@ -183,17 +183,19 @@ final class Reactor: @unchecked Sendable {
 
     /// Registers the union of the descriptor's watches' interests with epoll. A descriptor
     /// that nobody wants to hear from leaves the set: epoll reports hang-ups regardless,
-    /// and a level-triggered hang-up nobody handles would spin the loop.
+    /// and a level-triggered hang-up nobody handles would spin the loop. One watched for
+    /// hang-ups alone stays in the set with an empty mask, which epoll still wakes for
+    /// `EPOLLHUP` and `EPOLLERR`.
     func updateInterest(_ fd: Int32) {
-        let wanted = (watches[fd] ?? []).reduce(IOEvents()) { $0.union($1.interest) }.epollMask
+        let interest = (watches[fd] ?? []).reduce(IOEvents()) { $0.union($1.interest) }
+        let wanted = interest.isEmpty ? nil : interest.epollMask
         let current = registered[fd]
         guard wanted != current else { return }
-        var event = epoll_event(events: wanted, data: epoll_data_t(fd: fd))
-        if wanted == 0 {
-            registered[fd] = nil
+        var event = epoll_event(events: wanted ?? 0, data: epoll_data_t(fd: fd))
+        registered[fd] = wanted
+        if wanted == nil {
             epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
         } else {
-            registered[fd] = wanted
             epoll_ctl(epollFD, current == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
         }
     }

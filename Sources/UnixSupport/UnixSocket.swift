@@ -24,6 +24,24 @@ public enum AcceptResult: Equatable, Sendable {
     case failed(SystemError)
 }
 
+/// Who is at the other end of a Unix socket, as the kernel recorded it when the peer
+/// connected (`SO_PEERCRED`): it cannot be forged by what the peer sends.
+public struct PeerCredentials: Equatable, Sendable {
+    /// The connecting process.
+    public var pid: pid_t
+    /// Its effective user.
+    public var uid: uid_t
+    /// Its effective group.
+    public var gid: gid_t
+
+    /// Credentials from their parts.
+    public init(pid: pid_t, uid: uid_t, gid: gid_t) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+}
+
 /// Thin wrappers over the Unix-domain socket calls: one function per call, errors as
 /// ``SystemError``, every descriptor close-on-exec.
 public enum UnixSocket {
@@ -178,6 +196,11 @@ public enum UnixSocket {
             Glibc.close(fd)
             return .failed(error)
         }
+    }
+
+    /// The credentials of the process at the other end of the connected socket `fd`.
+    public static func peerCredentials(_ fd: Int32) throws(SystemError) -> PeerCredentials {
+        try readPeerCredentials(fd)
     }
 
     /// Sets `O_NONBLOCK` on `fd`.

@@ -3,7 +3,9 @@ import Glibc
 
 /// A blocking Unix-socket client for poking the daemon with raw bytes.
 /// Reads time out (SO_RCVTIMEO), so a test never hangs on a silent daemon.
-final class SocketClient {
+final class SocketClient: @unchecked Sendable {
+    // @unchecked Sendable: a test hands a client to one task at a time (a reader task
+    // while it does something else); nothing uses it from two at once.
     let fd: Int32
     private var buffer: [UInt8] = []
 

@@ -137,6 +137,33 @@ struct EventLoopTests {
         #expect(heard.withLock { $0.count } == count, "a cancelled watch is not called, even on a hang-up")
     }
 
+    @Test("a watch for hang-ups alone hears a socket's peer close, not its end of writing")
+    func hangupsAlone() async throws {
+        let loop = EventLoop(label: "test-hangup")
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        let (ours, peer) = (fds[0], fds[1])
+        defer { close(ours) }
+        let heard = Locked<[IOEvents]>([])
+        let watch = Locked<IOWatch?>(nil)
+        loop.sync {
+            let io = loop.watch(ours) { events in
+                heard.withLock { $0.append(events) }
+                watch.withLock { $0?.cancel() }  // a hang-up stays reported until then
+            }
+            io.interest = [.hangup]
+            watch.withLock { $0 = io }
+        }
+        var byte: UInt8 = 1
+        #expect(write(peer, &byte, 1) == 1)
+        shutdown(peer, Int32(SHUT_WR))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(heard.withLock { $0 }.isEmpty, "data and the end of the peer's writing are no hang-up")
+        close(peer)
+        try await waitFor { heard.withLock { $0 }.count == 1 }
+        #expect(heard.withLock { $0 }.first?.contains(.hangup) == true)
+    }
+
     @Test("the thread ends once the loop is released")
     func threadEnds() async throws {
         var loop: EventLoop? = EventLoop(label: "test-ending")

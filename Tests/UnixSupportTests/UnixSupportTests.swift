@@ -118,4 +118,16 @@ struct UnixSupportTests {
         ]
         #expect(ProcessEnvironment.forChildren(ours) == ["PATH": "/usr/bin"])
     }
+
+    @Test("A socket's peer credentials are the connecting process's")
+    func peerCredentials() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
+        #expect(try UnixSocket.peerCredentials(fds[0]) == PeerCredentials(pid: getpid(), uid: getuid(), gid: getgid()))
+        #expect(throws: SystemError.self) { try UnixSocket.peerCredentials(-1) }
+    }
 }

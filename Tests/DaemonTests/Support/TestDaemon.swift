@@ -15,6 +15,25 @@ struct TestDaemon: Sendable {
         let path = socketPath
         return try await offload { try TestClient(path: path, timeout: timeout) }
     }
+
+    /// A new client subscribed to `events`.
+    func subscriber(to events: Set<EventType>? = [.reading]) async throws -> TestClient {
+        let client = try await connect()
+        try await offload {
+            try client.expectHello()
+            _ = try client.call(.subscribe(events: events), as: SubscribeResult.self)
+        }
+        return client
+    }
+
+    /// `status` asked on a new connection: the daemon is alive and serving.
+    func freshStatus() async throws -> StatusResult {
+        let client = try await connect()
+        return try await offload {
+            try client.expectHello()
+            return try client.call(.status, as: StatusResult.self)
+        }
+    }
 }
 
 /// Runs `body` with a started daemon and always stops it (and removes its directory),
@@ -54,10 +73,17 @@ actor FakeCentral: CentralControl {
     weak var hub: Hub?
     private(set) var scans: [Duration] = []
     private(set) var reads: [String] = []
+    /// How long a scan takes at most (zero: it returns at once); a real one takes as long
+    /// as it was asked to.
+    private var scanTakes: Duration = .zero
 
     func script(read: Result<Measurement, ErrorInfo>, hub: Hub) {
         readResult = read
         self.hub = hub
+    }
+
+    func script(scanTakes: Duration) {
+        self.scanTakes = scanTakes
     }
 
     func script(sightings: [SensorEvent], hub: Hub) {
@@ -67,6 +93,7 @@ actor FakeCentral: CentralControl {
 
     func scan(for duration: Duration) async throws {
         scans.append(duration)
+        if scanTakes > .zero { try await Task.sleep(for: min(scanTakes, duration)) }
         for sighting in sightings { await hub?.apply(sighting) }
     }
 

@@ -1,0 +1,49 @@
+import BlectlProtocol
+@testable import Daemon
+import Synchronization
+import Testing
+
+/// Whether a piece of work has ended, for waiting on it with a deadline.
+final class Completion: Sendable {
+    private let done = Mutex(false)
+
+    var isDone: Bool { done.withLock { $0 } }
+
+    func finish() {
+        done.withLock { $0 = true }
+    }
+}
+
+/// A request's work in the hub ends when its task is cancelled (its client went away),
+/// however long it would have waited. (`read`: SocketLimitsTests' vanishing clients.)
+@Suite("Hub requests under cancellation")
+struct HubCancellationTests {
+    @Test("A cancelled scan request stops waiting at once")
+    func scan() async {
+        let central = FakeCentral()
+        await central.script(scanTakes: .seconds(600))
+        let hub = Hub(central: central)
+        let completion = Completion()
+        let request = Task {
+            _ = try? await hub.scan(timeout: .seconds(120))
+            completion.finish()
+        }
+        #expect(await eventually { await central.scans.count == 1 })
+        request.cancel()
+        #expect(await eventually { completion.isDone })
+    }
+
+    @Test("A scan request that joins a running scan returns at its own timeout")
+    func joinedScan() async throws {
+        let central = FakeCentral()
+        await central.script(scanTakes: .seconds(600))
+        let hub = Hub(central: central)
+        let long = Task { try await hub.scan(timeout: .seconds(40)) }
+        #expect(await eventually { await central.scans.count == 1 })
+        let start = ContinuousClock.now
+        _ = try await hub.scan(timeout: .milliseconds(200))
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(await central.scans == [.seconds(40), .milliseconds(200)])
+        long.cancel()
+    }
+}
