@@ -72,15 +72,27 @@ let package = Package(
         // The durable history: readings in an SQLite database, written in batches on a
         // thread of its own (docs/history.md).
         .target(
-            name: "HistoryStore", dependencies: ["CSQLite", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            name: "HistoryStore",
+            dependencies: ["CSQLite", "ReadingHub", "BlectlProtocol", "SensorModel", "UnixSupport"],
             swiftSettings: strictSwift
         ),
         // The socket protocol's JSON messages, shared by blectld and blectl.
         .target(name: "BlectlProtocol", dependencies: ["SensorModel"], swiftSettings: strictSwift),
-        // The daemon: configuration, the socket server, the reading store.
+        // The hub: the daemon's state (adapter, peripherals, the recent readings), sequence
+        // numbers, and the one way out to outputs. It knows nothing of Bluetooth's layers.
+        .target(
+            name: "ReadingHub", dependencies: ["BlectlProtocol", "SensorModel", "UnixSupport"],
+            swiftSettings: strictSwift),
+        // An output of the hub: the Unix socket server of the JSON Lines protocol.
+        .target(
+            name: "SocketOutput", dependencies: ["ReadingHub", "BlectlProtocol", "UnixSupport"],
+            swiftSettings: strictSwift),
+        // The daemon: configuration, the wiring of the central, the hub and its outputs, systemd.
         .target(
             name: "Daemon",
-            dependencies: ["Central", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            dependencies: [
+                "Central", "ReadingHub", "SocketOutput", "HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport",
+            ],
             swiftSettings: strictSwift
         ),
         // Release blectld links the Swift runtime statically: about 3 MB less resident memory
@@ -114,8 +126,8 @@ let package = Package(
 
         // Test helpers: a private dbus-daemon and child processes that are always stopped.
         .target(
-            name: "TestSupport", dependencies: ["DBusCore", "PrivateBus"], path: "Tests/TestSupport",
-            swiftSettings: strictSwift),
+            name: "TestSupport", dependencies: ["DBusCore", "PrivateBus", "BlectlProtocol", "SensorModel"],
+            path: "Tests/TestSupport", swiftSettings: strictSwift),
         .testTarget(
             name: "DBusCoreTests", dependencies: ["DBusCore", "TestSupport", "UnixSupport"], swiftSettings: strictSwift),
         .testTarget(
@@ -138,10 +150,24 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(
-            name: "DaemonTests",
-            dependencies: ["Daemon", "Central", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport"],
-            swiftSettings: strictSwift
-        ),
+            name: "BlectlProtocolTests", dependencies: ["BlectlProtocol", "SensorModel", "TestSupport"],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "ReadingHubTests",
+            dependencies: [
+                "ReadingHub", "HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport",
+            ],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "SocketOutputTests",
+            dependencies: [
+                "SocketOutput", "ReadingHub", "HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport",
+                "TestSupport",
+            ],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "DaemonTests", dependencies: ["Daemon", "BlectlProtocol", "UnixSupport", "TestSupport"],
+            swiftSettings: strictSwift),
         .testTarget(
             name: "HistoryStoreTests",
             dependencies: [

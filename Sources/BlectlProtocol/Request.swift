@@ -7,9 +7,8 @@ public enum Command: Equatable, Sendable {
     /// A current temperature from each connected thermometer matching `address` (an
     /// address or a name; all when nil), waiting up to `timeout` seconds for one to connect.
     case read(address: String?, timeout: Double?)
-    /// Stored readings and reading errors with `seq` greater than `since`, oldest first,
-    /// at most `limit` of them.
-    case history(address: String?, since: UInt64, limit: Int?)
+    /// Stored readings and reading errors, oldest first: those the query selects.
+    case history(HistoryQuery)
     /// Starts pushing events of the given types (all when nil) on this connection.
     case subscribe(events: Set<EventType>?)
     /// Scans for `timeout` seconds, then returns the peripherals seen.
@@ -45,7 +44,7 @@ public struct Request: Equatable, Sendable, Encodable {
     }
 
     private enum Key: String, CodingKey {
-        case v, id, cmd, address, since, limit, events, timeout
+        case v, id, cmd, address, since, from, until, limit, events, timeout
     }
 
     /// Encodes the wire form.
@@ -60,10 +59,12 @@ public struct Request: Equatable, Sendable, Encodable {
         case .read(let address, let timeout):
             try container.encodeUnlessNil(address, forKey: .address)
             try container.encodeUnlessNil(timeout, forKey: .timeout)
-        case .history(let address, let since, let limit):
-            try container.encodeUnlessNil(address, forKey: .address)
-            try container.encode(since, forKey: .since)
-            try container.encodeUnlessNil(limit, forKey: .limit)
+        case .history(let query):
+            try container.encodeUnlessNil(query.address, forKey: .address)
+            try container.encode(query.since, forKey: .since)
+            try container.encodeUnlessNil(query.from, forKey: .from)
+            try container.encodeUnlessNil(query.until, forKey: .until)
+            try container.encodeUnlessNil(query.limit, forKey: .limit)
         case .subscribe(let events):
             try container.encodeUnlessNil(events.map { $0.map(\.rawValue).sorted() }, forKey: .events)
         case .scan(let timeout):
@@ -142,6 +143,8 @@ extension Request {
         var cmd: String?
         var address: String?
         var since: UInt64?
+        var from: Timestamp?
+        var until: Timestamp?
         var limit: Int?
         var events: [String]?
         var timeout: Double?
@@ -160,8 +163,14 @@ extension Request {
             case "read": return .success(.read(address: address, timeout: timeout))
             case "scan": return .success(.scan(timeout: timeout))
             case "history":
-                guard let since else { return .failure(ErrorInfo(.badRequest, "\"history\" needs \"since\"")) }
-                return .success(.history(address: address, since: since, limit: limit))
+                guard since != nil || from != nil else {
+                    return .failure(ErrorInfo(.badRequest, "\"history\" needs \"since\" or \"from\""))
+                }
+                if let from, let until, until < from {
+                    return .failure(ErrorInfo(.badRequest, "\"until\" is before \"from\""))
+                }
+                return .success(
+                    .history(HistoryQuery(address: address, since: since ?? 0, from: from, until: until, limit: limit)))
             case "subscribe":
                 return EventType.parse(events).map { .subscribe(events: $0) }
             default:

@@ -16,6 +16,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var lastSeq: UInt64
     /// When the daemon started.
     public var started: Timestamp
+    /// The history store's state; null when the daemon keeps no history.
+    public var history: HistoryStatus?
 
     /// Creates a status.
     public init(
@@ -33,7 +35,7 @@ public struct StatusResult: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case daemon, version, adapter, state, connected, started
+        case daemon, version, adapter, state, connected, started, history
         case lastSeq = "last_seq"
     }
 

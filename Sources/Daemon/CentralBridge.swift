@@ -1,5 +1,6 @@
 import BlectlProtocol
 public import Central
+public import ReadingHub
 public import SensorModel
 public import UnixSupport
 

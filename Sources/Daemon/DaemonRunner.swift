@@ -1,5 +1,6 @@
 import BlectlProtocol
 import Central
+import ReadingHub
 import Dispatch
 import Glibc
 public import UnixSupport
@@ -25,8 +26,10 @@ public struct DaemonRunner: Sendable {
 
     /// Runs the daemon; returns its exit status.
     ///
-    /// - Parameter mockBus: the private bus of the mock stack (`--mock`); nil for the system bus.
-    public func run(mockBus: String? = nil) async -> Int32 {
+    /// - Parameters:
+    ///   - mockBus: the private bus of the mock stack (`--mock`); nil for the system bus.
+    ///   - stateDirectory: where the history database lives.
+    public func run(mockBus: String? = nil, stateDirectory: String) async -> Int32 {
         ProcessSignals.ignoreBrokenPipe()
         let bus: BlueZBus = mockBus.map { .address($0) } ?? .system
         let central: CentralManager
@@ -37,7 +40,15 @@ public struct DaemonRunner: Sendable {
             log.error("cannot connect to the \(mockBus == nil ? "system" : "mock") D-Bus bus: \(error)")
             return ExitCode.failure
         }
-        let service = DaemonService(configuration: configuration, log: log, executor: central.executor)
+        let service: DaemonService
+        do {
+            service = try DaemonService(
+                configuration: configuration, stateDirectory: stateDirectory, log: log, executor: central.executor)
+        } catch {
+            log.error("\(error)")
+            await central.close()
+            return ExitCode.configuration
+        }
         let bridge = CentralBridge(
             hub: service.hub, central: central, configuration: thermometerConfiguration, log: log)
         await service.hub.attach(bridge)

@@ -1,10 +1,18 @@
-import Central
+import BlectlProtocol
+import HistoryStore
+public import ReadingHub
+import SocketOutput
 public import UnixSupport
 
-/// The hub and the socket server wired together: the part of blectld that is not Bluetooth.
+/// The hub and its outputs wired together: the part of blectld that is not Bluetooth.
+///
+/// Every output plugs into the hub the same way: it receives each event in `seq` order
+/// (``Hub/addListener(_:)``), may add its part to `status`, and a client or output that
+/// fell behind asks the history store for what it missed. Adding an output is a line in
+/// ``start(inheriting:)``.
 ///
 /// ```swift
-/// let service = DaemonService(configuration: configuration, log: log, executor: central.executor)
+/// let service = try DaemonService(configuration: configuration, log: log, executor: central.executor)
 /// let bridge = CentralBridge(hub: service.hub, …)   // reports through hub.apply(_:)
 /// await service.hub.attach(bridge)
 /// try await service.start(inheriting: listenFDs().first)
@@ -15,39 +23,50 @@ public final class DaemonService: Sendable {
     /// The daemon's state; the central bridge feeds it.
     public let hub: Hub
     /// The Unix socket server.
-    public let server: SocketServer
+    let server: SocketServer
+    /// The durable history (SQLite).
+    let history: HistoryStore
 
-    /// Creates the hub and the server from the configuration; nothing runs yet.
+    /// Opens the history store in `stateDirectory` and builds the hub, numbering on from the
+    /// store's last sequence number, and the socket server; nothing is served yet.
     ///
-    /// - Parameter executor: what the hub, and under it the server, run on (blectld
-    ///   passes the central's, so a reading goes from D-Bus to the socket on one thread).
+    /// - Parameter executor: what the hub, and under it the server, run on (blectld passes
+    ///   the central's, so a reading goes from D-Bus to the socket on one thread).
+    /// - Throws: when the history database is another process's or too new (exit 78).
     public init(
-        configuration: DaemonConfiguration, log: Log, central: (any CentralControl)? = nil,
-        executor: EventLoop? = nil
-    ) {
-        hub = Hub(limits: Hub.Limits(configuration: configuration), central: central, executor: executor)
+        configuration: DaemonConfiguration, stateDirectory: String, log: Log, executor: EventLoop? = nil
+    ) throws(ServiceError) {
+        do {
+            history = try HistoryStore.open(
+                path: stateDirectory, configuration: HistoryStore.Configuration(configuration: configuration), log: log)
+        } catch {
+            throw ServiceError(description: "\(error)")
+        }
+        hub = Hub(limits: Hub.Limits(configuration: configuration), lastSeq: history.lastSeq, executor: executor)
         server = SocketServer(
             configuration: SocketServer.Configuration(configuration: configuration),
             handler: RequestDispatcher(hub: hub), log: log, eventLoop: hub.executor)
     }
 
-    /// Creates a service from parts, for tests and unusual set-ups.
-    public init(hub: Hub, server: SocketServer) {
-        self.hub = hub
-        self.server = server
-    }
-
-    /// Routes the hub's events to the server, then starts listening (on `fd` under
-    /// socket activation, else on the configured path).
+    /// Connects the outputs to the hub, then starts listening (on `fd` under socket
+    /// activation, else on the configured path).
     public func start(inheriting fd: Int32? = nil) async throws(SystemError) {
-        let server = self.server
-        let registration = await hub.addListener { event in server.broadcast(event) }
+        let server = server
+        await hub.attach(history: history)
+        let registration = await hub.addListener { server.broadcast($0) }
         server.noteSequence(registration.lastSeq)
         try server.start(inheriting: fd)
     }
 
-    /// Closes the socket and every client; returns when all descriptors are closed.
+    /// Closes the socket and every client, then commits and closes the history.
     public func stop() async {
         await server.stop()
+        await history.close()
     }
+}
+
+/// Why the daemon's service could not be built: a configuration problem (exit 78).
+public struct ServiceError: Error, CustomStringConvertible {
+    /// What went wrong, for the log.
+    public let description: String
 }

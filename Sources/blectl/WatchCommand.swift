@@ -98,7 +98,7 @@ enum WatchCommand {
         }
         while true {
             let page = try client.request(
-                .history(address: nil, since: sink.lastSeq, limit: historyPage), timeout: .seconds(10))
+                .history(HistoryQuery(since: sink.lastSeq, limit: historyPage)), timeout: .seconds(10))
             let (more, complete, count) = replay(page, events: events, sink: &sink)
             if !complete { sink.notice("some readings were lost: the daemon's history no longer has them") }
             if !more || count == 0 { break }

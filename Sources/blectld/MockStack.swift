@@ -18,7 +18,9 @@ struct MockStack {
     let busAddress: String
     private let bus: SpawnedProcess
     private let mock: SpawnedProcess
-    private let directory: String
+    /// The stack's temporary directory (the bus's socket and configuration; the history
+    /// of `--mock` when no state directory is configured), removed by ``stop()``.
+    let directory: String
 
     /// The environment variable with extra `blectl-mock` options (`--notify-interval 1s --fast`…).
     static let optionsVariable = "BLECTL_MOCK_OPTIONS"
@@ -104,9 +106,7 @@ struct MockStack {
     }
 
     private static func removeDirectory(_ directory: String) {
-        unlink("\(directory)/bus")
-        unlink("\(directory)/bus.conf")
-        rmdir(directory)
+        DirectoryTree.remove(directory)
     }
 
     /// `blectl-mock` next to this executable, else on PATH.

@@ -38,7 +38,13 @@ case .run(let configuration):
         exit(ExitCode.failure)
     }
     // Not a top-level `await`: see BlockingMain for what that would cost.
-    let status = BlockingMain.run { [runner, busAddress = mock?.busAddress] in await runner.run(mockBus: busAddress) }
+    // `--mock` keeps its history in the stack's temporary directory unless told otherwise.
+    let stateDirectory =
+        configuration.stateDirectory ?? mock.map { $0.directory + "/state" }
+        ?? DaemonConfiguration.defaultStateDirectory
+    let status = BlockingMain.run { [runner, busAddress = mock?.busAddress] in
+        await runner.run(mockBus: busAddress, stateDirectory: stateDirectory)
+    }
     mock?.stop()
     exit(status)
 }

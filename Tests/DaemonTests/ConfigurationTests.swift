@@ -1,6 +1,7 @@
 import BlectlProtocol
 import Daemon
 import Glibc
+import TestSupport
 import Testing
 import UnixSupport
 
@@ -17,7 +18,8 @@ struct ConfigurationTests {
         reconnect_min = 500ms
         reconnect_max = 2m
         reconnect_jitter = 0.5
-        history_size = 50
+        history_retention = 7d
+        state_dir = /srv/blectl
         max_clients = 8
         max_line_length = 4096
         client_queue_bytes = 131072
@@ -35,7 +37,7 @@ struct ConfigurationTests {
         _ arguments: [String] = [], file: String? = nil, environment: [String: String] = [:]
     ) throws -> DaemonConfiguration {
         guard case .run(let configuration) = try load(arguments, file: file, environment: environment) else {
-            throw TestFailure("not a run")
+            throw TestSupportError("not a run")
         }
         return configuration
     }
@@ -65,7 +67,8 @@ struct ConfigurationTests {
         #expect(config.reconnect.minimum == .milliseconds(500))
         #expect(config.reconnect.maximum == .seconds(120))
         #expect(config.reconnect.jitter == 0.5)
-        #expect(config.historySize == 50 && config.maxClients == 8)
+        #expect(config.historyRetention == .seconds(7 * 86400) && config.stateDirectory == "/srv/blectl")
+        #expect(config.maxClients == 8)
         #expect(config.maxLineLength == 4096 && config.clientQueueBytes == 131072)
         #expect(config.scanTimeout == .milliseconds(7500))
         #expect(config.powerOnAdapter)
@@ -157,7 +160,7 @@ struct ConfigurationTests {
 
     @Test("File keys may be written with '-' for '_'")
     func dashedKeys() throws {
-        let config = try configuration(file: "history-size = 50\nMax-Clients = 8\n")
-        #expect(config.historySize == 50 && config.maxClients == 8)
+        let config = try configuration(file: "history-commit-interval = 50s\nMax-Clients = 8\n")
+        #expect(config.historyCommitInterval == .seconds(50) && config.maxClients == 8)
     }
 }

@@ -1,5 +1,6 @@
 import BlectlProtocol
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HistoryStore
@@ -19,7 +20,7 @@ struct DamagedFileTests {
         _ fixture: StoreFixture, _ store: HistoryStore, next: UInt64, stored: [UInt64] = []
     ) async throws {
         let path = fixture.databasePath
-        #expect(try await eventually { fixture.files().contains { $0.hasPrefix("history.sqlite3.corrupt-") } })
+        #expect(await eventually { fixture.files().contains { $0.hasPrefix("history.sqlite3.corrupt-") } })
         #expect(fixture.logged(.error, "\(path) is damaged"))
         #expect(fixture.logged(.error, "moved it aside to \(path).corrupt-"))
         readings(from: next, count: 3).forEach(store.append)
@@ -49,7 +50,7 @@ struct DamagedFileTests {
             try Data("hello, I am not SQLite".utf8).write(to: URL(fileURLWithPath: fixture.databasePath))
             let store = try fixture.open()
             #expect(store.lastSeq == 0)
-            #expect(try await eventually { fixture.files().contains { $0.hasPrefix("history.sqlite3.corrupt-") } })
+            #expect(await eventually { fixture.files().contains { $0.hasPrefix("history.sqlite3.corrupt-") } })
             await store.close()
         }
     }

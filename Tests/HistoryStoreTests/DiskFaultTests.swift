@@ -1,5 +1,6 @@
 import BlectlProtocol
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HistoryStore
@@ -39,7 +40,7 @@ struct DiskFaultTests {
             #expect(status.dropped == seq - committed - 3_000)
             // Space returns: the store writes again by itself, on its commit timer.
             try fs.resize(to: 64 << 20)
-            #expect(try await eventually { await store.status().pending == 0 })
+            #expect(await eventually { await store.status().pending == 0 })
             status = await store.status()
             #expect(status.state == .ok && status.reason == nil)
             #expect(fixture.logged(.notice, "writing \(fixture.databasePath) again"))
@@ -75,7 +76,7 @@ struct DiskFaultTests {
             #expect(try rowCount(writable.databasePath) == 10)
 
             try fs.setReadOnly(false)
-            #expect(try await eventually { await store.status().pending == 0 })
+            #expect(await eventually { await store.status().pending == 0 })
             status = await store.status()
             #expect(status.state == .ok)
             #expect(await allEvents(store).compactMap(\.seq) == Array(1...30))

@@ -1,5 +1,6 @@
 import BlectlProtocol
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HistoryStore
@@ -16,7 +17,7 @@ struct RetentionTests {
             await first.close()
             // Opened again with 30 days: the 5,500 old ones go, 1,000 per step.
             let store = try fixture.open()
-            #expect(try await eventually { await store.status().rows == 10 })
+            #expect(await eventually { await store.status().rows == 10 })
             #expect(await store.counters().pruneSteps >= 6)
             #expect(await allEvents(store).compactMap(\.seq) == Array(5_501...5_510))
             #expect(await !store.page(address: nil, since: 0, limit: 1).complete)
@@ -35,7 +36,7 @@ struct RetentionTests {
             await store.flush()
             // The first 20 expire two seconds from now and go by the store's own timer; the
             // five stamped a minute ahead stay.
-            #expect(try await eventually { await store.status().rows == 5 })
+            #expect(await eventually { await store.status().rows == 5 })
             #expect(await allEvents(store).compactMap(\.seq) == Array(21...25))
             await store.close()
         }
@@ -53,7 +54,7 @@ struct RetentionTests {
             }
             let path = fixture.databasePath
             #expect(
-                try await eventually {
+                await eventually {
                     (try? SQLiteConnection(path: path)).flatMap { try? usedBytes($0) }.map { $0 <= bound } == true
                 })
             let seqs = await allEvents(store, pageSize: 5_000).compactMap(\.seq)

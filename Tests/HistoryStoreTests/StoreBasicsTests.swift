@@ -1,5 +1,6 @@
 import BlectlProtocol
 import SensorModel
+import TestSupport
 import Testing
 import UnixSupport
 
@@ -123,7 +124,7 @@ struct StoreBasicsTests {
             let store = try fixture.open(.init(commitInterval: .milliseconds(300)))
             readings(from: 1, count: 1000).forEach(store.append)
             let path = fixture.databasePath
-            #expect(try await eventually { (try? rowCount(path)) == 1000 })
+            #expect(await eventually { (try? rowCount(path)) == 1000 })
             #expect(await store.counters().commits == 1)
             await store.close()
         }

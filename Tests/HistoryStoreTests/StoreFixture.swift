@@ -93,16 +93,6 @@ func allEvents(_ store: HistoryStore, address: String? = nil, pageSize: Int = 10
     }
 }
 
-/// Waits until `condition` holds, checking after each short pause, at most `timeout`.
-func eventually(
-    timeout: Duration = .seconds(10), _ condition: @escaping @Sendable () async -> Bool
-) async throws -> Bool {
-    try await withTimeout(timeout) {
-        while !(await condition()) { try await Task.sleep(for: .milliseconds(20)) }
-        return true
-    }
-}
-
 /// Rows in the database file, counted through a connection of the test's own.
 func rowCount(_ path: String) throws -> Int {
     Int(try SQLiteConnection(path: path).integer("SELECT count(*) FROM readings") ?? -1)

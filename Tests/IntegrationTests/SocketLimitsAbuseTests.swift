@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// Clients that leave or hoard, against the real daemon: slots, descriptors and memory
@@ -11,16 +12,6 @@ struct SocketLimitsAbuseTests {
     /// The daemon's open descriptors, from `/proc/PID/fd`.
     static func descriptors(_ fixture: DaemonFixture) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(fixture.daemon.pid)/fd").count) ?? -1
-    }
-
-    /// Waits until `condition` holds or `timeout` passes; returns whether it holds.
-    static func eventually(within timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-        let end = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < end else { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
     }
 
     /// `count` clients that each ask for a 300 s `read` and close.
@@ -84,7 +75,7 @@ struct SocketLimitsAbuseTests {
             #expect(Self.descriptors(fixture) == baseline + 64)
             clients.removeAll()  // all 64 close
             let start = ContinuousClock.now
-            #expect(await Self.eventually { Self.descriptors(fixture) == baseline })
+            #expect(await eventually { Self.descriptors(fixture) == baseline })
             print("descriptors: \(baseline) before, back to \(baseline) within \(ContinuousClock.now - start)")
             let first = try await offload { try SocketClient(path: socket).readObject()?["type"] as? String }
             #expect(first == "hello")

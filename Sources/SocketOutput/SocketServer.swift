@@ -1,6 +1,5 @@
 public import BlectlProtocol
 public import Glibc
-import Central
 public import UnixSupport
 
 /// The daemon's Unix socket: accepts clients, answers their requests, pushes events.
@@ -48,17 +47,6 @@ public final class SocketServer: @unchecked Sendable {
             self.path = path
         }
 
-        /// The configured socket, group and limits.
-        public init(configuration: DaemonConfiguration) {
-            path = configuration.socketPath
-            group = configuration.socketGroup
-            maxClients = configuration.maxClients
-            maxLineLength = configuration.maxLineLength
-            maxQueuedBytes = configuration.clientQueueBytes
-            maxClientsPerUser = configuration.maxClientsPerUser
-            maxPendingRequestsPerUser = configuration.maxPendingRequestsPerUser
-            maxQueuedBytesTotal = configuration.maxQueuedBytesTotal
-        }
     }
 
     /// Counters, for logs and tests.

@@ -1,22 +1,10 @@
 import BlectlProtocol
-@testable import Daemon
+import ReadingHub
+@testable import SocketOutput
 import Glibc
 import TestSupport
 import Testing
 import UnixSupport
-
-/// Waits until `condition` holds, checking every few milliseconds; false if `deadline` passes first.
-///
-/// The default deadline is long: a loaded machine running every suite at once can hold
-/// up a task for seconds, and what these tests tell apart is "soon" from "minutes".
-func eventually(within deadline: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
-    let end = ContinuousClock.now + deadline
-    while ContinuousClock.now < end {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return await condition()
-}
 
 extension TestClient {
     /// Sends a `read` that waits up to `timeout` seconds for a device nobody has.

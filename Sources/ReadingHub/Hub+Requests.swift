@@ -2,13 +2,20 @@ public import BlectlProtocol
 import SensorModel
 
 extension Hub {
-    /// Daemon and adapter state, and the connected thermometers with their latest readings.
-    public func status() -> StatusResult {
+    /// Daemon and adapter state, the connected thermometers with their latest readings, and
+    /// what the outputs add (the history store's state).
+    public func status() async -> StatusResult {
+        var status = coreStatus()
+        for contribute in statusContributors { await contribute(&status) }
+        return status
+    }
+
+    /// The hub's own part of `status`, without waiting for any output.
+    public func coreStatus() -> StatusResult {
         let connected = table.connected.map { record in
             ConnectedPeripheral(
                 address: record.address, name: record.name,
-                since: record.connectedSince ?? record.lastSeen,
-                lastReading: store.latestReading(record.address))
+                since: record.connectedSince ?? record.lastSeen, lastReading: record.latestReading)
         }
         return StatusResult(
             adapter: adapterName, state: adapterState, connected: connected, lastSeq: lastSeq,
@@ -31,12 +38,16 @@ extension Hub {
         return lhs.address < rhs.address
     }
 
-    /// Stored readings and reading errors after `since`, for one device (address or name) or all.
-    public func history(address selector: String?, since: UInt64, limit: Int?) -> HistoryResult {
-        let page = min(max(limit ?? limits.historyPage, 1), limits.historyPage)
-        let address = selector.map { resolve($0) ?? Self.normalized($0) }
-        let (events, complete, more) = store.history(address: address, since: since, limit: page)
-        return HistoryResult(events: events, lastSeq: lastSeq, complete: complete, more: more)
+    /// Stored readings and reading errors the query selects (one device, by address or
+    /// name, or all), from the history source.
+    public func history(_ query: HistoryQuery) async throws(ErrorInfo) -> HistoryResult {
+        guard let historySource else { throw ErrorInfo(.unavailable, "the daemon keeps no history") }
+        let page = min(max(query.limit ?? limits.historyPage, 1), limits.historyPage)
+        var resolved = query
+        resolved.address = query.address.map { resolve($0) ?? Self.normalized($0) }
+        var result = await historySource.history(resolved, limit: page)
+        result.lastSeq = lastSeq
+        return result
     }
 
     /// Scans for `timeout` (or the default), then returns the peripherals seen since the
@@ -100,11 +111,11 @@ extension Hub {
             let readDeadline = min(deadline, ContinuousClock.now + limits.freshRead)
             _ = await executor.run(until: readDeadline) { try await central.readNow(address: parsed) }
             _ = await wait(until: readDeadline) {
-                self.store.latestReading(address).map { $0.time >= requestedAt } ?? false
+                self.table[address]?.latestReading.map { $0.time >= requestedAt } ?? false
             }
         }
-        _ = await wait(until: deadline) { self.store.latestReading(address) != nil }
-        return store.latestReading(address).map { report($0, fresh: $0.time >= requestedAt) }
+        _ = await wait(until: deadline) { self.table[address]?.latestReading != nil }
+        return table[address]?.latestReading.map { report($0, fresh: $0.time >= requestedAt) }
     }
 
     /// `fresh`: the reading arrived after the request did (a stored one is not fresh).
@@ -114,7 +125,7 @@ extension Hub {
     }
 
     private func storedReports(matching selector: String?, waited: Duration) throws(ErrorInfo) -> [ReadingReport] {
-        let stored = store.latestReadings { address, name in matches(selector, address: address, name: name) }
+        let stored = table.latestReadings { matches(selector, address: $0.address, name: $0.name) }
         if !stored.isEmpty { return stored.map { report($0, fresh: false) } }
         if let selector, resolve(selector) == nil {
             throw ErrorInfo(.notFound, "no thermometer matches \"\(selector)\"")
@@ -130,15 +141,11 @@ extension Hub {
     private func matches(_ selector: String?, address: String, name: String?) -> Bool {
         guard let selector else { return true }
         return address == Self.normalized(selector) || name?.lowercased() == selector.lowercased()
-            || store.name(of: address)?.lowercased() == selector.lowercased()
     }
 
     /// The address of the known device `selector` names, if any.
     private func resolve(_ selector: String) -> String? {
-        if let record = table.records.values.first(where: { matches(selector, address: $0.address, name: $0.name) }) {
-            return record.address
-        }
-        return store.latestReadings { matches(selector, address: $0, name: $1) }.first?.address
+        table.records.values.first { matches(selector, address: $0.address, name: $0.name) }?.address
     }
 
     private static func format(_ duration: Duration) -> String {

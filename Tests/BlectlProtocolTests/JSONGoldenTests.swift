@@ -1,4 +1,5 @@
 import BlectlProtocol
+import TestSupport
 import Testing
 
 /// The protocol's bytes are an interface: clients compare, log and parse them, so the

@@ -1,4 +1,5 @@
 public import BlectlProtocol
+public import ReadingHub
 
 /// A command's outcome, typed; the socket server turns it into a reply line.
 public enum Response: Equatable, Sendable {
@@ -59,8 +60,12 @@ public struct RequestDispatcher: RequestHandling {
             return .status(await hub.status())
         case .peripherals:
             return .peripherals(await hub.peripherals())
-        case .history(let address, let since, let limit):
-            return .history(await hub.history(address: address, since: since, limit: limit))
+        case .history(let query):
+            do {
+                return .history(try await hub.history(query))
+            } catch {
+                return .failure(error)
+            }
         case .read(let address, let timeout):
             do {
                 return .readings(try await hub.read(matching: address, timeout: Self.duration(timeout)))

@@ -1,4 +1,5 @@
 import BlectlProtocol
+import TestSupport
 import Testing
 
 @Suite("Wire protocol")
@@ -13,7 +14,12 @@ struct ProtocolTests {
     func requestRoundTrip() throws {
         let commands: [Command] = [
             .status, .peripherals, .read(address: "DC:A6:32:01:02:03", timeout: 2.5), .read(address: nil, timeout: nil),
-            .history(address: nil, since: 12, limit: 50), .subscribe(events: [.reading, .connected]),
+            .history(HistoryQuery(since: 12, limit: 50)),
+            .history(
+                HistoryQuery(
+                    address: "Pi", since: 3, from: Timestamp(millisecondsSince1970: 1_000),
+                    until: Timestamp(millisecondsSince1970: 2_000))),
+            .subscribe(events: [.reading, .connected]),
             .subscribe(events: nil), .scan(timeout: 4),
         ]
         for (index, command) in commands.enumerated() {
@@ -27,7 +33,7 @@ struct ProtocolTests {
         let line = Array(#"{"v":1,"id":7,"cmd":"history","address":"DC:A6:32:01:02:03","since":12}"#.utf8)
         #expect(
             Request.parse(line)
-                == .success(Request(id: 7, .history(address: "DC:A6:32:01:02:03", since: 12, limit: nil))))
+                == .success(Request(id: 7, .history(HistoryQuery(address: "DC:A6:32:01:02:03", since: 12)))))
     }
 
     @Test(

@@ -11,6 +11,8 @@ struct PeripheralRecord: Equatable, Sendable {
     var lastAnnounced: Timestamp?
     /// When it connected, while it is connected.
     var connectedSince: Timestamp?
+    /// Its newest reading (not reading error); older ones are in the history store.
+    var latestReading: Reading?
 }
 
 extension PeripheralRecord {
@@ -87,10 +89,29 @@ struct PeripheralTable {
         return record
     }
 
-    /// Notes that `address` was heard from (a reading), learning its name if given.
+    /// Notes that `address` was heard from (a reading error), learning its name if given.
     mutating func heard(_ address: String, name: String?, at now: Timestamp) {
         // In place: one lookup, no copy of the record (this runs for every reading).
         records.withValue(forKey: address) { $0.heard(name: name, at: now) }
+    }
+
+    /// Keeps `reading` as its device's newest, adding a device not seen before (an
+    /// advertising sensor, or one connected before the table knew it).
+    mutating func record(_ reading: Reading) {
+        let found = records.withValue(forKey: reading.address) { record in
+            record.heard(name: reading.name, at: reading.time)
+            record.latestReading = reading
+        }
+        guard found == nil else { return }
+        var record = PeripheralRecord(
+            address: reading.address, name: reading.name, isThermometer: true, lastSeen: reading.time)
+        record.latestReading = reading
+        insert(record)
+    }
+
+    /// The newest reading of every device `matches` accepts, by address.
+    func latestReadings(where matches: (PeripheralRecord) -> Bool) -> [Reading] {
+        records.values.compactMap { matches($0) ? $0.latestReading : nil }.sorted { $0.address < $1.address }
     }
 
     private mutating func insert(_ record: PeripheralRecord) {

@@ -1,7 +1,10 @@
 import BlectlProtocol
-@testable import Daemon
+import HistoryStore
+@testable import ReadingHub
 import Synchronization
+import TestSupport
 import Testing
+import UnixSupport
 
 /// A clock tests move by hand.
 final class ManualClock: Sendable {
@@ -30,70 +33,103 @@ struct HubTests {
     let pi = "DC:A6:32:01:02:03"
     let other = "AA:BB:CC:DD:EE:FF"
 
-    private func makeHub(
-        historyPerDevice: Int = 1000, central: (any CentralControl)? = nil, clock: ManualClock = ManualClock()
-    )
-        -> Hub
-    {
-        var limits = Hub.Limits()
-        limits.historyPerDevice = historyPerDevice
-        return Hub(limits: limits, central: central, now: { clock.now })
+    private func makeHub(central: (any CentralControl)? = nil, clock: ManualClock = ManualClock()) -> Hub {
+        Hub(central: central, now: { clock.now })
+    }
+
+    /// A hub with a history store in a temporary directory, as blectld wires them.
+    private func withHistory(
+        directory: TemporaryDirectory = TemporaryDirectory(), _ body: (Hub) async throws -> Void
+    ) async throws {
+        let store = try HistoryStore.open(path: directory.path, log: Log(level: .warning))
+        let hub = Hub(lastSeq: store.lastSeq)
+        await hub.attach(history: store)
+        do {
+            try await body(hub)
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
     }
 
     @Test("Readings get increasing seq across devices, and history resumes after any seq")
-    func historyResume() async {
-        let hub = makeHub()
-        for index in 0..<6 {
-            let isPi = index.isMultiple(of: 2)
-            await hub.apply(.fahrenheit(isPi ? pi : other, 100 + Double(index), name: isPi ? "Thermometer" : "Other"))
+    func historyResume() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await withHistory(directory: directory) { hub in
+            for index in 0..<6 {
+                let isPi = index.isMultiple(of: 2)
+                await hub.apply(
+                    .fahrenheit(isPi ? pi : other, 100 + Double(index), name: isPi ? "Thermometer" : "Other"))
+            }
+            await hub.apply(.readingError(address: pi, detail: "not a number", raw: [0xff, 0x00]))
+            #expect(await hub.lastSeq == 7)
+            let all = try await hub.history(HistoryQuery())
+            #expect(all.events.compactMap(\.seq) == [1, 2, 3, 4, 5, 6, 7])
+            #expect(all.complete && !all.more)
+            let resumed = try await hub.history(HistoryQuery(since: 4))
+            #expect(resumed.events.compactMap(\.seq) == [5, 6, 7])
+            guard case .readingError(let failure) = resumed.events.last else {
+                Issue.record("no reading error")
+                return
+            }
+            #expect(failure.rawHex == "ff00")
+            let onlyPi = try await hub.history(HistoryQuery(address: pi.lowercased()))
+            #expect(onlyPi.events.compactMap(\.seq) == [1, 3, 5, 7])
+            let byName = try await hub.history(HistoryQuery(address: "thermometer", since: 6))
+            #expect(byName.events.compactMap(\.seq) == [7])
         }
-        await hub.apply(.readingError(address: pi, detail: "not a number", raw: [0xff, 0x00]))
-        #expect(await hub.lastSeq == 7)
-        let all = await hub.history(address: nil, since: 0, limit: nil)
-        #expect(all.events.compactMap(\.seq) == [1, 2, 3, 4, 5, 6, 7])
-        #expect(all.complete && !all.more)
-        let resumed = await hub.history(address: nil, since: 4, limit: nil)
-        #expect(resumed.events.compactMap(\.seq) == [5, 6, 7])
-        guard case .readingError(let failure) = resumed.events.last else {
-            Issue.record("no reading error")
-            return
-        }
-        #expect(failure.rawHex == "ff00")
-        let onlyPi = await hub.history(address: pi.lowercased(), since: 0, limit: nil)
-        #expect(onlyPi.events.compactMap(\.seq) == [1, 3, 5, 7])
-        let byName = await hub.history(address: "thermometer", since: 6, limit: nil)
-        #expect(byName.events.compactMap(\.seq) == [7])
     }
 
-    @Test("History is bounded per device and says when a resume has a gap")
-    func boundedHistory() async {
-        let hub = makeHub(historyPerDevice: 3)
-        for index in 0..<10 { await hub.apply(.fahrenheit(pi, 90 + Double(index))) }
-        let fromStart = await hub.history(address: pi, since: 0, limit: nil)
-        #expect(fromStart.events.compactMap(\.seq) == [8, 9, 10])
-        #expect(!fromStart.complete)
-        let recent = await hub.history(address: pi, since: 7, limit: nil)
-        #expect(recent.events.compactMap(\.seq) == [8, 9, 10])
-        #expect(recent.complete)
+    @Test("Sequence numbers continue after a restart, and history still has what came before")
+    func numbersContinue() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await withHistory(directory: directory) { hub in
+            for index in 0..<3 { await hub.apply(.fahrenheit(pi, 90 + Double(index))) }
+        }
+        try await withHistory(directory: directory) { hub in
+            #expect(await hub.lastSeq == 3)
+            await hub.apply(.fahrenheit(pi, 99))
+            let all = try await hub.history(HistoryQuery())
+            #expect(all.events.compactMap(\.seq) == [1, 2, 3, 4])
+            #expect(all.lastSeq == 4)
+        }
     }
 
-    @Test("History pages with limit and more")
-    func paging() async {
+    @Test("History pages with limit and more, and by time")
+    func paging() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await withHistory(directory: directory) { hub in
+            for index in 0..<5 { await hub.apply(.fahrenheit(pi, 90 + Double(index))) }
+            let first = try await hub.history(HistoryQuery(limit: 2))
+            #expect(first.events.compactMap(\.seq) == [1, 2] && first.more)
+            let last = try await hub.history(HistoryQuery(since: 4, limit: 2))
+            #expect(last.events.compactMap(\.seq) == [5] && !last.more)
+            let byTime = try await hub.history(HistoryQuery(from: Timestamp(millisecondsSince1970: 0), limit: 3))
+            #expect(byTime.events.compactMap(\.seq) == [1, 2, 3] && byTime.more)
+            let future = try await hub.history(
+                HistoryQuery(from: Timestamp(millisecondsSince1970: Timestamp.now().millisecondsSince1970 + 3_600_000)))
+            #expect(future.events.isEmpty)
+        }
+    }
+
+    @Test("Without a history store, history is unavailable")
+    func noHistory() async {
         let hub = makeHub()
-        for index in 0..<5 { await hub.apply(.fahrenheit(pi, 90 + Double(index))) }
-        let first = await hub.history(address: nil, since: 0, limit: 2)
-        #expect(first.events.compactMap(\.seq) == [1, 2] && first.more)
-        let last = await hub.history(address: nil, since: 4, limit: 2)
-        #expect(last.events.compactMap(\.seq) == [5] && !last.more)
+        await #expect(throws: ErrorInfo.self) { try await hub.history(HistoryQuery()) }
     }
 
     @Test("Readings are normalised: upper-case address, Celsius to 0.01, name from the table")
     func normalisedReading() async {
         let hub = makeHub()
+        let log = EventLog()
+        await hub.addListener { log.append($0) }
         await hub.apply(.connected(address: pi.lowercased(), name: "Thermometer"))
         await hub.apply(.fahrenheit(pi.lowercased(), 112.5, name: nil))
-        let events = await hub.history(address: nil, since: 0, limit: nil).events
-        guard case .reading(let reading) = events.first else {
+        guard case .reading(let reading) = log.all.last else {
             Issue.record("no reading")
             return
         }
@@ -218,37 +254,5 @@ struct HubTests {
                 .peripheralSeen(address: "00:00:00:00:00:0\(index)", name: nil, rssi: -70, isThermometer: false))
         }
         #expect(await hub.peripherals().count == 4)
-    }
-}
-
-@Suite("Buffers")
-struct BufferTests {
-    @Test("BoundedBuffer keeps the newest elements and reports evictions")
-    func boundedBuffer() {
-        var buffer = BoundedBuffer<Int>(capacity: 3)
-        var evicted: [Int] = []
-        for value in 1...10 {
-            if let old = buffer.append(value) { evicted.append(old) }
-        }
-        #expect(evicted == Array(1...7))
-        #expect((0..<buffer.count).map { buffer[$0] } == [8, 9, 10])
-        #expect(buffer.partitionPoint { $0 <= 8 } == 1)
-        #expect(Array(buffer.suffix(from: 1, limit: 5)) == [9, 10])
-    }
-
-    @Test("LineBuffer splits lines, strips CR, and bounds length")
-    func lineBuffer() {
-        var lines = LineBuffer(maxLineLength: 8)
-        Array("ab\r\ncd".utf8).withUnsafeBytes { lines.append($0) }
-        #expect(lines.next() == .line(Array("ab".utf8)))
-        #expect(lines.next() == .incomplete)
-        Array("e\n".utf8).withUnsafeBytes { lines.append($0) }
-        #expect(lines.next() == .line(Array("cde".utf8)))
-        Array("123456789".utf8).withUnsafeBytes { lines.append($0) }
-        #expect(lines.next() == .tooLong)
-        var last = LineBuffer(maxLineLength: 8)
-        Array("tail".utf8).withUnsafeBytes { last.append($0) }
-        last.finish()
-        #expect(last.next() == .line(Array("tail".utf8)))
     }
 }

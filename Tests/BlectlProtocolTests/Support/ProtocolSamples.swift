@@ -1,4 +1,5 @@
 import BlectlProtocol
+import TestSupport
 import SensorModel
 
 /// Representative values of every Codable type in BlectlProtocol, named, for the golden
@@ -100,7 +101,7 @@ enum ProtocolSamples {
         ]
         let commands: [Command] = [
             .status, .peripherals, .read(address: "DC:A6:32:01:02:03", timeout: 2.5), .read(address: nil, timeout: nil),
-            .history(address: nil, since: 12, limit: 50), .history(address: "Pi", since: .max, limit: nil),
+            .history(HistoryQuery(since: 12, limit: 50)), .history(HistoryQuery(address: "Pi", since: .max)),
             .subscribe(events: [.reading, .connected]), .subscribe(events: nil), .subscribe(events: []),
             .scan(timeout: 4), .scan(timeout: 1e-3),
         ]

@@ -1,5 +1,6 @@
 import BlectlProtocol
-@testable import Daemon
+import ReadingHub
+@testable import SocketOutput
 import Glibc
 import TestSupport
 import Testing
@@ -158,7 +159,7 @@ struct SocketServerTests {
             let again = try await daemon.connect()
             let missed = try await offload {
                 try again.expectHello()
-                return try again.call(.history(address: nil, since: 2, limit: nil), as: HistoryResult.self)
+                return try again.call(.history(HistoryQuery(since: 2)), as: HistoryResult.self)
             }
             #expect(missed.events.compactMap(\.seq) == [3, 4, 5, 6])
             #expect(missed.complete && missed.lastSeq == 6)
@@ -232,24 +233,10 @@ struct SocketServerTests {
         defer { directory.remove() }
         let path = directory.file("activated.sock")
         let fd = try UnixSocket.listen(path: path)
-        let hub = Hub()
-        let server = SocketServer(
-            configuration: SocketServer.Configuration(path: path), handler: RequestDispatcher(hub: hub),
-            log: Log(level: .debug, sink: LogRecorder().sink))
-        let service = DaemonService(hub: hub, server: server)
-        try await service.start(inheriting: fd)
-        do {
-            let client = try await offload { try TestClient(path: path) }
-            let status = try await offload {
-                try client.expectHello()
-                return try client.call(.status, as: StatusResult.self)
-            }
+        try await withTestDaemon(activated: (path, fd)) { daemon in
+            let status = try await daemon.freshStatus()
             #expect(status.daemon == "blectld")
-        } catch {
-            await service.stop()
-            throw error
         }
-        await service.stop()
         #expect(access(path, F_OK) == 0)  // systemd owns the socket file
     }
 }

@@ -1,4 +1,5 @@
 import BlectlProtocol
+import TestSupport
 import FoundationEssentials
 import Testing
 

@@ -97,9 +97,30 @@ extension ConfigurationSetting {
             }
             config.reconnect.jitter = jitter
         },
-        single("history_size", flag: "history-size", "N", "Readings kept per device") {
+        single(
+            "state_dir", flag: "state-dir", "DIR",
+            "Directory of the history database (default \(DaemonConfiguration.defaultStateDirectory); "
+                + "a temporary one with --mock)"
+        ) { config, value throws(SettingError) in
+            guard !value.isEmpty else { return config.stateDirectory = nil }  // the default
+            guard value.hasPrefix("/") else {
+                throw SettingError("the state directory must be absolute, got '\(value)'")
+            }
+            config.stateDirectory = value
+        },
+        single("history_commit_interval", flag: nil, "DURATION", "Longest time between history commits") {
             config, value throws(SettingError) in
-            config.historySize = try ValueParser.integer(value, within: 1...100_000)
+            config.historyCommitInterval = try ValueParser.duration(
+                value, within: .milliseconds(100)...Duration.seconds(3600))
+        },
+        single("history_retention", flag: nil, "DURATION", "How long readings are kept") {
+            config, value throws(SettingError) in
+            config.historyRetention = try ValueParser.duration(
+                value, within: .seconds(3600)...Duration.seconds(3650 * 86400))
+        },
+        single("history_max_bytes", flag: nil, "BYTES", "Most bytes the stored readings may take") {
+            config, value throws(SettingError) in
+            config.historyMaxBytes = Int64(try ValueParser.integer(value, within: (1 << 20)...(1 << 40)))
         },
         single("max_clients", flag: "max-clients", "N", "Most clients served at once") {
             config, value throws(SettingError) in
@@ -163,9 +184,11 @@ enum ValueParser {
         return value
     }
 
-    /// Seconds with an optional unit: `2`, `1.5s`, `500ms`, `2m`.
+    /// Seconds with an optional unit: `2`, `1.5s`, `500ms`, `2m`, `24h`, `30d`.
     static func duration(_ text: String, within range: ClosedRange<Duration>) throws(SettingError) -> Duration {
-        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("min", 60), ("s", 1), ("m", 60)]
+        let units: [(suffix: String, seconds: Double)] = [
+            ("ms", 0.001), ("min", 60), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400),
+        ]
         let unit = units.first { text.hasSuffix($0.suffix) }
         let number = unit.map { String(text.dropLast($0.suffix.count)) } ?? text
         guard let value = Double(number.trimmed), value.isFinite, value >= 0 else {

@@ -1,17 +1,18 @@
-import SensorModel
 public import BlectlProtocol
-import Central
+import SensorModel
 public import UnixSupport
 
-/// The daemon's state: adapter, peripherals, connections and reading history.
+/// The daemon's state: adapter, peripherals, connections and each device's latest reading,
+/// and the one way out to the outputs.
 ///
 /// The central bridge pushes what happens with ``apply(_:)``; the hub assigns sequence
 /// numbers and times, keeps bounded state, and hands each resulting ``Event`` to its
-/// listeners (the socket server). Requests are answered from this state, going to the
-/// Bluetooth side through ``CentralControl`` only for scans and fresh reads.
+/// outputs (``addListener(_:)``: the socket server, the history store). Requests are
+/// answered from this state, from the ``HistorySource`` for history, and through
+/// ``CentralControl`` for scans and fresh reads.
 ///
 /// The hub runs on an ``EventLoop``: blectld gives it the central's, so readings
-/// reach it, and through it the socket server, on one thread without hops.
+/// reach it, and through it the outputs, on one thread without hops.
 public actor Hub {
     /// The executor the hub runs on.
     public nonisolated let executor: EventLoop
@@ -20,10 +21,6 @@ public actor Hub {
 
     /// Bounds and defaults.
     public struct Limits: Sendable {
-        /// Readings and reading errors kept per device.
-        public var historyPerDevice = 1000
-        /// Devices whose history is kept; the least recently heard one is forgotten.
-        public var devicesWithHistory = 256
         /// Peripherals in the table.
         public var peripherals = 512
         /// The most events one `history` reply carries.
@@ -43,17 +40,14 @@ public actor Hub {
 
         /// The defaults.
         public init() {}
-
-        /// The defaults with the configured history size and scan length.
-        public init(configuration: DaemonConfiguration) {
-            historyPerDevice = configuration.historySize
-            defaultScan = configuration.scanTimeout
-        }
     }
 
     /// Receives every event, in `seq` order, synchronously while the hub is busy: it must
-    /// only hand the event on (the socket server queues it), never block.
+    /// only hand the event on (the socket server queues it, the store appends it), never block.
     public typealias Listener = @Sendable (Event) -> Void
+
+    /// Fills in an output's part of a `status` reply (the history store's, say).
+    public typealias StatusContributor = @Sendable (inout StatusResult) async -> Void
 
     /// A registered listener and the `seq` that was current when it was added.
     public struct ListenerRegistration: Sendable {
@@ -67,24 +61,29 @@ public actor Hub {
     let now: @Sendable () -> Timestamp
     let started: Timestamp
     var central: (any CentralControl)?
+    var historySource: (any HistorySource)?
 
     var adapterName: String?
     var adapterState = AdapterState.unknown
     var table: PeripheralTable
-    var store: ReadingStore
     /// The highest sequence number assigned.
-    public internal(set) var lastSeq: UInt64 = 0
+    public internal(set) var lastSeq: UInt64
 
     private var listeners: [Int: Listener] = [:]
     private var nextListenerID = 0
+    var statusContributors: [StatusContributor] = []
     /// Requests waiting for the state to change (a thermometer to connect, a reading).
     let waiters: ConditionWaiters<Never>
 
     /// Creates a hub; `now` is the clock for timestamps (tests pass a fixed one), and
     /// `executor` the one it runs on (its own when not given).
+    ///
+    /// - Parameter lastSeq: the highest sequence number used before (the history store
+    ///   remembers it), so numbers continue across restarts and never repeat.
     public init(
         limits: Limits = Limits(),
         central: (any CentralControl)? = nil,
+        lastSeq: UInt64 = 0,
         now: @escaping @Sendable () -> Timestamp = { Timestamp.now() },
         executor: EventLoop? = nil
     ) {
@@ -92,10 +91,10 @@ public actor Hub {
         waiters = ConditionWaiters(loop: self.executor)
         self.limits = limits
         self.central = central
+        self.lastSeq = lastSeq
         self.now = now
         self.started = now()
         self.table = PeripheralTable(capacity: limits.peripherals)
-        self.store = ReadingStore(perDevice: limits.historyPerDevice, maxDevices: limits.devicesWithHistory)
     }
 
     /// Connects the Bluetooth side, for when it is built after the hub.
@@ -103,7 +102,16 @@ public actor Hub {
         self.central = central
     }
 
-    /// Adds a listener for every future event.
+    /// Connects the history store: it receives every event (as a listener does), answers
+    /// `history` requests, and adds its state to `status`.
+    @discardableResult
+    public func attach(history source: any HistorySource) -> ListenerRegistration {
+        historySource = source
+        addStatusContributor { $0.history = await source.status() }
+        return addListener { source.append($0) }
+    }
+
+    /// Adds an output: `listener` receives every future event.
     @discardableResult
     public func addListener(_ listener: @escaping Listener) -> ListenerRegistration {
         nextListenerID += 1
@@ -116,7 +124,25 @@ public actor Hub {
         listeners[id] = nil
     }
 
+    /// Adds an output's part to every `status` reply.
+    public func addStatusContributor(_ contributor: @escaping StatusContributor) {
+        statusContributors.append(contributor)
+    }
+
     func broadcast(_ event: Event) {
         for listener in listeners.values { listener(event) }
     }
+}
+
+/// The durable history, as the hub sees it: an output that keeps every reading and answers
+/// `history` requests (including readings it has not committed yet).
+public protocol HistorySource: Sendable {
+    /// Keeps a reading or reading error (other events are ignored). Called in `seq` order
+    /// on the hub's executor: it must not block.
+    func append(_ event: Event)
+    /// The stored readings and reading errors `query` selects, oldest first, at most
+    /// `limit`; `last_seq` is left for the hub to fill in.
+    func history(_ query: HistoryQuery, limit: Int) async -> HistoryResult
+    /// The store's state, for `status`.
+    func status() async -> HistoryStatus
 }

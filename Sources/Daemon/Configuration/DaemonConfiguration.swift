@@ -38,8 +38,18 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var serviceUUIDs: [String] = []
     /// Reconnection back-off.
     public var reconnect = Backoff()
-    /// Readings (and reading errors) kept per device for `history`.
-    public var historySize = 1000
+    /// The default state directory (the systemd unit's `StateDirectory=blectl`).
+    public static let defaultStateDirectory = "/var/lib/blectl"
+
+    /// Where the history database lives; nil means ``defaultStateDirectory``, or a temporary
+    /// directory under `--mock`.
+    public var stateDirectory: String?
+    /// How often the history store commits (at most): a power cut loses at most this much.
+    public var historyCommitInterval: Duration = .seconds(5)
+    /// How long readings are kept in the history store.
+    public var historyRetention: Duration = .seconds(30 * 86400)
+    /// The most bytes the history store's readings may take; the oldest go first.
+    public var historyMaxBytes: Int64 = 512 << 20
     /// The most clients served at once.
     public var maxClients = 64
     /// The longest request line accepted, in bytes.

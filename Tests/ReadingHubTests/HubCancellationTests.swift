@@ -1,18 +1,8 @@
 import BlectlProtocol
-@testable import Daemon
+@testable import ReadingHub
 import Synchronization
+import TestSupport
 import Testing
-
-/// Whether a piece of work has ended, for waiting on it with a deadline.
-final class Completion: Sendable {
-    private let done = Mutex(false)
-
-    var isDone: Bool { done.withLock { $0 } }
-
-    func finish() {
-        done.withLock { $0 = true }
-    }
-}
 
 /// A request's work in the hub ends when its task is cancelled (its client went away),
 /// however long it would have waited. (`read`: SocketLimitsTests' vanishing clients.)

@@ -49,28 +49,25 @@ extension Hub {
         broadcast(.peripheralSeen(change))
     }
 
-    /// Stores a measurement with the next `seq` and broadcasts it.
+    /// Numbers a measurement with the next `seq`, keeps it as the device's newest, and
+    /// broadcasts it.
     @discardableResult
     func record(_ measurement: Measurement, address: String, name: String?) -> Reading {
-        let time = now()
         lastSeq += 1
-        table.heard(address, name: name, at: time)
         let reading = Reading(
-            seq: lastSeq, time: time, address: address,
-            name: name ?? table[address]?.name ?? store.name(of: address), measurement: measurement)
-        store.record(.reading(reading))
+            seq: lastSeq, time: now(), address: address, name: name ?? table[address]?.name,
+            measurement: measurement)
+        table.record(reading)
         broadcast(.reading(reading))
         return reading
     }
 
     private func recordFailure(address: String, name: String?, error: ReadingError, at time: Timestamp) {
         lastSeq += 1
-        table.heard(address, name: nil, at: time)
+        table.heard(address, name: name, at: time)
         let failure = ReadingFailure(
-            seq: lastSeq, time: time, address: address,
-            name: name ?? table[address]?.name ?? store.name(of: address), error: "\(error)",
+            seq: lastSeq, time: time, address: address, name: name ?? table[address]?.name, error: "\(error)",
             rawHex: error.raw.hexString)
-        store.record(.readingError(failure))
         broadcast(.readingError(failure))
     }
 

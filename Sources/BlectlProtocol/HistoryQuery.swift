@@ -1,0 +1,25 @@
+/// Which stored readings and reading errors a `history` request asks for, oldest first.
+public struct HistoryQuery: Equatable, Sendable {
+    /// One device (its address or name), or all when nil.
+    public var address: String?
+    /// Only those with a greater `seq` (0: from the first); a client resumes with the last
+    /// `seq` it has, and pages through a time range with the last `seq` of a page.
+    public var since: UInt64
+    /// Only those taken at or after this time.
+    public var from: Timestamp?
+    /// Only those taken before this time.
+    public var until: Timestamp?
+    /// At most this many (the daemon has a page size of its own, and says when there is more).
+    public var limit: Int?
+
+    /// A query.
+    public init(
+        address: String? = nil, since: UInt64 = 0, from: Timestamp? = nil, until: Timestamp? = nil, limit: Int? = nil
+    ) {
+        self.address = address
+        self.since = since
+        self.from = from
+        self.until = until
+        self.limit = limit
+    }
+}

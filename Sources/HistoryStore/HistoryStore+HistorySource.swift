@@ -1,0 +1,19 @@
+public import BlectlProtocol
+public import ReadingHub
+
+extension HistoryStore: HistorySource {
+    /// The page a `history` request asks for: by `seq`, or by time when the query has
+    /// `from` or `until` (then in time order, `since` counting only at exactly `from`, as a
+    /// next page asks).
+    public func history(_ query: HistoryQuery, limit: Int) async -> HistoryResult {
+        let page =
+            if query.from != nil || query.until != nil {
+                await page(
+                    address: query.address, from: query.from ?? Timestamp(millisecondsSince1970: 0), after: query.since,
+                    until: query.until, limit: limit)
+            } else {
+                await page(address: query.address, since: query.since, limit: limit)
+            }
+        return HistoryResult(events: page.events, lastSeq: 0, complete: page.complete, more: page.more)
+    }
+}

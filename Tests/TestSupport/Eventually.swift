@@ -1,0 +1,32 @@
+import Synchronization
+
+/// Waits until `condition` holds, checking every few milliseconds; false if `within` passes
+/// first.
+///
+/// Tests wait for what they check this way, never with a fixed sleep. The default deadline
+/// is long: a loaded machine running every suite at once can hold a task up for seconds,
+/// and what tests tell apart is "soon" from "minutes".
+public func eventually(within deadline: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
+    let end = ContinuousClock.now + deadline
+    while ContinuousClock.now < end {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
+/// Whether a piece of work has ended, for waiting on it with ``eventually(within:_:)``.
+public final class Completion: Sendable {
+    private let done = Mutex(false)
+
+    /// Not done yet.
+    public init() {}
+
+    /// Whether ``finish()`` was called.
+    public var isDone: Bool { done.withLock { $0 } }
+
+    /// Marks the work done.
+    public func finish() {
+        done.withLock { $0 = true }
+    }
+}

@@ -1,0 +1,77 @@
+public import BlectlProtocol
+public import SensorModel
+
+// Builders of the values hub and socket tests feed and check, with addresses as text.
+
+extension Measurement {
+    /// A Fahrenheit value as the reference peripheral sends it.
+    public static func fahrenheit(_ value: Double) -> Measurement {
+        let celsius = ((value - 32) * 5 / 9 * 100).rounded() / 100
+        return Measurement(
+            profile: "pi-cputemp", quantities: Quantities([.temperature: celsius]), unit: .fahrenheit,
+            raw: "\(value) F")
+    }
+
+    /// A Celsius value with its text.
+    public static func celsius(_ value: Double, raw: String? = nil, profile: ProfileID = "pi-cputemp") -> Measurement {
+        Measurement(
+            profile: profile, quantities: Quantities([.temperature: value]), unit: .celsius, raw: raw ?? "\(value) C")
+    }
+}
+
+/// Builders for the events a test feeds the hub, with addresses as text.
+extension SensorEvent {
+    /// A Fahrenheit reading as the reference peripheral sends it.
+    public static func fahrenheit(_ address: String, _ value: Double, name: String? = "Thermometer") -> SensorEvent {
+        .reading(BluetoothAddress(address)!, name: name, .fahrenheit(value))
+    }
+
+    /// A value that was not a temperature.
+    public static func readingError(address: String, detail: String, raw: [UInt8]) -> SensorEvent {
+        .readingError(BluetoothAddress(address)!, name: nil, ReadingError(.malformed, raw: raw, detail: detail))
+    }
+
+    public static func adapterState(adapter: String, state: AdapterState) -> SensorEvent {
+        .adapterState(adapter: adapter, state)
+    }
+
+    public static func peripheralSeen(address: String, name: String?, rssi: Int?, isThermometer: Bool) -> SensorEvent {
+        .peripheralSeen(
+            Sighting(address: BluetoothAddress(address)!, name: name, rssi: rssi, isThermometer: isThermometer))
+    }
+
+    public static func peripheralLost(address: String) -> SensorEvent { .peripheralLost(BluetoothAddress(address)!) }
+
+    public static func connected(address: String, name: String?) -> SensorEvent {
+        .connected(BluetoothAddress(address)!, name: name)
+    }
+
+    public static func disconnected(address: String, reason: String) -> SensorEvent {
+        .disconnected(BluetoothAddress(address)!, reason: reason)
+    }
+}
+
+extension Reading {
+    /// A temperature reading from the Pi's profile.
+    public init(
+        seq: UInt64, time: Timestamp, address: String, name: String?, celsius: Double, raw: String,
+        unit: TemperatureUnit, profile: ProfileID = "pi-cputemp"
+    ) {
+        self.init(
+            seq: seq, time: time, address: address, name: name,
+            measurement: Measurement(
+                profile: profile, quantities: Quantities([.temperature: celsius]), unit: unit, raw: raw))
+    }
+}
+
+extension Reading {
+    public var raw: String { measurement.raw }
+    public var unit: TemperatureUnit { measurement.unit }
+}
+
+extension ReadingReport {
+    public var seq: UInt64 { reading.seq }
+    public var celsius: Double? { reading.celsius }
+    public var raw: String { reading.raw }
+    public var name: String? { reading.name }
+}
