@@ -31,21 +31,26 @@ extension SensorEvent {
         .readingError(BluetoothAddress(address)!, name: nil, ReadingError(.malformed, raw: raw, detail: detail))
     }
 
+    /// The adapter changed state.
     public static func adapterState(adapter: String, state: AdapterState) -> SensorEvent {
         .adapterState(adapter: adapter, state)
     }
 
+    /// A peripheral advertised.
     public static func peripheralSeen(address: String, name: String?, rssi: Int?, isThermometer: Bool) -> SensorEvent {
         .peripheralSeen(
             Sighting(address: BluetoothAddress(address)!, name: name, rssi: rssi, isThermometer: isThermometer))
     }
 
+    /// BlueZ dropped a peripheral.
     public static func peripheralLost(address: String) -> SensorEvent { .peripheralLost(BluetoothAddress(address)!) }
 
+    /// A thermometer connected.
     public static func connected(address: String, name: String?) -> SensorEvent {
         .connected(BluetoothAddress(address)!, name: name)
     }
 
+    /// A thermometer's link went down.
     public static func disconnected(address: String, reason: String) -> SensorEvent {
         .disconnected(BluetoothAddress(address)!, reason: reason)
     }
@@ -64,14 +69,22 @@ extension Reading {
     }
 }
 
+/// Short ways to the measurement's fields, as tests check them.
 extension Reading {
+    /// The value as sent.
     public var raw: String { measurement.raw }
+    /// The unit the device sent.
     public var unit: TemperatureUnit { measurement.unit }
 }
 
+/// Short ways to the reading's fields, as tests check them.
 extension ReadingReport {
+    /// The reading's sequence number.
     public var seq: UInt64 { reading.seq }
+    /// The temperature.
     public var celsius: Double? { reading.celsius }
+    /// The value as sent.
     public var raw: String { reading.raw }
+    /// The device's name.
     public var name: String? { reading.name }
 }
