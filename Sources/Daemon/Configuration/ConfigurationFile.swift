@@ -36,9 +36,14 @@ extension DaemonConfiguration {
     }
 
     private static func values(_ value: String, kind: ConfigurationSetting.Kind) throws(SettingError) -> [String] {
-        guard kind == .list else {
+        switch kind {
+        case .optional where value.isEmpty, .list where value.isEmpty:
+            return []  // `key =`: the default (an optional value's, or an empty list)
+        case .single, .boolean, .optional:
             guard !value.isEmpty else { throw SettingError("missing value") }
             return [value]
+        case .list:
+            break
         }
         let items = value.split(separator: ",", omittingEmptySubsequences: false).map { unquoted($0.trimmed) }
         guard !items.contains(where: \.isEmpty) else { throw SettingError("empty item in list '\(value)'") }

@@ -10,6 +10,8 @@ struct ConfigurationSetting: Sendable {
     enum Kind: Sendable {
         /// One value.
         case single
+        /// One value, or nothing (`key =` in the file) for the default.
+        case optional
         /// A comma-separated list in the file, a repeated option on the command line.
         case list
         /// `yes`/`no` in the file, a flag (meaning yes) on the command line.
@@ -29,7 +31,7 @@ struct ConfigurationSetting: Sendable {
     var option: OptionSpec? {
         guard let flag else { return nil }
         switch kind {
-        case .single: return .value(flag, valueName, help: help)
+        case .single, .optional: return .value(flag, valueName, help: help)
         case .list: return .repeated(flag, valueName, help: help)
         case .boolean: return .flag(flag, help: help)
         }
@@ -51,8 +53,8 @@ extension ConfigurationSetting {
         single("socket", flag: "socket", "PATH", "Unix socket to listen on") { config, value throws(SettingError) in
             config.socketPath = try ValueParser.socketPath(value)
         },
-        single("socket_group", flag: "socket-group", "GROUP", "Group owning the socket (mode 0660)") { config, value in
-            config.socketGroup = value
+        optional("socket_group", flag: "socket-group", "GROUP", "Group owning the socket (mode 0660)") {
+            config, value in config.socketGroup = value
         },
         single("adapter", flag: "adapter", "NAME", "Bluetooth adapter: hci0, its address, or auto") {
             config, value throws(SettingError) in
@@ -97,13 +99,12 @@ extension ConfigurationSetting {
             }
             config.reconnect.jitter = jitter
         },
-        single(
+        optional(
             "state_dir", flag: "state-dir", "DIR",
             "Directory of the history database (default \(DaemonConfiguration.defaultStateDirectory); "
                 + "a temporary one with --mock)"
         ) { config, value throws(SettingError) in
-            guard !value.isEmpty else { return config.stateDirectory = nil }  // the default
-            guard value.hasPrefix("/") else {
+            if let value, !value.hasPrefix("/") {
                 throw SettingError("the state directory must be absolute, got '\(value)'")
             }
             config.stateDirectory = value
@@ -173,6 +174,19 @@ extension ConfigurationSetting {
             try apply(&config, values[0])
         }
     }
+    /// A setting that takes one value or none (the default).
+    private static func optional(
+        _ key: String,
+        flag: String?,
+        _ valueName: String,
+        _ help: String,
+        _ apply: @escaping @Sendable (inout DaemonConfiguration, String?) throws(SettingError) -> Void
+    ) -> ConfigurationSetting {
+        ConfigurationSetting(key: key, flag: flag, kind: .optional, valueName: valueName, help: help) {
+            config, values throws(SettingError) in try apply(&config, values.first)
+        }
+    }
+
 }
 
 /// Parsers for setting values; each throws a message naming what was expected.
