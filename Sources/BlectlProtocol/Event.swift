@@ -160,16 +160,19 @@ public struct PeripheralChange: Codable, Equatable, Sendable {
 public struct AdapterChange: Codable, Equatable, Sendable {
     /// When it changed.
     public var time: Timestamp
-    /// The adapter, e.g. `hci0`.
-    public var adapter: String
+    /// The adapter, e.g. `hci0`; null while none is known (no bluetoothd, no adapter).
+    public var adapter: String?
     /// Its state.
     public var state: AdapterState
+    /// Why it is not powered on, for people (`bluetoothd is not running …`); null when it is.
+    public var reason: String?
 
     /// Creates a change.
-    public init(time: Timestamp, adapter: String, state: AdapterState) {
+    public init(time: Timestamp, adapter: String?, state: AdapterState, reason: String? = nil) {
         self.time = time
         self.adapter = adapter
         self.state = state
+        self.reason = reason
     }
 }
 

@@ -10,6 +10,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var adapter: String?
     /// The adapter's state.
     public var state: AdapterState
+    /// Why the adapter is not powered on, for people; null when it is.
+    public var reason: String?
     /// The connected thermometers.
     public var connected: [ConnectedPeripheral]
     /// The highest sequence number assigned so far (0 before the first reading).
@@ -35,7 +37,7 @@ public struct StatusResult: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case daemon, version, adapter, state, connected, started, history
+        case daemon, version, adapter, state, reason, connected, started, history
         case lastSeq = "last_seq"
     }
 

@@ -6,12 +6,12 @@ extension Hub {
     public func apply(_ event: SensorEvent) {
         let time = now()
         switch event {
-        case .adapterState(let adapter, let state):
-            let adapter = adapter ?? ""
-            guard adapter != adapterName || state != adapterState else { return }
+        case .adapterState(let adapter, let state, let reason):
+            guard adapter != adapterName || state != adapterState || reason != adapterReason else { return }
             adapterName = adapter
             adapterState = state
-            broadcast(.adapterState(AdapterChange(time: time, adapter: adapter, state: state)))
+            adapterReason = reason
+            broadcast(.adapterState(AdapterChange(time: time, adapter: adapter, state: state, reason: reason)))
         case .peripheralSeen(let sighting):
             seen(sighting, at: time)
         case .peripheralLost(let address):

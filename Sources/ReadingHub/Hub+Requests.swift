@@ -17,9 +17,10 @@ extension Hub {
                 address: record.address, name: record.name,
                 since: record.connectedSince ?? record.lastSeen, lastReading: record.latestReading)
         }
-        return StatusResult(
-            adapter: adapterName, state: adapterState, connected: connected, lastSeq: lastSeq,
-            started: started)
+        var status = StatusResult(
+            adapter: adapterName, state: adapterState, connected: connected, lastSeq: lastSeq, started: started)
+        status.reason = adapterReason
+        return status
     }
 
     /// The peripheral table: connected first, then thermometers, then by signal strength.
@@ -60,7 +61,7 @@ extension Hub {
             throw ErrorInfo(.unavailable, "the daemon has no Bluetooth central")
         }
         if [.poweredOff, .unsupported, .unauthorized].contains(adapterState) {
-            throw ErrorInfo(.unavailable, "adapter \(adapterName ?? "?") is \(adapterState.rawValue)")
+            throw ErrorInfo(.unavailable, adapterReason ?? "adapter \(adapterName ?? "?") is \(adapterState.rawValue)")
         }
         let duration = min(max(timeout ?? limits.defaultScan, .zero), limits.maxScan)
         let startedAt = now()
@@ -130,6 +131,8 @@ extension Hub {
         if let selector, resolve(selector) == nil {
             throw ErrorInfo(.notFound, "no thermometer matches \"\(selector)\"")
         }
+        // Nothing connected because Bluetooth is not there: say so, not "wait longer".
+        if let adapterReason { throw ErrorInfo(.unavailable, adapterReason) }
         throw ErrorInfo(.timeout, "no thermometer connected within \(Self.format(waited))")
     }
 

@@ -65,6 +65,7 @@ public actor Hub {
 
     var adapterName: String?
     var adapterState = AdapterState.unknown
+    var adapterReason: String?
     var table: PeripheralTable
     /// The highest sequence number assigned.
     public internal(set) var lastSeq: UInt64

@@ -3,8 +3,9 @@
 /// The hub adds sequence numbers and times; the sources (the GATT thermometer monitor
 /// today) know nothing of the hub or its outputs.
 public enum SensorEvent: Sendable, Equatable {
-    /// The adapter changed state (its interface name, e.g. `hci0`, once one is chosen).
-    case adapterState(adapter: String?, AdapterState)
+    /// The adapter changed state (its interface name, e.g. `hci0`, once one is chosen), with
+    /// why it is not powered on, for people.
+    case adapterState(adapter: String?, AdapterState, reason: String?)
     /// A peripheral advertised: first sighting, a new name, or a periodic RSSI refresh.
     case peripheralSeen(Sighting)
     /// BlueZ dropped a peripheral.

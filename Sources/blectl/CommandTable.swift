@@ -111,7 +111,7 @@ enum CommandTable {
             address or its name (in any case), waiting up to SECONDS (at most \
             \(ProtocolInfo.maxReadTimeoutSeconds)) for one to connect. When none does, the latest stored \
             readings are printed instead; if nothing was read afresh, blectl says why on stderr (for example \
-            "adapter hci0 powered off — last reading 6 s ago") and exits 4.
+            "adapter hci0 is powered off — last reading 6 s ago") and exits 4.
             """,
         examples: [
             Example(command: "blectl read", what: "every connected thermometer"),

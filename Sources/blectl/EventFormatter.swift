@@ -61,7 +61,7 @@ struct EventFormatter {
         case .disconnected(let change):
             return (change.time, Format.name(change.name), change.address, [change.reason ?? ""])
         case .adapterState(let change):
-            return (change.time, change.adapter, "", [change.state.rawValue])
+            return (change.time, change.adapter ?? "-", "", [change.state.rawValue, change.reason ?? ""])
         }
     }
 

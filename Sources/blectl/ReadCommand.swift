@@ -68,6 +68,8 @@ enum ReadCommand {
     /// connected, or it did not answer.
     static func staleReason(_ report: Row, status: StatusResult?) -> String {
         guard let status else { return "no fresh reading" }
+        // The daemon's own words first (bluetoothd not running, adapter off, …).
+        if status.state != .poweredOn, let reason = status.reason { return reason }
         guard let adapter = status.adapter else { return "no Bluetooth adapter" }
         switch status.state {
         case .poweredOn:

@@ -15,7 +15,7 @@ enum StatusCommand {
         let uptime = Format.age(seconds: Format.secondsSince(status.started)).replacing(" ago", with: "")
         let rows = [
             ["Daemon:", "\(status.daemon) \(status.version), up \(uptime)"],
-            ["Adapter:", "\(status.adapter ?? "none yet") (\(state))"],
+            ["Adapter:", "\(status.adapter ?? "none") (\(state))" + (status.reason.map { ": \($0)" } ?? "")],
             ["Connected:", status.connected.count == 1 ? "1 thermometer" : "\(status.connected.count) thermometers"],
         ]
         for line in terminal.table(rows) { terminal.print(line) }

@@ -79,7 +79,8 @@ struct ProtocolTests {
         let adapter = AdapterChange(time: Self.time, adapter: "hci0", state: .poweredOn)
         #expect(
             try text(Event.adapterState(adapter))
-                == #"{"adapter":"hci0","state":"poweredOn","time":"2026-11-30T01:02:03.456Z","type":"adapter_state"}"#)
+                == #"{"adapter":"hci0","reason":null,"state":"poweredOn","time":"2026-11-30T01:02:03.456Z","type":"adapter_state"}"#
+        )
         #expect(
             try text(Reply<Empty>.failure(id: nil, ErrorInfo(.parseError, "not a JSON object")))
                 == #"{"error":{"code":"parse_error","message":"not a JSON object"},"id":null,"ok":false,"v":1}"#)

@@ -75,7 +75,8 @@ struct ForgedSignalTests {
             #expect(!after.contains { reading(from: pi)($0)?.raw == "151.9 F" }, "a forged value was reported")
             #expect(!after.contains { if case .disconnected = $0 { true } else { false } })
             #expect(!after.contains { if case .peripheralLost = $0 { true } else { false } })
-            #expect(!after.contains { if case .adapterState(_, let state) = $0 { state != .poweredOn } else { false } })
+            #expect(
+                !after.contains { if case .adapterState(_, let state, _) = $0 { state != .poweredOn } else { false } })
             #expect(await central.state == .poweredOn)
             #expect(await central.knownDevices().map { $0.address?.description } == [pi])
             await monitor.shutdown()

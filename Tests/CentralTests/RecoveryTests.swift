@@ -50,7 +50,7 @@ struct RecoveryTests {
     func adapterPower() async throws {
         try await recovers(from: .powerOff(adapter: "hci0"), then: .powerOn(adapter: "hci0")) { log, mark in
             _ = try await log.first(after: mark) { event -> Bool? in
-                if case .adapterState(_, .poweredOff) = event { return true }
+                if case .adapterState(_, .poweredOff, _) = event { return true }
                 return nil
             }
         }
@@ -110,7 +110,7 @@ struct RecoveryTests {
     func bluetoothdCrashes() async throws {
         try await recovers(from: .crashBluetoothd(restartAfter: .milliseconds(500))) { log, mark in
             _ = try await log.first(after: mark) { event -> Bool? in
-                if case .adapterState(_, .resetting) = event { return true }
+                if case .adapterState(_, .resetting, _) = event { return true }
                 return nil
             }
         }

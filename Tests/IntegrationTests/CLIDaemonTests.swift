@@ -25,12 +25,12 @@ extension CLITests {
             try await fixture.waitForConnected(0)
             let scan = try await fixture.blectl(["scan", "--timeout", "1"])
             #expect(scan.status == 3)
-            #expect(scan.errors.contains("poweredOff"))
+            #expect(scan.errors.contains("powered off"))
             // Stored readings are printed, and why they are not fresh is said on stderr.
             let text = try await fixture.blectl(["read", "--timeout", "1"])
             #expect(text.status == 4)
             #expect(text.output.split(separator: "\n").count == 2)
-            #expect(text.errors.contains("adapter hci0 powered off — last reading "), "\(text.errors)")
+            #expect(text.errors.contains("adapter hci0 is powered off — last reading "), "\(text.errors)")
             let json = try await fixture.blectl(["read", "--timeout", "1", "--json"])
             #expect(json.status == 4)
             let reports = try #require(

@@ -33,7 +33,7 @@ extension SensorEvent {
 
     /// The adapter changed state.
     public static func adapterState(adapter: String, state: AdapterState) -> SensorEvent {
-        .adapterState(adapter: adapter, state)
+        .adapterState(adapter: adapter, state, reason: nil)
     }
 
     /// A peripheral advertised.

@@ -22,6 +22,8 @@ public actor CentralManager {
     let options: CentralOptions
     /// The central's state.
     public private(set) var state: AdapterState = .unknown
+    /// Why the central is not powered on, in words a person can act on; nil when it is.
+    public private(set) var stateReason: String?
     /// The adapter in use, when one is.
     private(set) var adapterPath: BlueZPath?
     /// The interface name of the adapter in use (`hci0`), when one is.
@@ -116,9 +118,34 @@ public actor CentralManager {
             newState = .unsupported
         }
         if newState == .poweredOff, options.powerOnAdapter, let path = adapter?.path { powerOn(path) }
-        guard newState != state else { return }
+        let reason = stateReason(newState)
+        guard newState != state || reason != stateReason else { return }
         state = newState
+        stateReason = reason
         emit(.stateChanged(newState))
+    }
+
+    /// Why `state` is not powered on, in words a person can act on; nil when it is.
+    private func stateReason(_ state: AdapterState) -> String? {
+        switch state {
+        case .poweredOn, .unknown:
+            return nil
+        case .unauthorized:
+            return "BlueZ refused access (D-Bus AccessDenied): run as root or as a member of the 'bluetooth' group"
+        case .resetting:
+            return "bluetoothd is not running (org.bluez left the bus); waiting for it to come back"
+        case .poweredOff:
+            return "adapter \(adapterName ?? "?") is powered off"
+        case .unsupported:
+            guard mirror({ $0.isServiceAvailable }) else {
+                return "bluetoothd is not running (org.bluez is not on the bus)"
+            }
+            return switch options.adapter {
+            case .automatic: "bluetoothd has no adapter that can act as a central"
+            case .name(let name): "bluetoothd has no adapter \(name) that can act as a central"
+            case .address(let address): "bluetoothd has no adapter \(address) that can act as a central"
+            }
+        }
     }
 
     private func selectAdapter() -> Adapter? {

@@ -176,9 +176,9 @@ public actor ThermometerMonitor {
     private func handle(_ event: CentralEvent) {
         switch event {
         case .stateChanged(let state):
-            let adapter = central.assumeIsolated { $0.adapterPath }.map { String($0.lastElement) }
-            log.notice("adapter \(adapter ?? "-"): \(state.rawValue)")
-            report(.adapterState(adapter: adapter, state))
+            let (adapter, reason) = central.assumeIsolated { ($0.adapterName, $0.stateReason) }
+            log.notice("adapter \(adapter ?? "-"): \(state.rawValue)" + (reason.map { " (\($0))" } ?? ""))
+            report(.adapterState(adapter: adapter, state, reason: reason))
             if state == .poweredOn { adoptConnectedThermometers() }
             reconcileScan()
         case .discovered(let discovery):
