@@ -166,7 +166,8 @@ let package = Package(
             ],
             swiftSettings: strictSwift),
         .testTarget(
-            name: "DaemonTests", dependencies: ["Daemon", "BlectlProtocol", "UnixSupport", "TestSupport"],
+            name: "DaemonTests",
+            dependencies: ["Daemon", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(
             name: "HistoryStoreTests",

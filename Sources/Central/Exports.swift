@@ -16,5 +16,7 @@ public typealias PiCPUTemperatureProfile = ThermometerProfiles.PiCPUTemperatureP
 public typealias HealthThermometerProfile = ThermometerProfiles.HealthThermometerProfile
 /// The Bluetooth SIG Environmental Sensing profile.
 public typealias EnvironmentalSensingProfile = ThermometerProfiles.EnvironmentalSensingProfile
+/// The AES key of an encrypted BTHome sensor.
+public typealias BTHomeKey = ThermometerProfiles.BTHomeKey
 /// A BlueZ error, classified (from the BlueZ client layer).
 public typealias BlueZError = BlueZClient.BlueZError

@@ -5,7 +5,7 @@ extension Hub {
     /// Applies something that happened on the Bluetooth side and tells listeners.
     public func apply(_ event: SensorEvent) {
         let time = now()
-        switch event {
+        switch aliases.isEmpty ? event : aliased(event) {
         case .adapterState(let adapter, let state, let reason):
             guard adapter != adapterName || state != adapterState || reason != adapterReason else { return }
             adapterName = adapter
@@ -69,6 +69,23 @@ extension Hub {
             seq: lastSeq, time: time, address: address, name: name ?? table[address]?.name, error: "\(error)",
             rawHex: error.raw.hexString)
         broadcast(.readingError(failure))
+    }
+
+    /// The event with the device's configured alias as its name.
+    private func aliased(_ event: SensorEvent) -> SensorEvent {
+        switch event {
+        case .peripheralSeen(var sighting):
+            sighting.name = aliases[sighting.address] ?? sighting.name
+            return .peripheralSeen(sighting)
+        case .connected(let address, let name):
+            return .connected(address, name: aliases[address] ?? name)
+        case .reading(let address, let name, let measurement):
+            return .reading(address, name: aliases[address] ?? name, measurement)
+        case .readingError(let address, let name, let error):
+            return .readingError(address, name: aliases[address] ?? name, error)
+        case .adapterState, .peripheralLost, .disconnected:
+            return event
+        }
     }
 
     static func normalized(_ address: String) -> String {

@@ -1,5 +1,5 @@
 public import BlectlProtocol
-import SensorModel
+public import SensorModel
 public import UnixSupport
 
 /// The daemon's state: adapter, peripherals, connections and each device's latest reading,
@@ -37,6 +37,8 @@ public actor Hub {
         public var freshRead: Duration = .seconds(5)
         /// How often an unchanged peripheral is announced again while it keeps advertising.
         public var sightingRefresh: Duration = .seconds(10)
+        /// Names shown for devices instead of their own (configured aliases).
+        public var aliases: [BluetoothAddress: String] = [:]
 
         /// The defaults.
         public init() {}
@@ -61,6 +63,7 @@ public actor Hub {
     let now: @Sendable () -> Timestamp
     let started: Timestamp
     var central: (any CentralControl)?
+    var aliases: [BluetoothAddress: String] { limits.aliases }
     var historySource: (any HistorySource)?
 
     var adapterName: String?

@@ -2,6 +2,7 @@ import BlectlProtocol
 import Daemon
 import Glibc
 import TestSupport
+import SensorModel
 import Testing
 import UnixSupport
 
@@ -162,5 +163,30 @@ struct ConfigurationTests {
     func dashedKeys() throws {
         let config = try configuration(file: "history-commit-interval = 50s\nMax-Clients = 8\n")
         #expect(config.historyCommitInterval == .seconds(50) && config.maxClients == 8)
+    }
+
+    @Test("Per-device keys: an alias and a BTHome key per address, each once, with clear errors")
+    func deviceKeys() throws {
+        let config = try configuration(
+            file: """
+                alias dc:a6:32:00:00:01 = Kitchen
+                alias DC:A6:32:00:00:02 = "Living room"
+                bthome_key A4:C1:38:00:00:01 = 231d39c1d7cc1ab1aee224cd096db932
+                """)
+        #expect(config.aliases[BluetoothAddress("DC:A6:32:00:00:01")!] == "Kitchen")
+        #expect(config.aliases[BluetoothAddress("DC:A6:32:00:00:02")!] == "Living room")
+        #expect(config.bthomeKeys.keys.map(\.description) == ["A4:C1:38:00:00:01"])
+        for (text, message) in [
+            ("alias nonsense = Kitchen", "not a Bluetooth address"),
+            ("alias DC:A6:32:00:00:01 = A\nalias DC:A6:32:00:00:01 = B", "already set on line 1"),
+            ("bthome_key A4:C1:38:00:00:01 = 1234", "32 hex digits"),
+            ("nickname DC:A6:32:00:00:01 = A", "unknown key 'nickname'"),
+        ] {
+            #expect {
+                try configuration(file: text)
+            } throws: { error in
+                "\(error)".contains(message)
+            }
+        }
     }
 }

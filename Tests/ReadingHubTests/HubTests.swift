@@ -3,6 +3,7 @@ import HistoryStore
 @testable import ReadingHub
 import Synchronization
 import TestSupport
+import SensorModel
 import Testing
 import UnixSupport
 
@@ -254,5 +255,30 @@ struct HubTests {
                 .peripheralSeen(address: "00:00:00:00:00:0\(index)", name: nil, rssi: -70, isThermometer: false))
         }
         #expect(await hub.peripherals().count == 4)
+    }
+}
+
+@Suite("Aliases")
+struct AliasTests {
+    @Test("an aliased device is shown under its alias and found by it")
+    func alias() async throws {
+        var limits = Hub.Limits()
+        limits.aliases = [BluetoothAddress("DC:A6:32:01:02:03")!: "Kitchen"]
+        let hub = Hub(limits: limits)
+        let log = EventLog()
+        await hub.addListener { log.append($0) }
+        await hub.apply(.connected(address: "DC:A6:32:01:02:03", name: "Thermometer"))
+        await hub.apply(.fahrenheit("DC:A6:32:01:02:03", 100, name: "Thermometer"))
+        let names = log.all.compactMap { event -> String? in
+            switch event {
+            case .connected(let change): change.name
+            case .reading(let reading): reading.name
+            default: nil
+            }
+        }
+        #expect(names == ["Kitchen", "Kitchen"])
+        let reports = try await hub.read(matching: "kitchen", timeout: .zero)
+        #expect(reports.map(\.address) == ["DC:A6:32:01:02:03"])
+        #expect(await hub.coreStatus().connected.first?.name == "Kitchen")
     }
 }

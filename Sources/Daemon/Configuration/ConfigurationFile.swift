@@ -1,3 +1,5 @@
+import SensorModel
+
 extension DaemonConfiguration {
     /// Applies a configuration file's `key = value` lines over the current settings.
     ///
@@ -14,10 +16,15 @@ extension DaemonConfiguration {
             guard let equals = line.firstIndex(of: "=") else {
                 throw .file(path: path, line: number, message: "expected 'key = value', got '\(line)'")
             }
-            let key = String(line[..<equals].trimmed.lowercased().map { $0 == "-" ? "_" : $0 })
+            let words = line[..<equals].split(whereSeparator: { $0 == " " || $0 == "\t" })
+            let key = String((words.first ?? "").lowercased().map { $0 == "-" ? "_" : $0 })
             let value = Self.unquoted(line[line.index(after: equals)...].trimmed)
-            guard let setting = ConfigurationSetting.named(key) else {
-                throw .file(path: path, line: number, message: "unknown key '\(key)'")
+            if words.count == 2 {
+                try applyDevice(key, String(words[1]), value, path: path, line: number, lineOfKey: &lineOfKey)
+                continue
+            }
+            guard words.count == 1, let setting = ConfigurationSetting.named(key) else {
+                throw .file(path: path, line: number, message: "unknown key '\(line[..<equals].trimmed)'")
             }
             if let first = lineOfKey[key] {
                 throw .file(path: path, line: number, message: "'\(key)' is already set on line \(first)")
@@ -32,6 +39,28 @@ extension DaemonConfiguration {
         if reconnect.maximum < reconnect.minimum {
             let line = lineOfKey["reconnect_max"] ?? lineOfKey["reconnect_min"] ?? 0
             throw .file(path: path, line: line, message: "reconnect_max is smaller than reconnect_min")
+        }
+    }
+
+    /// A `key ADDRESS = value` line.
+    private mutating func applyDevice(
+        _ key: String, _ addressText: String, _ value: String, path: String, line: Int, lineOfKey: inout [String: Int]
+    ) throws(ConfigurationError) {
+        guard let setting = DeviceSetting.named(key) else {
+            throw .file(path: path, line: line, message: "unknown key '\(key)'")
+        }
+        guard let address = BluetoothAddress(addressText) else {
+            throw .file(path: path, line: line, message: "\(key): not a Bluetooth address: '\(addressText)'")
+        }
+        let where_ = "\(key) \(address)"
+        if let first = lineOfKey[where_] {
+            throw .file(path: path, line: line, message: "'\(where_)' is already set on line \(first)")
+        }
+        lineOfKey[where_] = line
+        do {
+            try setting.apply(&self, address, value)
+        } catch {
+            throw .file(path: path, line: line, message: "\(key) \(address): \(error.message)")
         }
     }
 

@@ -7,6 +7,7 @@ extension Hub.Limits {
     init(configuration: DaemonConfiguration) {
         self.init()
         defaultScan = configuration.scanTimeout
+        aliases = configuration.aliases
     }
 }
 

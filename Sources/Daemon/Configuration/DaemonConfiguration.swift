@@ -1,4 +1,6 @@
 import BlectlProtocol
+public import Central
+public import SensorModel
 public import UnixSupport
 
 /// Everything blectld can be told: built-in defaults, overridden by the configuration
@@ -68,6 +70,10 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var powerOnAdapter = false
     /// Whether to run against the built-in mock adapter instead of BlueZ.
     public var mock = false
+    /// Names shown for devices instead of their own (`alias ADDRESS = NAME`).
+    public var aliases: [BluetoothAddress: String] = [:]
+    /// The keys of encrypted BTHome sensors (`bthome_key ADDRESS = HEX`).
+    public var bthomeKeys: [BluetoothAddress: BTHomeKey] = [:]
 
     /// The defaults.
     public init() {}

@@ -1,0 +1,35 @@
+import Central
+import SensorModel
+
+/// A setting given per device, `key ADDRESS = value` in the file (`alias DC:A6:32:00:00:01 =
+/// Kitchen`); each device once per key.
+struct DeviceSetting: Sendable {
+    /// The file key, `snake_case`.
+    var key: String
+    var valueName: String
+    var help: String
+    /// Applies the value for `address`; throws a message for a person.
+    var apply: @Sendable (inout DaemonConfiguration, BluetoothAddress, String) throws(SettingError) -> Void
+
+    /// Every per-device setting, in the order help lists them.
+    static let all: [DeviceSetting] = [
+        DeviceSetting(key: "alias", valueName: "NAME", help: "A name shown for the device instead of its own") {
+            config, address, value throws(SettingError) in
+            guard !value.isEmpty else { throw SettingError("an alias needs a name") }
+            config.aliases[address] = value
+        },
+        DeviceSetting(
+            key: "bthome_key", valueName: "HEX", help: "The AES key of an encrypted BTHome sensor (32 hex digits)"
+        ) { config, address, value throws(SettingError) in
+            do {
+                config.bthomeKeys[address] = try BTHomeKey(hex: value)
+            } catch {
+                throw SettingError("\(error)")
+            }
+        },
+    ]
+
+    static func named(_ key: String) -> DeviceSetting? {
+        all.first { $0.key == key }
+    }
+}
