@@ -55,7 +55,11 @@ public struct DaemonRunner: Sendable {
         do {
             try await service.start(inheriting: listenFDs().first)
         } catch {
-            log.error("cannot listen on \(configuration.socketPath): \(error)")
+            var hint = ""
+            if error.code == EACCES, getuid() != 0 {
+                hint = "; as a normal user, give a socket of your own, e.g. --socket $XDG_RUNTIME_DIR/blectld.sock"
+            }
+            log.error("cannot listen on \(configuration.socketPath): \(error)\(hint)")
             await central.close()
             return ExitCode.failure
         }

@@ -96,7 +96,7 @@ public enum UnixSocket {
         groupID: gid_t? = nil,
         backlog: Int32 = SOMAXCONN
     ) throws(SystemError) -> Int32 {
-        makeParentDirectory(of: path)
+        try makeParentDirectory(of: path)
         let fd = try makeSocket(type: SOCK_STREAM, nonBlocking: true)
         do {
             try bindReplacingStale(fd, path: path)
@@ -158,9 +158,15 @@ public enum UnixSocket {
         }
     }
 
-    private static func makeParentDirectory(of path: String) {
+    /// Makes the socket's directory if it is missing; a failure keeps its cause (a user
+    /// who may not create `/run/blectl` hears exactly that, not `bind: No such file`).
+    private static func makeParentDirectory(of path: String) throws(SystemError) {
         guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
-        mkdir(String(path[..<slash]), 0o755)  // EEXIST is the common, harmless case
+        let directory = String(path[..<slash])
+        guard mkdir(directory, 0o755) != 0 else { return }
+        let error = SystemError.current("mkdir(\(directory))")
+        guard error.code != EEXIST else { return }  // the common, harmless case
+        throw error
     }
 
     /// Connects a blocking, close-on-exec stream socket to `path`.
