@@ -44,13 +44,26 @@ bench: release
 bench-check: build
 	bench/check.sh
 
-UNITDIR ?= /etc/systemd/system
+# Units go where the distribution's packages put them when installing into /usr, else
+# where an administrator's own units go.
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,/etc/systemd/system)
 SYSCONFDIR ?= /etc
+# What `make release` built; `install` builds nothing (it runs as root, often without
+# the toolchain on its PATH), it installs what is there.
+BUILD_DIR ?= .build/release
+BINARIES := blectld blectl blectl-mock
 
-install: release
+# blectl-mock is installed next to blectld: `blectld --mock` (the way to try blectl
+# without a thermometer, and what blectl suggests when no daemon runs) starts it from there.
+install:
+	@for binary in $(BINARIES); do \
+		test -x $(BUILD_DIR)/$$binary || { \
+			echo "nothing to install: $(BUILD_DIR)/$$binary is missing; run 'make release' first (as yourself), then 'sudo make install'" >&2; \
+			exit 1; }; \
+	done
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/blectl \
 		$(DESTDIR)$(PREFIX)/share/doc/blectl
-	install -m 0755 .build/release/blectld .build/release/blectl .build/release/blectl-mock $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(addprefix $(BUILD_DIR)/,$(BINARIES)) $(DESTDIR)$(PREFIX)/bin/
 	for unit in blectld.service blectld.socket; do \
 		sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' -e 's|/usr/local/share/|$(PREFIX)/share/|g' \
 			-e 's|/etc/blectl/|$(SYSCONFDIR)/blectl/|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
@@ -63,7 +76,7 @@ install: release
 	@echo "installed; enable with: systemctl daemon-reload && systemctl enable --now blectld.socket blectld.service"
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/blectld $(DESTDIR)$(PREFIX)/bin/blectl $(DESTDIR)$(PREFIX)/bin/blectl-mock
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(BINARIES))
 	rm -f $(DESTDIR)$(UNITDIR)/blectld.service $(DESTDIR)$(UNITDIR)/blectld.socket
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/blectl
 
