@@ -20,14 +20,14 @@ import CLinux
 /// (``ProcessEnvironment/forChildren(_:)``).
 public final class SpawnedProcess: Sendable {
     /// The child's process id.
-    public let pid: Glibc.pid_t
+    public let pid: Int32  // pid_t; spelled out, as CLinux re-exports the typedef internally
     /// The executable's file name, for messages.
     public let name: String
     private let stdout: Int32
     /// The write end of the child's stdin when it is a lifeline, else -1.
     private let lifeline: Int32
 
-    private init(pid: pid_t, name: String, stdout: Int32, lifeline: Int32) {
+    private init(pid: Int32, name: String, stdout: Int32, lifeline: Int32) {
         self.pid = pid
         self.name = name
         self.stdout = stdout
