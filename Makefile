@@ -6,7 +6,8 @@
 #   make bench    the benchmark (see docs/benchmarks.md)
 #   make install  binaries, systemd units and a sample config under $(PREFIX)
 
-APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev dbus dbus-daemon pkg-config
+APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev dbus dbus-daemon pkg-config \
+	mosquitto mosquitto-clients openssl
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift

@@ -24,7 +24,7 @@ extension DaemonConfiguration {
             }
             lineOfKey[key] = number
             do {
-                try setting.apply(&self, Self.values(value, kind: setting.kind))
+                try setting.apply(&self, Self.values(value, of: setting))
             } catch {
                 throw .file(path: path, line: number, message: "\(key): \(error.message)")
             }
@@ -35,9 +35,9 @@ extension DaemonConfiguration {
         }
     }
 
-    private static func values(_ value: String, kind: ConfigurationSetting.Kind) throws(SettingError) -> [String] {
-        guard kind == .list else {
-            guard !value.isEmpty else { throw SettingError("missing value") }
+    private static func values(_ value: String, of setting: ConfigurationSetting) throws(SettingError) -> [String] {
+        guard setting.kind == .list else {
+            guard !value.isEmpty || setting.allowsEmpty else { throw SettingError("missing value") }
             return [value]
         }
         let items = value.split(separator: ",", omittingEmptySubsequences: false).map { unquoted($0.trimmed) }
