@@ -41,12 +41,14 @@ public final class DaemonService: Sendable {
         configuration: DaemonConfiguration, stateDirectory: String, log: Log, executor: EventLoop? = nil
     ) throws(ServiceError) {
         do {
-            // One line per optional output: each is checked now, attached at start, closed at stop.
-            outputs = [
-                try MQTTOutput.configured(by: configuration, stateDirectory: stateDirectory, log: log)
-            ].compactMap { $0 }
             history = try HistoryStore.open(
                 path: stateDirectory, configuration: HistoryStore.Configuration(configuration: configuration), log: log)
+            // Beside the history database (the state directory, or --mock's temporary one).
+            let directory = String(history.path[..<(history.path.lastIndex(of: "/") ?? history.path.endIndex)])
+            // One line per optional output: each is checked now, attached at start, closed at stop.
+            outputs = [
+                try MQTTOutput.configured(by: configuration, stateDirectory: directory, log: log)
+            ].compactMap { $0 }
         } catch {
             throw ServiceError(description: "\(error)")
         }

@@ -7,6 +7,13 @@ public struct BrokerURL: Equatable, Sendable, CustomStringConvertible {
     /// Whether the connection uses TLS (`mqtts`).
     public var tls: Bool
 
+    /// A broker at `host:port`.
+    public init(host: String, port: Int, tls: Bool) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+    }
+
     /// Parses `text`; throws a message naming what is wrong.
     public init(parsing text: String) throws(MQTTConfigurationError) {
         let schemes: [(prefix: String, tls: Bool, port: Int)] = [("mqtt://", false, 1883), ("mqtts://", true, 8883)]

@@ -148,8 +148,10 @@ final class MosquittoConnection {
         close()
     }
 
-    /// Stops watching the socket and keeping it alive (the instance is destroyed with the object).
+    /// Stops watching the socket, keeping it alive and reporting (the instance is destroyed
+    /// with the object).
     func close() {
+        events = nil
         watch?.cancel()
         watch = nil
         miscTimer?.cancel()

@@ -45,6 +45,7 @@ final class Publisher: @unchecked Sendable {
     var answerTimer: LoopTimer?
     var persistTimer: LoopTimer?
     var storedPosition: UInt64?
+    var positionError: SystemError?
     var dropLogTimer: LoopTimer?
     var unloggedDrops: UInt64 = 0
     var counters = (dropped: UInt64(0), acknowledged: UInt64(0), attempts: UInt64(0), refused: UInt64(0))
@@ -286,8 +287,11 @@ final class Publisher: @unchecked Sendable {
         do {
             try position.store(acked, durable: durable)
             storedPosition = acked
+            positionError = nil
         } catch {
-            log.warning("MQTT: cannot store the acknowledged position: \(error)")
+            // Once per new error, not every second.
+            if positionError != error { log.warning("MQTT: cannot store the acknowledged position: \(error)") }
+            positionError = error
         }
     }
 
