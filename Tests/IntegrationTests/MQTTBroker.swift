@@ -66,13 +66,15 @@ final class MQTTBroker: Sendable {
             try await TestCA.make(in: self)
             lines += ["cafile \(file("ca.pem"))", "certfile \(file("server.pem"))", "keyfile \(file("server.key"))"]
         }
-        try (lines.joined(separator: "\n") + "\n").write(toFile: file("mosquitto.conf"), atomically: true, encoding: .utf8)
+        try (lines.joined(separator: "\n") + "\n").write(
+            toFile: file("mosquitto.conf"), atomically: true, encoding: .utf8)
     }
 
     /// Starts the broker and waits until it accepts connections.
     func start() async throws {
         let child = try ChildProcess.start(
-            "/usr/sbin/mosquitto", ["-c", file("mosquitto.conf")], logFile: directory.appendingPathComponent("broker.log"))
+            "/usr/sbin/mosquitto", ["-c", file("mosquitto.conf")],
+            logFile: directory.appendingPathComponent("broker.log"))
         process.withLock { $0 = child }
         let ready = await eventually(within: .seconds(10)) { self.log().contains("running") || !child.isRunning }
         guard ready, child.isRunning else { throw TestSupportError("mosquitto did not start: \(log())") }

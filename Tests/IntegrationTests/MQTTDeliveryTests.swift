@@ -43,7 +43,8 @@ struct MQTTDeliveryTests {
     @Test("Broker stopped and started again: every reading taken meanwhile arrives, in order, no gap")
     func brokerOutage() async throws {
         try await MQTTBroker.with(persistent: true) { broker in
-            let subscriber = try MQTTSubscriber(broker, topic: "blectl/+/state", session: "it-outage", extra: Self.stateTopics)
+            let subscriber = try MQTTSubscriber(
+                broker, topic: "blectl/+/state", session: "it-outage", extra: Self.stateTopics)
             defer { Task { await subscriber.stop() } }
             try await DaemonFixture.with(arguments: MQTTTests.arguments(broker)) { fixture in
                 try await subscriber.wait("readings") { _ in Self.seqs(subscriber).count >= 3 }
@@ -64,7 +65,8 @@ struct MQTTDeliveryTests {
         let state = TemporaryDirectory()
         defer { state.remove() }
         try await MQTTBroker.with(persistent: true) { broker in
-            let subscriber = try MQTTSubscriber(broker, topic: "blectl/+/state", session: "it-restart", extra: Self.stateTopics)
+            let subscriber = try MQTTSubscriber(
+                broker, topic: "blectl/+/state", session: "it-restart", extra: Self.stateTopics)
             defer { Task { await subscriber.stop() } }
             let arguments = MQTTTests.arguments(broker, ["--state-dir", state.path])
             try await DaemonFixture.with(arguments: arguments) { fixture in
@@ -128,12 +130,17 @@ struct MQTTDeliveryTests {
         }
     }
 
-    @Test("Bad settings known at start: exit 78 with a clear message", arguments: [
-        ("mqtt_url = ftp://broker\n", "unknown broker URL"),
-        ("mqtt_url = mqtts://localhost:1\nmqtt_ca_file = /nonexistent/ca.pem\n", "mqtt_ca_file"),
-        ("mqtt_url = mqtt://localhost:1\nmqtt_username = u\nmqtt_password_file = /nonexistent/pw\n", "mqtt_password_file"),
-        ("mqtt_url = mqtt://localhost:1\nmqtt_gateway = a/b\n", "mqtt_gateway"),
-    ])
+    @Test(
+        "Bad settings known at start: exit 78 with a clear message",
+        arguments: [
+            ("mqtt_url = ftp://broker\n", "unknown broker URL"),
+            ("mqtt_url = mqtts://localhost:1\nmqtt_ca_file = /nonexistent/ca.pem\n", "mqtt_ca_file"),
+            (
+                "mqtt_url = mqtt://localhost:1\nmqtt_username = u\nmqtt_password_file = /nonexistent/pw\n",
+                "mqtt_password_file"
+            ),
+            ("mqtt_url = mqtt://localhost:1\nmqtt_gateway = a/b\n", "mqtt_gateway"),
+        ])
     func badSettings(configuration: String, words: String) async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

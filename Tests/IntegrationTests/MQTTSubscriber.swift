@@ -32,7 +32,9 @@ final class MQTTSubscriber: Sendable {
         let lines = process.stdoutLines
         Task { [self] in
             for await line in lines {
-                guard let object = ChildProcessLines.parse(line), let topic = object["topic"] as? String else { continue }
+                guard let object = ChildProcessLines.parse(line), let topic = object["topic"] as? String else {
+                    continue
+                }
                 let message = MQTTMessage(
                     topic: topic, payload: object["payload"] as? String ?? "",
                     retained: (object["retain"] as? NSNumber)?.intValue == 1)

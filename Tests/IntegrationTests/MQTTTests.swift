@@ -41,7 +41,8 @@ struct MQTTTests {
                     let config = try #require(late.on("homeassistant/sensor/blectl_\(id)/temperature/config").last)
                     try Self.checkSensorConfig(config, address: address)
                 }
-                let gateway = try #require(subscriber.on("homeassistant/binary_sensor/blectl_gw1/connectivity/config").last)
+                let gateway = try #require(
+                    subscriber.on("homeassistant/binary_sensor/blectl_gw1/connectivity/config").last)
                 let object = try #require(gateway.json)
                 #expect(gateway.retained)
                 #expect(object["device_class"] as? String == "connectivity")
@@ -54,6 +55,8 @@ struct MQTTTests {
                 #expect(mqtt["broker"] as? String == broker.url + "")
                 #expect(mqtt["gateway"] as? String == "gw1" && mqtt["client_id"] as? String == "blectl-gw1")
                 #expect(mqtt["backlog"] is NSNumber && mqtt["acked_seq"] is NSNumber)
+                let text = try await fixture.blectl(["status"]).output
+                #expect(text.contains("MQTT:") && text.contains("connected to \(broker.url) as gw1"), "\(text)")
             }
         }
     }
@@ -149,9 +152,13 @@ struct MQTTTests {
                     "homeassistant/sensor/blectl_dca632000001/temperature/config",
                     "homeassistant/sensor/blectl_dca632000002/temperature/config",
                 ])
-            let ids = Set(subscriber.received.filter { configTopics.contains($0.topic) }.compactMap { $0.json?["unique_id"] as? String })
+            let ids = Set(
+                subscriber.received.filter { configTopics.contains($0.topic) }.compactMap {
+                    $0.json?["unique_id"] as? String
+                })
             #expect(ids == ["blectl_dca632000001_temperature", "blectl_dca632000002_temperature"])
-            let gateways = Set(subscriber.received.map(\.topic).filter { $0.hasSuffix("/status") && $0.contains("gateways") })
+            let gateways = Set(
+                subscriber.received.map(\.topic).filter { $0.hasSuffix("/status") && $0.contains("gateways") })
             #expect(gateways == ["blectl/gateways/kitchen/status", "blectl/gateways/garage/status"])
         }
     }
