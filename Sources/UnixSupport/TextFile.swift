@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-    public import Glibc
+    import Glibc
 #endif
 
 /// Reads a small text file whole; nil when it does not exist.
@@ -30,10 +30,10 @@ public func readTextFile(_ path: String, limit: Int = 1 << 20) throws(SystemErro
 /// Replaces the file at `path` with `text` through a temporary file and a rename, so a
 /// crash leaves the old file or the new one, never part of one; `durable` also syncs it
 /// to the disk before the rename (without, the data reaches the disk with the next writeback).
-public func replaceTextFile(_ path: String, with text: String, mode: mode_t = 0o644, durable: Bool) throws(SystemError)
+public func replaceTextFile(_ path: String, with text: String, mode: UInt32 = 0o644, durable: Bool) throws(SystemError)
 {
     let temporary = path + ".tmp"
-    let fd = retryingEINTR { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
+    let fd = retryingEINTR { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode)) }
     guard fd >= 0 else { throw SystemError.current("open(\(temporary))") }
     var failure: SystemError?
     Array(text.utf8).withUnsafeBytes { buffer in
