@@ -6,7 +6,8 @@
 #   make bench    the benchmark (see docs/benchmarks.md)
 #   make install  binaries, systemd units and a sample config under $(PREFIX)
 
-APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev dbus dbus-daemon pkg-config
+APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev dbus dbus-daemon pkg-config \
+	mosquitto mosquitto-clients openssl
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
@@ -32,7 +33,7 @@ test-tsan: deps
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
 run: release
-	@scripts/run-mock.sh .build/release
+	@MQTT="$(MQTT)" scripts/run-mock.sh .build/release
 
 e2e: release
 	Tests/E2E/run-e2e.sh --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
@@ -72,7 +73,7 @@ install:
 	@# Never overwrite an administrator's configuration.
 	test -e $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf || \
 		install -m 0644 etc/blectld.conf $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/blectl/
+	install -m 0644 README.md docs/*.md systemd/blectld-mqtt.conf $(DESTDIR)$(PREFIX)/share/doc/blectl/
 	@echo "installed; enable with: systemctl daemon-reload && systemctl enable --now blectld.socket blectld.service"
 
 uninstall:

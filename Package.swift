@@ -4,6 +4,7 @@
 // Layers (arrows point one way):
 //   blectld / blectl (executables) → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
 //   Daemon → HistoryStore → CSQLite (C)
+//   Daemon → MQTTOutput → ReadingHub, CMosquitto (C)
 //   blectl-mock → MockBlueZ → DBusCore (and BlectlProtocol, for the version all three print)
 //   UnixSupport (logging, sockets, the event loop, child processes) sits beside them, used by
 //   all; PrivateBus (a private dbus-daemon's configuration) beside blectld, blectl-mock and tests.
@@ -87,11 +88,20 @@ let package = Package(
         .target(
             name: "SocketOutput", dependencies: ["ReadingHub", "BlectlProtocol", "UnixSupport"],
             swiftSettings: strictSwift),
+        // C: libmosquitto (the MQTT client library), found through pkg-config.
+        .systemLibrary(
+            name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev", "pkg-config"])]),
+        // An output of the hub: MQTT, with Home Assistant discovery and a backlog from the history (docs/mqtt.md).
+        .target(
+            name: "MQTTOutput",
+            dependencies: ["CMosquitto", "ReadingHub", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            swiftSettings: strictSwift),
         // The daemon: configuration, the wiring of the central, the hub and its outputs, systemd.
         .target(
             name: "Daemon",
             dependencies: [
-                "Central", "ReadingHub", "SocketOutput", "HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport",
+                "Central", "ReadingHub", "SocketOutput", "HistoryStore", "MQTTOutput", "BlectlProtocol", "SensorModel",
+                "UnixSupport",
             ],
             swiftSettings: strictSwift
         ),
@@ -164,6 +174,10 @@ let package = Package(
                 "SocketOutput", "ReadingHub", "HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport",
                 "TestSupport",
             ],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "MQTTOutputTests",
+            dependencies: ["MQTTOutput", "ReadingHub", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(
             name: "DaemonTests",

@@ -36,6 +36,13 @@ orchestrator=$!
 status=0
 wait "$orchestrator" || status=$?
 orchestrator=""
+# MQTT: CPU per reading on against off, and the drain of a 100,000-reading backlog
+# (bench/mqtt_bench.py; BENCH_MQTT=0 skips it).
+if [ "${BENCH_MQTT:-1}" != 0 ]; then
+    "$root/scripts/install-deps.sh" mosquitto
+    cp "$root/.build/release/blectl" "$bin/" 2>/dev/null || true
+    /usr/bin/python3 "$root/bench/mqtt_bench.py" --bin "$bin" || status=$?
+fi
 echo "Machine: $machine."
 [ -n "$venv_python" ] && echo "Bleak $("$venv_python" -c 'import importlib.metadata as m; print(m.version("bleak"), "with dbus-fast", m.version("dbus-fast"))'), $("$venv_python" --version)."
 exit $status

@@ -3,7 +3,9 @@
 # Starts `blectld --mock` (its own private dbus-daemon and blectl-mock) on a
 # socket in a temporary directory, shows `blectl scan` and `blectl read`, then
 # streams with `blectl watch` until Ctrl-C (or for $RUN_SECONDS seconds).
-# Everything it started is stopped on exit.
+# Everything it started is stopped on exit. With MQTT=mqtt://host (make run
+# MQTT=mqtt://localhost) blectld publishes to that broker too, and this says how to
+# watch it with mosquitto_sub.
 set -eu
 bin=${1:-.build/release}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/blectl-run-XXXXXX")
@@ -11,7 +13,11 @@ socket="$dir/blectld.sock"
 log="$dir/blectld.log"
 export BLECTL_SOCKET="$socket"
 
-"$bin/blectld" --mock --socket "$socket" --log-level info 2>"$log" &
+set -- --mock --socket "$socket" --log-level info
+if [ -n "${MQTT:-}" ]; then
+    set -- "$@" --mqtt "$MQTT" --mqtt-gateway "${MQTT_GATEWAY:-$(hostname)}"
+fi
+"$bin/blectld" "$@" 2>"$log" &
 daemon=$!
 cleanup() {
     kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null || true
@@ -27,6 +33,17 @@ timeout 15 sh -c "tail -n +1 -f '$log' | grep -q -m 1 'ready: socket'" || {
     exit 1
 }
 
+if [ -n "${MQTT:-}" ]; then
+    # mqtt://host[:port] → -h host [-p port] (mqtts needs --cafile too: see docs/mqtt.md).
+    hostport=${MQTT#*://}
+    host=${hostport%%:*}
+    port=""
+    [ "$host" != "$hostport" ] && port=" -p ${hostport##*:}"
+    echo "blectld publishes to $MQTT; watch it with:"
+    echo "    mosquitto_sub -h $host$port -v -t 'blectl/#' -t 'homeassistant/#'"
+    if ! command -v mosquitto_sub >/dev/null; then echo "    (mosquitto_sub is in Debian's mosquitto-clients)"; fi
+    echo
+fi
 echo "\$ blectl scan --all --timeout 3"
 "$bin/blectl" scan --all --timeout 3
 echo

@@ -20,6 +20,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var started: Timestamp
     /// The history store's state; null when the daemon keeps no history.
     public var history: HistoryStatus?
+    /// The MQTT output's state; null when blectld publishes to no broker.
+    public var mqtt: MQTTStatus?
 
     /// Creates a status.
     public init(
@@ -37,7 +39,7 @@ public struct StatusResult: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case daemon, version, adapter, state, reason, connected, started, history
+        case daemon, version, adapter, state, reason, connected, started, history, mqtt
         case lastSeq = "last_seq"
     }
 

@@ -1,5 +1,6 @@
 import BlectlProtocol
 import HistoryStore
+import MQTTOutput
 public import ReadingHub
 import SocketOutput
 public import UnixSupport
@@ -26,19 +27,28 @@ public final class DaemonService: Sendable {
     let server: SocketServer
     /// The durable history (SQLite).
     let history: HistoryStore
+    /// The outputs the configuration asks for beyond the socket (MQTT).
+    let outputs: [any HubOutput]
 
     /// Opens the history store in `stateDirectory` and builds the hub, numbering on from the
     /// store's last sequence number, and the socket server; nothing is served yet.
     ///
     /// - Parameter executor: what the hub, and under it the server, run on (blectld passes
     ///   the central's, so a reading goes from D-Bus to the socket on one thread).
-    /// - Throws: when the history database is another process's or too new (exit 78).
+    /// - Throws: when the history database is another process's or too new, or an output's
+    ///   settings are wrong (exit 78).
     public init(
         configuration: DaemonConfiguration, stateDirectory: String, log: Log, executor: EventLoop? = nil
     ) throws(ServiceError) {
         do {
             history = try HistoryStore.open(
                 path: stateDirectory, configuration: HistoryStore.Configuration(configuration: configuration), log: log)
+            // Beside the history database (the state directory, or --mock's temporary one).
+            let directory = String(history.path[..<(history.path.lastIndex(of: "/") ?? history.path.endIndex)])
+            // One line per optional output: each is checked now, attached at start, closed at stop.
+            outputs = [
+                try MQTTOutput.configured(by: configuration, stateDirectory: directory, log: log)
+            ].compactMap { $0 }
         } catch {
             throw ServiceError(description: "\(error)")
         }
@@ -55,12 +65,17 @@ public final class DaemonService: Sendable {
         await hub.attach(history: history)
         let registration = await hub.addListener { server.broadcast($0) }
         server.noteSequence(registration.lastSeq)
+        for output in outputs { await output.attach(to: hub) }
         try server.start(inheriting: fd)
     }
 
-    /// Closes the socket and every client, then commits and closes the history.
+    /// Closes the socket and every client and the other outputs, then commits and closes
+    /// the history.
     public func stop() async {
         await server.stop()
+        await withTaskGroup(of: Void.self) { group in
+            for output in outputs { group.addTask { await output.close() } }
+        }
         await history.close()
     }
 }

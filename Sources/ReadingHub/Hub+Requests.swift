@@ -23,6 +23,11 @@ extension Hub {
         return status
     }
 
+    /// The last signal strength heard from `address` (dBm), if any.
+    public func rssi(of address: String) -> Int? {
+        table[address]?.rssi
+    }
+
     /// The peripheral table: connected first, then thermometers, then by signal strength.
     public func peripherals() -> [PeripheralInfo] {
         table.records.values.map { record in

@@ -26,3 +26,29 @@ public func readTextFile(_ path: String, limit: Int = 1 << 20) throws(SystemErro
     }
     return String(decoding: bytes, as: UTF8.self)
 }
+
+/// Replaces the file at `path` with `text` through a temporary file and a rename, so a
+/// crash leaves the old file or the new one, never part of one; `durable` also syncs it
+/// to the disk before the rename (without, the data reaches the disk with the next writeback).
+public func replaceTextFile(_ path: String, with text: String, mode: UInt32 = 0o644, durable: Bool) throws(SystemError)
+{
+    let temporary = path + ".tmp"
+    let fd = retryingEINTR { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode)) }
+    guard fd >= 0 else { throw SystemError.current("open(\(temporary))") }
+    var failure: SystemError?
+    Array(text.utf8).withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let written = retryingEINTR { write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
+            guard written > 0 else { return failure = SystemError.current("write(\(temporary))") }
+            offset += written
+        }
+    }
+    if failure == nil, durable, fsync(fd) != 0 { failure = SystemError.current("fsync(\(temporary))") }
+    close(fd)
+    if let failure {
+        unlink(temporary)
+        throw failure
+    }
+    guard rename(temporary, path) == 0 else { throw SystemError.current("rename(\(temporary), \(path))") }
+}

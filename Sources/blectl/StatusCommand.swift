@@ -13,11 +13,12 @@ enum StatusCommand {
         let status = try reply.decode(StatusResult.self)
         let state = terminal.paint(status.state.rawValue, status.state == .poweredOn ? .green : .yellow)
         let uptime = Format.age(seconds: Format.secondsSince(status.started)).replacing(" ago", with: "")
-        let rows = [
+        var rows = [
             ["Daemon:", "\(status.daemon) \(status.version), up \(uptime)"],
             ["Adapter:", "\(status.adapter ?? "none") (\(state))" + (status.reason.map { ": \($0)" } ?? "")],
             ["Connected:", status.connected.count == 1 ? "1 thermometer" : "\(status.connected.count) thermometers"],
         ]
+        if let mqtt = status.mqtt { rows.append(["MQTT:", mqttLine(mqtt, terminal)]) }
         for line in terminal.table(rows) { terminal.print(line) }
         guard !status.connected.isEmpty else { return .success }
         var table = [["", "NAME", "ADDRESS", "TEMPERATURE", "UPDATED"]]
@@ -33,5 +34,16 @@ enum StatusCommand {
             terminal.print(line)
         }
         return .success
+    }
+
+    /// `connected to mqtt://broker:1883 as kitchen, backlog 0` or `disconnected (why), backlog 12`.
+    static func mqttLine(_ mqtt: MQTTStatus, _ terminal: Terminal) -> String {
+        let state = terminal.paint(mqtt.state.rawValue, mqtt.state == .connected ? .green : .yellow)
+        var line = "\(state) \(mqtt.state == .connected ? "to" : "from") \(mqtt.broker) as \(mqtt.gateway)"
+        if let reason = mqtt.reason { line += " (\(reason))" }
+        line += ", backlog \(mqtt.backlog)"
+        if mqtt.dropped > 0 { line += ", \(mqtt.dropped) dropped" }
+        if mqtt.state == .connected, let error = mqtt.lastError { line += "; last error: \(error)" }
+        return line
     }
 }

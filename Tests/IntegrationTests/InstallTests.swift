@@ -15,7 +15,10 @@ struct InstallTests {
         let built = DaemonFixture.products.path
         let result = try await run(
             "/usr/bin/make",
-            ["-C", Self.repository, "install", "DESTDIR=\(root.path)", "PREFIX=/usr", "BUILD_DIR=\(built)", "SWIFT=false"])
+            [
+                "-C", Self.repository, "install", "DESTDIR=\(root.path)", "PREFIX=/usr", "BUILD_DIR=\(built)",
+                "SWIFT=false",
+            ])
         #expect(result.status == 0, "\(result.errors)")
         for file in [
             "usr/bin/blectld", "usr/bin/blectl", "usr/bin/blectl-mock", "lib/systemd/system/blectld.service",

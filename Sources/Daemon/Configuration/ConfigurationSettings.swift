@@ -49,120 +49,122 @@ struct SettingError: Error, Equatable {
 
 extension ConfigurationSetting {
     /// Every setting, in the order help lists them.
-    static let all: [ConfigurationSetting] = [
-        single("socket", flag: "socket", "PATH", "Unix socket to listen on") { config, value throws(SettingError) in
-            config.socketPath = try ValueParser.socketPath(value)
-        },
-        optional("socket_group", flag: "socket-group", "GROUP", "Group owning the socket (mode 0660)") {
-            config, value in config.socketGroup = value
-        },
-        single("adapter", flag: "adapter", "NAME", "Bluetooth adapter: hci0, its address, or auto") {
-            config, value throws(SettingError) in
-            guard AdapterSelection(value) != nil else {
-                throw SettingError("not an adapter (hciN, an address, or auto): \(value)")
-            }
-            config.adapter = value
-        },
-        single("log_level", flag: "log-level", "LEVEL", "Log level: \(LogLevel.names)") {
-            config, value throws(SettingError) in
-            guard let level = LogLevel(name: value) else {
-                throw SettingError("unknown log level '\(value)' (use \(LogLevel.names))")
-            }
-            config.logLevel = level
-        },
-        ConfigurationSetting(
-            key: "names", flag: "name", kind: .list, valueName: "NAME",
-            help: "Advertised name marking a thermometer (repeatable)"
-        ) { config, values in config.names = values },
-        ConfigurationSetting(
-            key: "service_uuids", flag: "service-uuid", kind: .list, valueName: "UUID",
-            help: "Extra thermometer service UUID (repeatable)"
-        ) { config, values throws(SettingError) in
-            var uuids: [String] = []
-            for value in values { uuids.append(try ValueParser.uuid(value)) }
-            config.serviceUUIDs = uuids
-        },
-        single("reconnect_min", flag: nil, "SECONDS", "First reconnection delay") {
-            config, value throws(SettingError) in
-            config.reconnect.minimum = try ValueParser.duration(
-                value, within: .milliseconds(100)...Duration.seconds(3600))
-        },
-        single("reconnect_max", flag: nil, "SECONDS", "Largest reconnection delay") {
-            config, value throws(SettingError) in
-            config.reconnect.maximum = try ValueParser.duration(
-                value, within: .milliseconds(100)...Duration.seconds(86400))
-        },
-        single("reconnect_jitter", flag: nil, "FRACTION", "Random spread of delays, 0–1") {
-            config, value throws(SettingError) in
-            guard let jitter = Double(value), (0...1).contains(jitter) else {
-                throw SettingError("expected a fraction between 0 and 1, got '\(value)'")
-            }
-            config.reconnect.jitter = jitter
-        },
-        optional(
-            "state_dir", flag: "state-dir", "DIR",
-            "Directory of the history database (default \(DaemonConfiguration.defaultStateDirectory); "
-                + "a temporary one with --mock)"
-        ) { config, value throws(SettingError) in
-            if let value, !value.hasPrefix("/") {
-                throw SettingError("the state directory must be absolute, got '\(value)'")
-            }
-            config.stateDirectory = value
-        },
-        single("history_commit_interval", flag: nil, "DURATION", "Longest time between history commits") {
-            config, value throws(SettingError) in
-            config.historyCommitInterval = try ValueParser.duration(
-                value, within: .milliseconds(100)...Duration.seconds(3600))
-        },
-        single("history_retention", flag: nil, "DURATION", "How long readings are kept") {
-            config, value throws(SettingError) in
-            config.historyRetention = try ValueParser.duration(
-                value, within: .seconds(3600)...Duration.seconds(3650 * 86400))
-        },
-        single("history_max_bytes", flag: nil, "BYTES", "Most bytes the stored readings may take") {
-            config, value throws(SettingError) in
-            config.historyMaxBytes = Int64(try ValueParser.integer(value, within: (1 << 20)...(1 << 40)))
-        },
-        single("max_clients", flag: "max-clients", "N", "Most clients served at once") {
-            config, value throws(SettingError) in
-            config.maxClients = try ValueParser.integer(value, within: 1...4096)
-        },
-        single("max_clients_per_user", flag: nil, "N", "Most clients one user may have at once") {
-            config, value throws(SettingError) in
-            config.maxClientsPerUser = try ValueParser.integer(value, within: 1...4096)
-        },
-        single("max_pending_requests_per_user", flag: nil, "N", "Most requests of one user answered at once") {
-            config, value throws(SettingError) in
-            config.maxPendingRequestsPerUser = try ValueParser.integer(value, within: 1...4096)
-        },
-        single("max_line_length", flag: nil, "BYTES", "Longest request line") { config, value throws(SettingError) in
-            config.maxLineLength = try ValueParser.integer(value, within: 1024...(16 << 20))
-        },
-        single("client_queue_bytes", flag: nil, "BYTES", "Output queued per client before it is dropped") {
-            config, value throws(SettingError) in
-            config.clientQueueBytes = try ValueParser.integer(value, within: (64 << 10)...(64 << 20))
-        },
-        single("max_queued_bytes_total", flag: nil, "BYTES", "Output queued for all clients together") {
-            config, value throws(SettingError) in
-            config.maxQueuedBytesTotal = try ValueParser.integer(value, within: (64 << 10)...(1 << 30))
-        },
-        single("scan_timeout", flag: "scan-timeout", "SECONDS", "Default scan duration") {
-            config, value throws(SettingError) in
-            config.scanTimeout = try ValueParser.duration(value, within: .seconds(1)...Duration.seconds(300))
-        },
-        ConfigurationSetting(
-            key: "power_on_adapter", flag: "power-on-adapter", kind: .boolean, valueName: "",
-            help: "Switch the adapter on when it is off"
-        ) { config, values throws(SettingError) in
-            config.powerOnAdapter = try ValueParser.boolean(values[0])
-        },
-    ]
+    static let all: [ConfigurationSetting] =
+        [
+            single("socket", flag: "socket", "PATH", "Unix socket to listen on") { config, value throws(SettingError) in
+                config.socketPath = try ValueParser.socketPath(value)
+            },
+            optional("socket_group", flag: "socket-group", "GROUP", "Group owning the socket (mode 0660)") {
+                config, value in config.socketGroup = value
+            },
+            single("adapter", flag: "adapter", "NAME", "Bluetooth adapter: hci0, its address, or auto") {
+                config, value throws(SettingError) in
+                guard AdapterSelection(value) != nil else {
+                    throw SettingError("not an adapter (hciN, an address, or auto): \(value)")
+                }
+                config.adapter = value
+            },
+            single("log_level", flag: "log-level", "LEVEL", "Log level: \(LogLevel.names)") {
+                config, value throws(SettingError) in
+                guard let level = LogLevel(name: value) else {
+                    throw SettingError("unknown log level '\(value)' (use \(LogLevel.names))")
+                }
+                config.logLevel = level
+            },
+            ConfigurationSetting(
+                key: "names", flag: "name", kind: .list, valueName: "NAME",
+                help: "Advertised name marking a thermometer (repeatable)"
+            ) { config, values in config.names = values },
+            ConfigurationSetting(
+                key: "service_uuids", flag: "service-uuid", kind: .list, valueName: "UUID",
+                help: "Extra thermometer service UUID (repeatable)"
+            ) { config, values throws(SettingError) in
+                var uuids: [String] = []
+                for value in values { uuids.append(try ValueParser.uuid(value)) }
+                config.serviceUUIDs = uuids
+            },
+            single("reconnect_min", flag: nil, "SECONDS", "First reconnection delay") {
+                config, value throws(SettingError) in
+                config.reconnect.minimum = try ValueParser.duration(
+                    value, within: .milliseconds(100)...Duration.seconds(3600))
+            },
+            single("reconnect_max", flag: nil, "SECONDS", "Largest reconnection delay") {
+                config, value throws(SettingError) in
+                config.reconnect.maximum = try ValueParser.duration(
+                    value, within: .milliseconds(100)...Duration.seconds(86400))
+            },
+            single("reconnect_jitter", flag: nil, "FRACTION", "Random spread of delays, 0–1") {
+                config, value throws(SettingError) in
+                guard let jitter = Double(value), (0...1).contains(jitter) else {
+                    throw SettingError("expected a fraction between 0 and 1, got '\(value)'")
+                }
+                config.reconnect.jitter = jitter
+            },
+            optional(
+                "state_dir", flag: "state-dir", "DIR",
+                "Directory of the history database (default \(DaemonConfiguration.defaultStateDirectory); "
+                    + "a temporary one with --mock)"
+            ) { config, value throws(SettingError) in
+                if let value, !value.hasPrefix("/") {
+                    throw SettingError("the state directory must be absolute, got '\(value)'")
+                }
+                config.stateDirectory = value
+            },
+            single("history_commit_interval", flag: nil, "DURATION", "Longest time between history commits") {
+                config, value throws(SettingError) in
+                config.historyCommitInterval = try ValueParser.duration(
+                    value, within: .milliseconds(100)...Duration.seconds(3600))
+            },
+            single("history_retention", flag: nil, "DURATION", "How long readings are kept") {
+                config, value throws(SettingError) in
+                config.historyRetention = try ValueParser.duration(
+                    value, within: .seconds(3600)...Duration.seconds(3650 * 86400))
+            },
+            single("history_max_bytes", flag: nil, "BYTES", "Most bytes the stored readings may take") {
+                config, value throws(SettingError) in
+                config.historyMaxBytes = Int64(try ValueParser.integer(value, within: (1 << 20)...(1 << 40)))
+            },
+            single("max_clients", flag: "max-clients", "N", "Most clients served at once") {
+                config, value throws(SettingError) in
+                config.maxClients = try ValueParser.integer(value, within: 1...4096)
+            },
+            single("max_clients_per_user", flag: nil, "N", "Most clients one user may have at once") {
+                config, value throws(SettingError) in
+                config.maxClientsPerUser = try ValueParser.integer(value, within: 1...4096)
+            },
+            single("max_pending_requests_per_user", flag: nil, "N", "Most requests of one user answered at once") {
+                config, value throws(SettingError) in
+                config.maxPendingRequestsPerUser = try ValueParser.integer(value, within: 1...4096)
+            },
+            single("max_line_length", flag: nil, "BYTES", "Longest request line") {
+                config, value throws(SettingError) in
+                config.maxLineLength = try ValueParser.integer(value, within: 1024...(16 << 20))
+            },
+            single("client_queue_bytes", flag: nil, "BYTES", "Output queued per client before it is dropped") {
+                config, value throws(SettingError) in
+                config.clientQueueBytes = try ValueParser.integer(value, within: (64 << 10)...(64 << 20))
+            },
+            single("max_queued_bytes_total", flag: nil, "BYTES", "Output queued for all clients together") {
+                config, value throws(SettingError) in
+                config.maxQueuedBytesTotal = try ValueParser.integer(value, within: (64 << 10)...(1 << 30))
+            },
+            single("scan_timeout", flag: "scan-timeout", "SECONDS", "Default scan duration") {
+                config, value throws(SettingError) in
+                config.scanTimeout = try ValueParser.duration(value, within: .seconds(1)...Duration.seconds(300))
+            },
+            ConfigurationSetting(
+                key: "power_on_adapter", flag: "power-on-adapter", kind: .boolean, valueName: "",
+                help: "Switch the adapter on when it is off"
+            ) { config, values throws(SettingError) in
+                config.powerOnAdapter = try ValueParser.boolean(values[0])
+            },
+        ] + mqtt
 
     static func named(_ key: String) -> ConfigurationSetting? {
         all.first { $0.key == key }
     }
 
-    private static func single(
+    static func single(
         _ key: String,
         flag: String?,
         _ valueName: String,
@@ -175,7 +177,7 @@ extension ConfigurationSetting {
         }
     }
     /// A setting that takes one value or none (the default).
-    private static func optional(
+    static func optional(
         _ key: String,
         flag: String?,
         _ valueName: String,

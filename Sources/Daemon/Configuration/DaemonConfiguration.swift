@@ -1,6 +1,7 @@
 import BlectlProtocol
 public import Central
 public import SensorModel
+public import MQTTOutput
 public import UnixSupport
 
 /// Everything blectld can be told: built-in defaults, overridden by the configuration
@@ -74,8 +75,47 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var aliases: [BluetoothAddress: String] = [:]
     /// The keys of encrypted BTHome sensors (`bthome_key ADDRESS = HEX`).
     public var bthomeKeys: [BluetoothAddress: BTHomeKey] = [:]
+    /// MQTT: the broker, and the `mqtt_*` settings (docs/mqtt.md).
+    public var mqtt = MQTTSettings()
 
     /// The defaults.
+    public init() {}
+}
+
+/// The `mqtt_*` settings; MQTT is off while ``broker`` is nil.
+public struct MQTTSettings: Equatable, Sendable {
+    /// `mqtt_url`: the broker, nil for no MQTT.
+    public var broker: BrokerURL?
+    /// `mqtt_protocol`: 3.1.1 or 5.
+    public var protocolVersion = MQTTOutput.ProtocolVersion.v311
+    /// `mqtt_username`.
+    public var username: String?
+    /// `mqtt_password_file`: the password's file (never the password itself).
+    public var passwordFile: String?
+    /// `mqtt_ca_file`, `mqtt_cert_file`, `mqtt_key_file`: TLS.
+    public var caFile: String?
+    /// The client certificate.
+    public var certFile: String?
+    /// The client certificate's key.
+    public var keyFile: String?
+    /// `mqtt_client_id`: nil for `blectl-<gateway>`.
+    public var clientID: String?
+    /// `mqtt_gateway`: nil for the host name.
+    public var gateway: String?
+    /// `mqtt_topic_prefix`.
+    public var topicPrefix = "blectl"
+    /// `mqtt_discovery_prefix`: empty turns Home Assistant discovery off.
+    public var discoveryPrefix = "homeassistant"
+    /// `mqtt_qos`.
+    public var qos = 1
+    /// `mqtt_retain_state`.
+    public var retainState = false
+    /// `mqtt_expire_after`: nil for automatic (three times the device's interval, at least 60 s).
+    public var expireAfter: Duration?
+    /// `mqtt_backlog_max`.
+    public var backlogMax = 100_000
+
+    /// The defaults: no MQTT.
     public init() {}
 }
 

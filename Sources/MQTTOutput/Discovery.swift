@@ -1,0 +1,200 @@
+import BlectlProtocol
+import SensorModel
+
+/// How Home Assistant describes a quantity: its entity's id, device class and unit.
+struct SensorKind: Sendable {
+    /// The entity's object id (`temperature`) in topics and `unique_id`.
+    let object: String
+    /// The `device_class`.
+    let deviceClass: String
+    /// The `unit_of_measurement`.
+    let unit: String
+    /// The `name` Home Assistant shows after the device's.
+    let name: String
+    /// The payload key the value template reads (`celsius`).
+    let key: String
+
+    init(_ quantity: Quantity) {
+        key = quantity.key
+        unit = quantity.symbol
+        switch quantity {
+        case .temperature: (object, deviceClass, name) = ("temperature", "temperature", "Temperature")
+        case .humidity: (object, deviceClass, name) = ("humidity", "humidity", "Humidity")
+        case .battery: (object, deviceClass, name) = ("battery", "battery", "Battery")
+        case .pressure: (object, deviceClass, name) = ("pressure", "atmospheric_pressure", "Pressure")
+        case .voltage: (object, deviceClass, name) = ("voltage", "voltage", "Battery voltage")
+        }
+    }
+}
+
+/// The `device` block of a discovery config.
+struct DiscoveryDevice: Encodable, Equatable {
+    var identifiers: [String]
+    var connections: [[String]]?
+    var name: String
+    var model: String
+    var manufacturer: String
+    var viaDevice: String?
+    var swVersion: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case identifiers, connections, name, model, manufacturer
+        case viaDevice = "via_device"
+        case swVersion = "sw_version"
+    }
+}
+
+/// `homeassistant/sensor/blectl_<device_id>/<quantity>/config`.
+struct SensorConfig: Encodable {
+    var name: String
+    var uniqueID: String
+    var objectID: String
+    var stateTopic: String
+    var valueTemplate: String
+    var deviceClass: String
+    var unitOfMeasurement: String
+    var stateClass = "measurement"
+    var expireAfter: Int?
+    var device: DiscoveryDevice
+
+    private enum CodingKeys: String, CodingKey {
+        case name, device
+        case uniqueID = "unique_id"
+        case objectID = "object_id"
+        case stateTopic = "state_topic"
+        case valueTemplate = "value_template"
+        case deviceClass = "device_class"
+        case unitOfMeasurement = "unit_of_measurement"
+        case stateClass = "state_class"
+        case expireAfter = "expire_after"
+    }
+}
+
+/// `homeassistant/binary_sensor/blectl_<gateway>/connectivity/config`: the gateway's status.
+struct ConnectivityConfig: Encodable {
+    var name = "Connectivity"
+    var uniqueID: String
+    var objectID: String
+    var stateTopic: String
+    var payloadOn = "online"
+    var payloadOff = "offline"
+    var deviceClass = "connectivity"
+    var entityCategory = "diagnostic"
+    var device: DiscoveryDevice
+
+    private enum CodingKeys: String, CodingKey {
+        case name, device
+        case uniqueID = "unique_id"
+        case objectID = "object_id"
+        case stateTopic = "state_topic"
+        case payloadOn = "payload_on"
+        case payloadOff = "payload_off"
+        case deviceClass = "device_class"
+        case entityCategory = "entity_category"
+    }
+}
+
+/// A device the output has published readings of: what its discovery configs say.
+struct KnownDevice: Equatable {
+    var address: String
+    var name: String?
+    var profile: ProfileID
+    /// The quantities its readings carried so far.
+    var quantities: Set<Quantity> = []
+    /// The estimated time between its readings, once two arrived.
+    var interval: Duration?
+    var lastReadingTime: Timestamp?
+    /// The `expire_after` its configs were last published with (nil: not published yet).
+    var announcedExpireAfter: Int??
+
+    init(address: String, profile: ProfileID) {
+        self.address = address
+        self.profile = profile
+    }
+
+    /// Notes a reading; returns whether what the configs say changed: name, profile or a
+    /// new quantity.
+    mutating func note(_ reading: Reading) -> Bool {
+        let before = (name, profile, quantities)
+        if let name = reading.name { self.name = name }
+        profile = reading.measurement.profile
+        for (quantity, _) in reading.measurement.quantities.present { quantities.insert(quantity) }
+        if let last = lastReadingTime, reading.time > last {
+            let gap = reading.time.duration(since: last)
+            // A slow moving estimate: a missed notification or two do not double it.
+            interval = interval.map { $0 * 0.8 + gap * 0.2 } ?? gap
+        }
+        lastReadingTime = max(lastReadingTime ?? reading.time, reading.time)
+        return before != (name, profile, quantities)
+    }
+
+    /// Whether `expireAfter` differs enough from the announced one (a quarter) to publish again.
+    func needsAnnouncing(expireAfter: Int?) -> Bool {
+        guard let announced = announcedExpireAfter else { return true }
+        guard let announced, let expireAfter else { return announced != expireAfter }
+        return abs(expireAfter - announced) * 4 > announced
+    }
+}
+
+/// The discovery configs of the gateway and its devices.
+struct DiscoveryBuilder {
+    let topics: Topics
+    let configuration: MQTTOutput.Configuration
+
+    /// The gateway device's identifier, for `via_device`.
+    var gatewayIdentifier: String { "blectl_gateway_\(Topics.identifier(topics.gateway))" }
+
+    /// The gateway's connectivity binary sensor.
+    func gatewayConfig() -> (topic: String, payload: [UInt8]) {
+        let node = "blectl_\(Topics.identifier(topics.gateway))"
+        let device = DiscoveryDevice(
+            identifiers: [gatewayIdentifier], name: "blectl gateway \(topics.gateway)", model: "blectld",
+            manufacturer: "blectl", swVersion: ProtocolInfo.softwareVersion)
+        let config = ConnectivityConfig(
+            uniqueID: "\(node)_connectivity", objectID: "\(node)_connectivity", stateTopic: topics.gatewayStatus,
+            device: device)
+        return (topics.discovery(component: "binary_sensor", node: node, object: "connectivity"), Payload.bytes(config))
+    }
+
+    /// One config per quantity the device's readings carried.
+    func deviceConfigs(_ device: KnownDevice) -> [(topic: String, payload: [UInt8])] {
+        let deviceID = Topics.deviceID(device.address)
+        let node = "blectl_\(deviceID)"
+        let block = DiscoveryDevice(
+            identifiers: [node], connections: [["mac", device.address]], name: device.name ?? device.address,
+            model: device.profile.rawValue, manufacturer: Self.manufacturer(device.profile),
+            viaDevice: gatewayIdentifier)
+        return Quantity.allCases.filter(device.quantities.contains).map { quantity in
+            let kind = SensorKind(quantity)
+            let config = SensorConfig(
+                name: kind.name, uniqueID: "\(node)_\(kind.object)", objectID: "\(node)_\(kind.object)",
+                stateTopic: topics.state(deviceID), valueTemplate: "{{ value_json.\(kind.key) }}",
+                deviceClass: kind.deviceClass, unitOfMeasurement: kind.unit, expireAfter: expireAfter(device),
+                device: block)
+            return (topics.discovery(component: "sensor", node: node, object: kind.object), Payload.bytes(config))
+        }
+    }
+
+    /// `expire_after` in seconds: as configured, else three times the device's interval and
+    /// at least a minute; nil for none.
+    func expireAfter(_ device: KnownDevice) -> Int? {
+        if let fixed = configuration.expireAfter {
+            return fixed == .zero ? nil : Int(fixed.components.seconds)
+        }
+        let minimum = Int(MQTTOutput.Configuration.minimumExpireAfter.components.seconds)
+        guard let interval = device.interval else { return minimum }
+        return max(minimum, Int((interval * 3).components.seconds))
+    }
+
+    /// Who makes a device of `profile`, as far as the profile tells.
+    static func manufacturer(_ profile: ProfileID) -> String {
+        switch profile.rawValue {
+        case "pi-cputemp": "Raspberry Pi"
+        case "ruuvi": "Ruuvi"
+        case "govee-h5075", "govee-h5074": "Govee"
+        case "pvvx", "atc1441": "Xiaomi (custom firmware)"
+        case "bthome": "BTHome"
+        default: "Bluetooth LE"
+        }
+    }
+}

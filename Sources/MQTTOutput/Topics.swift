@@ -1,0 +1,37 @@
+/// The topic names of one gateway (docs/mqtt.md).
+struct Topics: Sendable {
+    let prefix: String
+    let discoveryPrefix: String
+    let gateway: String
+
+    /// `blectl/gateways/<gateway>/status`: `online` / `offline`, retained; `offline` is the will.
+    var gatewayStatus: String { "\(prefix)/gateways/\(gateway)/status" }
+
+    /// `blectl/<device_id>/state`: one JSON object per reading.
+    func state(_ deviceID: String) -> String { "\(prefix)/\(deviceID)/state" }
+
+    /// `blectl/<device_id>/error`: one JSON object per reading error.
+    func error(_ deviceID: String) -> String { "\(prefix)/\(deviceID)/error" }
+
+    /// `homeassistant/status`: Home Assistant's own `online` / `offline`.
+    var homeAssistantStatus: String { "\(discoveryPrefix)/status" }
+
+    /// Whether Home Assistant discovery is on.
+    var discovers: Bool { !discoveryPrefix.isEmpty }
+
+    /// `homeassistant/<component>/<node>/<object>/config`.
+    func discovery(component: String, node: String, object: String) -> String {
+        "\(discoveryPrefix)/\(component)/\(node)/\(object)/config"
+    }
+
+    /// A device's id in topics: its address in lower case without colons (`dca632000001`).
+    static func deviceID(_ address: String) -> String {
+        String(address.lowercased().filter { $0 != ":" })
+    }
+
+    /// `name` with every character Home Assistant refuses in an id (all but letters,
+    /// digits, `_` and `-`) made `_`.
+    static func identifier(_ name: String) -> String {
+        String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
+    }
+}
