@@ -41,13 +41,13 @@ public final class DaemonService: Sendable {
         configuration: DaemonConfiguration, stateDirectory: String, log: Log, executor: EventLoop? = nil
     ) throws(ServiceError) {
         do {
+            // The file, named in full: a state directory that does not exist yet is made.
             history = try HistoryStore.open(
-                path: stateDirectory, configuration: HistoryStore.Configuration(configuration: configuration), log: log)
-            // Beside the history database (the state directory, or --mock's temporary one).
-            let directory = String(history.path[..<(history.path.lastIndex(of: "/") ?? history.path.endIndex)])
+                path: stateDirectory + "/" + Self.historyFile,
+                configuration: HistoryStore.Configuration(configuration: configuration), log: log)
             // One line per optional output: each is checked now, attached at start, closed at stop.
             outputs = [
-                try MQTTOutput.configured(by: configuration, stateDirectory: directory, log: log)
+                try MQTTOutput.configured(by: configuration, stateDirectory: stateDirectory, log: log)
             ].compactMap { $0 }
         } catch {
             throw ServiceError(description: "\(error)")
@@ -68,6 +68,9 @@ public final class DaemonService: Sendable {
         for output in outputs { await output.attach(to: hub) }
         try server.start(inheriting: fd)
     }
+
+    /// The history database's name in the state directory.
+    static let historyFile = "history.sqlite3"
 
     /// Closes the socket and every client and the other outputs, then commits and closes
     /// the history.

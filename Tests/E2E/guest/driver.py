@@ -292,7 +292,9 @@ class Rig:
         else:
             # an empty config of our own: the host's /etc (visible read-only in the
             # guest) might hold an installed /etc/blectl/blectld.conf
-            self.daemon_argv = [os.path.join(args.bin_dir, "blectld"), "--config", DAEMON_CONF]
+            # The history in the guest's writable /run (the rig's /var/lib is read-only).
+            self.daemon_argv = [os.path.join(args.bin_dir, "blectld"), "--config", DAEMON_CONF,
+                                "--state-dir", RUN + "/state"]
             self.cli_argv = [os.path.join(args.bin_dir, "blectl"), "--socket", SOCK] + args.cli_arg
         self.daemon_argv += ["--adapter", CENTRAL_HCI, "--socket", SOCK, "--log-level", "debug"]
         self.daemon_log = os.path.join(self.out, "blectld.log" if not self.standin
