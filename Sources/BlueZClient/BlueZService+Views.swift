@@ -31,6 +31,13 @@ extension BlueZService {
         }
     }
 
+    /// The paths of the connected devices on `adapter`, without building their views.
+    public func connectedDevices(on adapter: BlueZPath) -> [BlueZPath] {
+        tree.paths(with: BlueZ.Interface.device, under: adapter.objectPath).compactMap { path in
+            tree.properties(path, BlueZ.Interface.device)?["Connected"] == .boolean(true) ? BlueZPath(path) : nil
+        }
+    }
+
     /// Whether the device at `path` is connected (cheaper than ``device(_:)``).
     public func isConnected(_ path: BlueZPath) -> Bool {
         tree.properties(path.objectPath, BlueZ.Interface.device)?["Connected"] == .boolean(true)

@@ -24,8 +24,8 @@ public actor Hub {
         public var historyPerDevice = 1000
         /// Devices whose history is kept; the least recently heard one is forgotten.
         public var devicesWithHistory = 256
-        /// Peripherals in the table.
-        public var peripherals = 512
+        /// Peripherals in the table (`max_devices`).
+        public var peripherals = 1024
         /// The most events one `history` reply carries.
         public var historyPage = 1000
         /// Scan length when the request names none.
@@ -48,6 +48,7 @@ public actor Hub {
         public init(configuration: DaemonConfiguration) {
             historyPerDevice = configuration.historySize
             defaultScan = configuration.scanTimeout
+            peripherals = configuration.maxDevices
         }
     }
 

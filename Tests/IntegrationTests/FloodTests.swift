@@ -18,7 +18,7 @@ struct FloodTests {
         + "--fake-thermometers 500 --hanging-connects 100 --decoy-interval 10s --decoys-after 4s"
     /// What blectld (a debug build) may hold with the flood's 10,000 devices mirrored: its
     /// idle size, the BlueZ mirror's 10,000 devices, and bounded tables (docs/protocol.md).
-    static let rssLimitKB = 120_000
+    static let rssLimitKB = 64_000
 
     @Test("10,000 devices, 500 fake thermometers, 100 hanging connects: the real one keeps delivering")
     func flood() async throws {
