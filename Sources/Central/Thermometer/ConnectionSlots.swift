@@ -33,6 +33,9 @@ struct ConnectionSlots {
     /// Addresses waiting for a slot.
     var waitingCount: Int { waiting.count }
 
+    /// The waiting addresses that no link is free for: they are left out.
+    var waitingForLink: [BluetoothAddress] { waiting.filter { !linkFree(for: $0) } }
+
     /// Asks for an attempt; returns the decision for `address`, and the others that may go
     /// now (when asking changed nothing for them, none).
     mutating func request(_ address: BluetoothAddress) -> (decision: Decision, alsoGranted: [BluetoothAddress]) {

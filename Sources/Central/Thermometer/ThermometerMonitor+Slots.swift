@@ -7,32 +7,30 @@ extension ThermometerMonitor {
     /// session ends first.
     ///
     /// The caller counted itself in the scan's pause for connects; a thermometer left out
-    /// (every link held or reserved) counts itself out while it waits, so that it does not
-    /// hold the scan paused, and is logged and reported once each time.
+    /// (every link held or reserved) is logged and reported once each time, and counted out
+    /// of the pause while it waits, so that it does not hold the scan paused.
     func takeConnectSlot(_ address: BluetoothAddress) async throws {
         let (decision, others) = slots.request(address)
         wake(others)
-        guard decision != .go else { return grantedSlot(address) }
-        if decision == .leftOut {
-            reportLeftOut(address)
-            endConnect()
-        }
+        noteLeftOut()
+        guard decision != .go else { return }
         let granted = await waitForSlot(address)
-        if decision == .leftOut { countConnectIn() }
+        if leftOut.remove(address) != nil {
+            countConnectIn()
+            if granted { log.notice("thermometer \(address): a link is free, connecting") }
+        }
         guard granted else { throw CancellationError() }
-        grantedSlot(address)
     }
 
     /// The thermometer's attempt brought its link up: it holds a link now, and the next
     /// thermometer may try.
     func connectionEstablished(_ address: BluetoothAddress) {
         wake(slots.established(address))
+        noteLeftOut()
     }
 
-    /// The thermometer gives up its attempt or link (or its wait for one).
+    /// The thermometer gives up its attempt or link.
     func releaseSlot(_ address: BluetoothAddress) {
-        slotWaiters.removeValue(forKey: address)?.resume(returning: false)
-        leftOut.remove(address)
         wake(slots.release(address))
     }
 
@@ -48,17 +46,17 @@ extension ThermometerMonitor {
         for address in addresses { slotWaiters.removeValue(forKey: address)?.resume(returning: true) }
     }
 
-    private func grantedSlot(_ address: BluetoothAddress) {
-        if leftOut.remove(address) != nil { log.notice("thermometer \(address): a link is free, connecting") }
-    }
-
-    private func reportLeftOut(_ address: BluetoothAddress) {
-        guard leftOut.insert(address).inserted else { return }
-        let reason =
-            "left out: all \(slots.maxConnections) links are held or kept for thermometers known to work "
-            + "(max_connections)"
-        log.warning("thermometer \(address) \(reason)")
-        report(.leftOut(address, name: devices[address]?.name, reason: reason))
+    /// Tells of the thermometers newly left out (waiting while every link is held or kept),
+    /// and counts them out of the scan's pause for connects.
+    private func noteLeftOut() {
+        for address in slots.waitingForLink where leftOut.insert(address).inserted {
+            let reason =
+                "left out: all \(slots.maxConnections) links are held or kept for thermometers known to work "
+                + "(max_connections)"
+            log.warning("thermometer \(address) \(reason)")
+            report(.leftOut(address, name: devices[address]?.name, reason: reason))
+            endConnect()
+        }
     }
 
     /// Suspends until ``wake(_:)`` (true) or the session's cancellation (false).

@@ -269,7 +269,6 @@ public actor ThermometerMonitor {
         guard let evicted else { return }
         let forgotten = evicted.key
         awaitingDevice.remove(forgotten)
-        leftOut.remove(forgotten)
         sessions.removeValue(forKey: forgotten)?.cancel()
         slotWaiters.removeValue(forKey: forgotten)?.resume(returning: false)
         wake(slots.release(forgotten))
