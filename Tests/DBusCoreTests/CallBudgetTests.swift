@@ -43,7 +43,7 @@ struct CallBudgetTests {
             let client = try await DBusConnection.connect(to: .address(fixture.bus.address), label: "budget")
             defer { Task { await client.close() } }
             let results = Locked<[String]>([])
-            await withTaskGroup(of: Void.self) { group in
+            try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<160 {
                     group.addTask {
                         let outcome = await Self.slow(client, milliseconds: 1000, timeout: .seconds(30))
@@ -51,13 +51,14 @@ struct CallBudgetTests {
                     }
                 }
                 // Every place is taken and 128 calls wait: a high-priority call goes first.
-                while await client.callLoad.waiting < 128 { try? await Task.sleep(for: .milliseconds(10)) }
+                try await Self.eventually { await client.callLoad.waiting == 128 }
                 #expect(await client.callLoad.outstanding == DBusConnection.defaultMaxOutstandingCalls)
                 let started = ContinuousClock.now
                 let urgent = await Self.slow(client, milliseconds: 1, timeout: .seconds(10), priority: .high)
                 #expect(urgent == "ok")
                 #expect(ContinuousClock.now - started < .seconds(2))
                 #expect(results.withLock { $0.count } < 64, "the urgent call waited behind normal ones")
+                try await group.waitForAll()
             }
             #expect(results.withLock { $0 } == Array(repeating: "ok", count: 160))
         }
@@ -89,10 +90,19 @@ struct CallBudgetTests {
                 to: .address(fixture.bus.address), label: "small", maxOutstandingCalls: 1)
             defer { Task { await client.close() } }
             async let blocker = Self.slow(client, milliseconds: 1500, timeout: .seconds(10))
-            while await client.callLoad.outstanding < 1 { try? await Task.sleep(for: .milliseconds(10)) }
+            try await Self.eventually { await client.callLoad.outstanding == 1 }
             let late = await Self.slow(client, milliseconds: 1, timeout: .milliseconds(200))
             #expect(late.hasPrefix(DBusError.Name.limitsExceeded + ": not sent"))
             #expect(await blocker == "ok")
+        }
+    }
+
+    /// Checks `condition` every 10 ms until it holds; fails after `timeout`.
+    static func eventually(within timeout: Duration = .seconds(10), _ condition: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !(await condition()) {
+            guard ContinuousClock.now < deadline else { throw TestSupportError("not so within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 
