@@ -1,5 +1,6 @@
 import BlectlProtocol
 import Daemon
+import Foundation
 import Glibc
 import Testing
 import UnixSupport
@@ -23,6 +24,9 @@ struct ConfigurationTests {
         client_queue_bytes = 131072
         scan_timeout = 7.5s
         power_on_adapter = yes
+        max_connecting = 2
+        max_connections = 8
+        max_devices = 4096
         """
 
     private func load(
@@ -69,6 +73,38 @@ struct ConfigurationTests {
         #expect(config.maxLineLength == 4096 && config.clientQueueBytes == 131072)
         #expect(config.scanTimeout == .milliseconds(7500))
         #expect(config.powerOnAdapter)
+        #expect(config.maxConnecting == 2 && config.maxConnections == 8 && config.maxDevices == 4096)
+    }
+
+    @Test("The limits on connections and devices refuse values out of range")
+    func connectionLimits() throws {
+        let defaults = try configuration()
+        #expect(defaults.maxConnecting == 1 && defaults.maxConnections == 5 && defaults.maxDevices == 1024)
+        for line in ["max_connecting = 0", "max_connections = 1001", "max_devices = 8", "max_devices = many"] {
+            #expect(throws: ConfigurationError.self) { _ = try load(file: line) }
+        }
+    }
+
+    @Test("etc/blectld.conf: every commented key = value line shows the default")
+    func sampleFileDefaults() throws {
+        let path = String(#filePath.utf8.split(separator: UInt8(ascii: "/")).dropLast(3).map {
+            String(decoding: $0, as: UTF8.self)
+        }.joined(separator: "/"))
+        let text = try String(contentsOfFile: "/" + path + "/etc/blectld.conf", encoding: .utf8)
+        let uncommented = text.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("# "), let equals = line.firstIndex(of: "=") else { return nil }
+            let key = line.dropFirst(2)[..<equals].trimmingCharacters(in: .whitespaces)
+            guard !key.isEmpty, key.allSatisfy({ $0 == "_" || $0.isLowercase }) else { return nil }
+            // `service_uuids =` shows an empty list: none besides the built-in ones.
+            guard !line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+            return String(line.dropFirst(2))
+        }
+        #expect(uncommented.count >= 17)
+        var loaded = try configuration(file: uncommented.joined(separator: "\n"))
+        // The unit gives the socket to the bluetooth group; blectld itself keeps the default group.
+        #expect(loaded.socketGroup == "bluetooth")
+        loaded.socketGroup = nil
+        #expect(loaded == DaemonConfiguration())
     }
 
     @Test("Command line beats environment beats file")
