@@ -24,7 +24,11 @@ struct ConnectionLimitTests {
                 if case .connected(let address, _) = event { address } else { nil }
             }
             let leftOut = try await collect(15, from: events, within: .seconds(30)) { event in
-                if case .leftOut(let address, _, let reason) = event, reason.hasPrefix("left out") { address } else { nil }
+                if case .leftOut(let address, _, let reason) = event, reason.hasPrefix("left out") {
+                    address
+                } else {
+                    nil
+                }
             }
             #expect(Set(connected).isDisjoint(with: leftOut))
             #expect(Set(leftOut).count == 15)

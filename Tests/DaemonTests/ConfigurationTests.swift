@@ -1,6 +1,5 @@
 import BlectlProtocol
 import Daemon
-import Foundation
 import Glibc
 import Testing
 import UnixSupport
@@ -83,28 +82,6 @@ struct ConfigurationTests {
         for line in ["max_connecting = 0", "max_connections = 1001", "max_devices = 8", "max_devices = many"] {
             #expect(throws: ConfigurationError.self) { _ = try load(file: line) }
         }
-    }
-
-    @Test("etc/blectld.conf: every commented key = value line shows the default")
-    func sampleFileDefaults() throws {
-        let path = String(#filePath.utf8.split(separator: UInt8(ascii: "/")).dropLast(3).map {
-            String(decoding: $0, as: UTF8.self)
-        }.joined(separator: "/"))
-        let text = try String(contentsOfFile: "/" + path + "/etc/blectld.conf", encoding: .utf8)
-        let uncommented = text.split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("# "), let equals = line.firstIndex(of: "=") else { return nil }
-            let key = line.dropFirst(2)[..<equals].trimmingCharacters(in: .whitespaces)
-            guard !key.isEmpty, key.allSatisfy({ $0 == "_" || $0.isLowercase }) else { return nil }
-            // `service_uuids =` shows an empty list: none besides the built-in ones.
-            guard !line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-            return String(line.dropFirst(2))
-        }
-        #expect(uncommented.count >= 17)
-        var loaded = try configuration(file: uncommented.joined(separator: "\n"))
-        // The unit gives the socket to the bluetooth group; blectld itself keeps the default group.
-        #expect(loaded.socketGroup == "bluetooth")
-        loaded.socketGroup = nil
-        #expect(loaded == DaemonConfiguration())
     }
 
     @Test("Command line beats environment beats file")

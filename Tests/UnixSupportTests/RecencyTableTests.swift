@@ -20,10 +20,11 @@ struct RecencyTableTests {
         var table = RecencyTable<Int, Int>(capacity: 2)
         table.touch(1, 10)
         table.touch(2, 20)
-        #expect(table.modify(1) { value -> Int in
-            value += 1
-            return value
-        } == 11)
+        #expect(
+            table.modify(1) { value -> Int in
+                value += 1
+                return value
+            } == 11)
         #expect(table.modify(9) { $0 } == nil)
         // 1 was modified, not touched: it is still the oldest.
         #expect(table.touch(3, 30)?.key == 1)
