@@ -66,12 +66,6 @@ struct ConnectionSlots {
     /// `address` worked: from now on it goes first and keeps a link reserved.
     mutating func markKnown(_ address: BluetoothAddress) { known.insert(address) }
 
-    /// Forgets that `address` worked (it is no longer tracked).
-    mutating func forget(_ address: BluetoothAddress) -> [BluetoothAddress] {
-        known.remove(address)
-        return release(address)
-    }
-
     /// Known thermometers holding no link nor attempt: each keeps one link reserved.
     private var reserved: Int { known.count { !connecting.contains($0) && !linked.contains($0) } }
 

@@ -24,8 +24,10 @@ enum StreamLoss: Equatable {
 
 extension ThermometerMonitor {
     /// One thermometer's life: connect, stream, and recover, until cancelled.
-    func runSession(_ address: BluetoothAddress) async {
+    func runSession(_ address: BluetoothAddress, token: UInt64) async {
         await sessionLoop(address)
+        // A session forgotten with its device gave up its place then; a new one may hold it now.
+        guard sessionTokens[address] == token else { return }
         releaseSlot(address)
     }
 

@@ -22,6 +22,10 @@ public actor ThermometerMonitor {
 
     /// Sessions by thermometer.
     var sessions: [BluetoothAddress: Task<Void, Never>] = [:]
+    /// Which session is each thermometer's current one: a session forgotten with its device
+    /// ends after a new one may have started, and must not release what the new one holds.
+    var sessionTokens: [BluetoothAddress: UInt64] = [:]
+    private var nextSessionToken: UInt64 = 0
     /// Subscribed temperature characteristics → their thermometer.
     var streams: [BlueZPath: Stream] = [:]
     /// Thermometers whose device object is missing: scanning finds them again.
@@ -123,11 +127,11 @@ public actor ThermometerMonitor {
         if let observer { await central.removeObserver(observer) }
         rescanner?.cancel()
         scanWindowEnd?.cancel()
+        let tracked = Set(devices.keys).union(sessions.keys).union(slots.linked)
         sessions.values.forEach { $0.cancel() }
         sessions = [:]
         let characteristics = streams.keys.map { Characteristic(path: $0, uuid: nil, flags: [], service: $0) }
         streams = [:]
-        let tracked = Set(devices.keys).union(sessions.keys).union(slots.linked)
         let links = await central.connectedDevicePaths().compactMap { path in
             path.deviceAddress.flatMap { tracked.contains($0) ? Peripheral(address: $0, path: path, name: nil) : nil }
         }
@@ -270,6 +274,7 @@ public actor ThermometerMonitor {
         let forgotten = evicted.key
         awaitingDevice.remove(forgotten)
         sessions.removeValue(forKey: forgotten)?.cancel()
+        sessionTokens[forgotten] = nil
         slotWaiters.removeValue(forKey: forgotten)?.resume(returning: false)
         wake(slots.release(forgotten))
     }
@@ -310,7 +315,10 @@ public actor ThermometerMonitor {
 
     private func startSession(_ address: BluetoothAddress) {
         guard sessions[address] == nil else { return }
-        sessions[address] = Task { await runSession(address) }
+        nextSessionToken += 1
+        let token = nextSessionToken
+        sessionTokens[address] = token
+        sessions[address] = Task { await runSession(address, token: token) }
     }
 
     // MARK: Values
