@@ -15,7 +15,7 @@ struct FloodTests {
     static let pi = "DC:A6:32:00:00:01"
     static let mockOptions =
         "--fast --notify-interval 1s --pattern counter --thermometers 1 --others 0 --decoys 10000 "
-        + "--fake-thermometers 500 --hanging-connects 100 --decoy-interval 10s --decoys-after 4s"
+        + "--fake-thermometers 500 --hanging-connects 100 --decoy-interval 20s --decoys-after 4s"
     /// What blectld (a debug build) may hold with the flood's 10,000 devices mirrored: its
     /// idle size, the BlueZ mirror's 10,000 devices, and bounded tables (docs/protocol.md).
     static let rssLimitKB = 64_000
@@ -30,7 +30,8 @@ struct FloodTests {
             let started = ContinuousClock.now
             var worstStatus = Duration.zero
             var worstRSS = 0
-            // The flood arrives 4 s after the mock's start and ramps up over 10 s; watch 40 s.
+            // The flood arrives 4 s after the mock's start and ramps up over 20 s (500 new devices a
+            // second, then 500 advertisements a second); watch 40 s.
             while ContinuousClock.now - started < .seconds(40) {
                 let asked = ContinuousClock.now
                 let status = try await fixture.blectl(["status", "--json"], timeout: .seconds(10))
