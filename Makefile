@@ -4,6 +4,7 @@
 #   make test     install missing Debian packages (as root), build, run every test
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
 #   make bench    the benchmark (see docs/benchmarks.md)
+#   make flood-soak  blectld under a flood of 10,000 devices for 5 minutes (FLOOD_SECONDS)
 #   make install  binaries, systemd units and a sample config under $(PREFIX)
 
 APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev dbus dbus-daemon pkg-config \
@@ -12,7 +13,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: deps build release test test-tsan run e2e bench bench-check install uninstall format lint clean
+.PHONY: deps build release test test-tsan run e2e bench bench-check flood-soak install uninstall format lint clean
 
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
@@ -23,9 +24,13 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# Heavy suites (the device flood) run alone, after the others (see TestSupport's heavyTestsRun).
+HEAVY_TESTS := FloodTests
+
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	BLECTL_HEAVY_TESTS=1 $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
 
 # ThreadSanitizer build in its own scratch directory, so it does not replace the debug build.
 test-tsan: deps
@@ -40,6 +45,10 @@ e2e: release
 
 bench: release
 	bench/run.sh
+
+# Issue 25's flood for FLOOD_SECONDS (default 300), printing CPU, RSS and status latency.
+flood-soak: release
+	scripts/flood-soak.sh .build/release
 
 # The benchmark checks itself (counts add up, nothing lost) in under a minute; CI runs it.
 bench-check: build

@@ -317,7 +317,10 @@ class Blectld(Consumer):
 
     def start(self) -> None:
         config = os.path.join(self.directory, "blectld.conf")
-        open(config, "w").close()
+        with open(config, "w") as f:
+            # Every mock thermometer at once, as the C subscriber and Bleak connect them
+            # (blectld's defaults keep 5 links and connect one at a time, for real radios).
+            f.write("max_connecting = 64\nmax_connections = 1000\n")
         self.socket = os.path.join(self.directory, "blectld.sock")
         env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.stack.address)
         env.pop("BLECTL_SOCKET", None)

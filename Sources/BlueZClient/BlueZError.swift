@@ -20,12 +20,20 @@ public enum BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
     case refused(name: String, message: String)
     /// Our own D-Bus connection is gone.
     case disconnected(String)
+    /// `org.bluez.Error.AlreadyConnected` (newer BlueZ): `Connect` on a device with a link
+    /// up; whether it is connected is for `Connected` to say.
+    case alreadyConnected(String)
+    /// Too many calls awaiting replies (`LimitsExceeded`, from dbus-daemon or our own
+    /// budget): back-pressure, not a fault of the device; try again later.
+    case busy(String)
 
     /// Classifies a D-Bus error.
     init(_ error: DBusError) {
         let message = error.message
         switch error.name {
-        case "org.bluez.Error.InProgress", "org.bluez.Error.AlreadyConnected": self = .inProgress(message)
+        case "org.bluez.Error.InProgress": self = .inProgress(message)
+        case "org.bluez.Error.AlreadyConnected": self = .alreadyConnected(message)
+        case DBusError.Name.limitsExceeded: self = .busy(message)
         case "org.bluez.Error.NotReady": self = .notReady(message)
         case "org.bluez.Error.Failed":
             self = message.includes("already in progress") ? .inProgress(message) : .failed(message)
@@ -64,6 +72,8 @@ public enum BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         case .serviceUnavailable(let m): "bluetoothd is not running (\(m))"
         case .refused(let name, let m): "\(name): \(m)"
         case .disconnected(let m): "D-Bus connection lost (\(m))"
+        case .alreadyConnected(let m): "already connected (\(m))"
+        case .busy(let m): "too many D-Bus calls outstanding, will retry (\(m))"
         }
     }
 }

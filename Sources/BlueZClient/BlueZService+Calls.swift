@@ -2,14 +2,20 @@ import DBusCore
 
 extension BlueZService {
     /// Calls a BlueZ method; errors come back as ``BlueZError``.
+    ///
+    /// The connection keeps the calls awaiting replies within a budget (see
+    /// `DBusConnection.call(_:timeout:priority:)`). Clean-up calls (`Disconnect`, `StopNotify`,
+    /// `StopDiscovery`: `cleanUp`) and the calls concerning preferred devices (see
+    /// ``setPreferred(_:_:)``) go before the others waiting for a place.
     func call(
         _ path: ObjectPath, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
-        timeout: Duration = .seconds(25)
+        timeout: Duration = .seconds(25), cleanUp: Bool = false
     ) async throws(BlueZError) -> DBusMessage {
+        let priority: CallPriority = cleanUp || isPreferred(path) ? .high : .normal
         do {
             return try await connection.call(
                 destination: BlueZ.service, path: path, interface: interface, member: member,
-                arguments: arguments, timeout: timeout)
+                arguments: arguments, timeout: timeout, priority: priority)
         } catch {
             throw BlueZError(any: error)
         }
@@ -38,9 +44,11 @@ extension BlueZService {
     /// Ends this client's discovery session; "already stopped" counts as success.
     public func stopDiscovery(_ adapter: BlueZPath, timeout: Duration = .seconds(25)) async throws(BlueZError) {
         do {
-            _ = try await call(adapter.objectPath, BlueZ.Interface.adapter, "StopDiscovery", timeout: timeout)
+            _ = try await call(
+                adapter.objectPath, BlueZ.Interface.adapter, "StopDiscovery", timeout: timeout, cleanUp: true)
         } catch {
             switch error {
+            // Newer BlueZ answers InProgress once the session is gone: as NotReady, it is stopped.
             case .notReady, .inProgress, .failed: return
             default: throw error
             }
@@ -56,7 +64,7 @@ extension BlueZService {
 
     /// Disconnects (also cancels a pending connect).
     public func disconnect(_ device: BlueZPath, timeout: Duration = .seconds(10)) async throws(BlueZError) {
-        _ = try await call(device.objectPath, BlueZ.Interface.device, "Disconnect", timeout: timeout)
+        _ = try await call(device.objectPath, BlueZ.Interface.device, "Disconnect", timeout: timeout, cleanUp: true)
     }
 
     /// Reads `Connected` straight from bluetoothd and folds it into the mirror (BlueZ may
@@ -110,6 +118,7 @@ extension BlueZService {
 
     /// Stops notifications.
     public func stopNotify(_ path: BlueZPath, timeout: Duration = .seconds(10)) async throws(BlueZError) {
-        _ = try await call(path.objectPath, BlueZ.Interface.gattCharacteristic, "StopNotify", timeout: timeout)
+        _ = try await call(
+            path.objectPath, BlueZ.Interface.gattCharacteristic, "StopNotify", timeout: timeout, cleanUp: true)
     }
 }

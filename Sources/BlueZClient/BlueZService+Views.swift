@@ -1,9 +1,11 @@
 import DBusCore
 
 extension BlueZService {
-    /// Every adapter, sorted by path.
+    /// Every adapter, sorted by path (BlueZ puts them directly below `/org/bluez`).
     public func adapters() -> [Adapter] {
-        tree.paths(with: BlueZ.Interface.adapter).compactMap { view($0, BlueZ.Interface.adapter, Adapter.init) }
+        tree.paths(with: BlueZ.Interface.adapter, under: BlueZ.root).compactMap {
+            view($0, BlueZ.Interface.adapter, Adapter.init)
+        }
     }
 
     /// The adapter at `path`.
@@ -20,6 +22,29 @@ extension BlueZService {
 
     /// The device at `path`.
     public func device(_ path: BlueZPath) -> Device? { view(path.objectPath, BlueZ.Interface.device, Device.init) }
+
+    /// The paths of the devices on `adapter` that were heard advertising in the current
+    /// discovery (they have an `RSSI`), without building their views.
+    public func advertisingDevices(on adapter: BlueZPath) -> [BlueZPath] {
+        tree.paths(with: BlueZ.Interface.device, under: adapter.objectPath).compactMap { path in
+            tree.properties(path, BlueZ.Interface.device)?["RSSI"] == nil ? nil : BlueZPath(path)
+        }
+    }
+
+    /// The paths of the connected devices on `adapter`, without building their views.
+    public func connectedDevices(on adapter: BlueZPath) -> [BlueZPath] {
+        tree.paths(with: BlueZ.Interface.device, under: adapter.objectPath).compactMap { path in
+            tree.properties(path, BlueZ.Interface.device)?["Connected"] == .boolean(true) ? BlueZPath(path) : nil
+        }
+    }
+
+    /// Whether the device at `path` is connected (cheaper than ``device(_:)``).
+    public func isConnected(_ path: BlueZPath) -> Bool {
+        tree.properties(path.objectPath, BlueZ.Interface.device)?["Connected"] == .boolean(true)
+    }
+
+    /// How many devices BlueZ knows on `adapter`.
+    public func deviceCount(on adapter: BlueZPath) -> Int { tree.childCount(adapter.objectPath) }
 
     /// The GATT services exported under a device.
     public func services(of device: BlueZPath) -> [GattService] {

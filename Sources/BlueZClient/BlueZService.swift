@@ -40,6 +40,8 @@ public actor BlueZService {
     /// Set when the bus refused us (`AccessDenied`).
     public private(set) var accessDenied: BlueZError?
 
+    /// Devices whose calls go first when calls wait for a place (thermometers known to work).
+    private var preferredDevices: Set<BlueZPath> = []
     private var observers: [UInt64: @Sendable (BlueZEvent) -> Void] = [:]
     private var nextObserver: UInt64 = 0
     private var snapshotInFlight = false
@@ -124,6 +126,17 @@ public actor BlueZService {
 
     /// Removes an observer.
     public func removeObserver(_ token: UInt64) { observers[token] = nil }
+
+    /// Marks a device preferred (or no longer): when the budget of calls awaiting replies is
+    /// spent, its calls (to it and its GATT objects) go before the others waiting.
+    public func setPreferred(_ device: BlueZPath, _ preferred: Bool) {
+        if preferred { preferredDevices.insert(device) } else { preferredDevices.remove(device) }
+    }
+
+    func isPreferred(_ path: ObjectPath) -> Bool {
+        guard !preferredDevices.isEmpty, let device = BlueZPath(path).device else { return false }
+        return preferredDevices.contains(device)
+    }
 
     // MARK: Snapshot and owner
 

@@ -4,10 +4,14 @@ import UnixSupport
 /// The mirror of BlueZ's objects: path → interface → property → value.
 ///
 /// BlueZ links only child → parent; the tree answers parent → children
-/// questions by path, which is how BlueZ nests its objects.
+/// questions by path, which is how BlueZ nests its objects, from an index of each
+/// object's children: the GATT objects of one device, the devices of one adapter, are
+/// found without looking at the ten thousand others a crowded place may hold.
 struct ObjectTree: Sendable {
     /// Every object, by path.
     private(set) var objects: [ObjectPath: [String: [String: DBusValue]]] = [:]
+    /// The paths of the objects directly below each path (only paths with children).
+    private var children: [ObjectPath: Set<ObjectPath>] = [:]
     /// UUID texts the objects share (see ``shared(_:)``).
     var uuids: [String: String] = [:]
 
@@ -17,7 +21,10 @@ struct ObjectTree: Sendable {
     /// Creates a tree from a `GetManagedObjects` reply.
     init(snapshot: [ObjectPath: [String: [String: DBusValue]]]) {
         objects = snapshot  // every path first, so that references to any of them are shared
-        for (path, interfaces) in snapshot { objects[path] = shared(interfaces) }
+        for (path, interfaces) in snapshot {
+            objects[path] = shared(interfaces)
+            link(path)
+        }
     }
 
     /// The properties of `interface` at `path`.
@@ -32,6 +39,7 @@ struct ObjectTree: Sendable {
 
     mutating func add(_ path: ObjectPath, _ interfaces: [String: [String: DBusValue]]) {
         let interfaces = shared(interfaces)
+        if objects[path] == nil { link(path) }
         objects[path, default: [:]].merge(interfaces) { $1 }
     }
 
@@ -39,6 +47,18 @@ struct ObjectTree: Sendable {
         guard var object = objects[path] else { return }
         for interface in interfaces { object[interface] = nil }
         objects[path] = object.isEmpty ? nil : object
+        if object.isEmpty { unlink(path) }
+    }
+
+    private mutating func link(_ path: ObjectPath) {
+        guard let parent = path.parent else { return }
+        children[parent, default: []].insert(path)
+    }
+
+    private mutating func unlink(_ path: ObjectPath) {
+        guard let parent = path.parent else { return }
+        children[parent]?.remove(path)
+        if children[parent]?.isEmpty == true { children[parent] = nil }
     }
 
     /// Applies a `PropertiesChanged`; returns false for an unknown object or
@@ -54,18 +74,23 @@ struct ObjectTree: Sendable {
         return applied ?? false
     }
 
-    mutating func removeAll() { objects = [:] }
+    mutating func removeAll() {
+        objects = [:]
+        children = [:]
+    }
 
     // MARK: Queries
 
-    /// Paths with `interface` directly below `parent` (or anywhere below when `parent` is nil).
+    /// Paths with `interface` directly below `parent` (or anywhere when `parent` is nil), sorted.
     func paths(with interface: String, under parent: ObjectPath? = nil) -> [ObjectPath] {
-        objects.compactMap { path, interfaces in
-            guard interfaces[interface] != nil else { return nil }
-            if let parent, path.parent != parent { return nil }
-            return path
-        }.sorted()
+        guard let parent else {
+            return objects.compactMap { path, interfaces in interfaces[interface] != nil ? path : nil }.sorted()
+        }
+        return (children[parent] ?? []).filter { objects[$0]?[interface] != nil }.sorted()
     }
+
+    /// How many objects sit directly below `parent`.
+    func childCount(_ parent: ObjectPath) -> Int { children[parent]?.count ?? 0 }
 
     /// Builds a typed view, collecting type problems.
     func view<T>(

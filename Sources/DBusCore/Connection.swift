@@ -26,6 +26,9 @@ public actor DBusConnection {
     /// Calls awaiting replies; failed when the connection drops, since libdbus
     /// then forgets them without ever calling their notify.
     private var outstandingCalls: [ObjectIdentifier: PendingReply] = [:]
+    /// The budget of calls awaiting replies (see ``CallBudget``), and the calls waiting for a place.
+    private var budget: CallBudget
+    private var budgetWaiters: [UInt64: BudgetWaiter] = [:]
     private var nextToken: UInt64 = 0
     private var signalRoutes: [UInt64: SignalRoute] = [:]
     /// Owners of the well-known names subscriptions name as sender (see ``SenderOwners``).
@@ -38,25 +41,33 @@ public actor DBusConnection {
     private var wasDropped = false
     private var methodCallHandler: (@Sendable (DBusMessage) -> Bool)?
 
-    private init(raw: RawConnection, executor: EventLoop, uniqueName: String) {
+    private init(raw: RawConnection, executor: EventLoop, uniqueName: String, maxOutstandingCalls: Int) {
         self.raw = raw
         self.executor = executor
         self.uniqueName = uniqueName
+        self.budget = CallBudget(limit: maxOutstandingCalls)
         self.loop = MainLoop(connection: raw.pointer, eventLoop: executor)
         self.router = FilterContext()
     }
 
     /// Opens a private connection and registers it with the bus.
     ///
-    /// - Parameter label: names the connection's thread (seen in `top -H` and debuggers).
-    public static func connect(to bus: BusAddress, label: String = "dbus") async throws -> DBusConnection {
+    /// - Parameters:
+    ///   - label: names the connection's thread (seen in `top -H` and debuggers).
+    ///   - maxOutstandingCalls: the most calls awaiting replies at once; later calls wait
+    ///     their turn (see ``call(_:timeout:priority:)``). The default, 32, stays well below
+    ///     dbus-daemon's 128 pending replies per connection on the system bus.
+    public static func connect(
+        to bus: BusAddress, label: String = "dbus", maxOutstandingCalls: Int = defaultMaxOutstandingCalls
+    ) async throws -> DBusConnection {
         let executor = EventLoop(label: "dbus-\(label)")
         let (raw, name) = try await withCheckedThrowingContinuation { continuation in
             // Connecting and the Hello handshake block; they run on the
             // connection's own thread, never on a Swift concurrency thread.
             executor.execute { continuation.resume(with: Result { try RawConnection.open(bus) }) }
         }
-        let connection = DBusConnection(raw: raw, executor: executor, uniqueName: name)
+        let connection = DBusConnection(
+            raw: raw, executor: executor, uniqueName: name, maxOutstandingCalls: maxOutstandingCalls)
         await connection.start()
         return connection
     }
@@ -107,13 +118,88 @@ public actor DBusConnection {
         }
     }
 
-    /// Sends a method call and waits for its reply, at most `timeout`.
+    /// The default budget of calls awaiting replies on one connection.
+    public static let defaultMaxOutstandingCalls = 32
+
+    /// Calls awaiting replies now, and calls waiting for a place in the budget.
+    public var callLoad: (outstanding: Int, waiting: Int) { (budget.outstanding, budget.waiting) }
+
+    /// Sends a method call and waits for its reply, at most `timeout` in all.
     ///
     /// An error reply throws ``DBusError`` with the peer's error name; no reply in
     /// time throws `org.freedesktop.DBus.Error.NoReply`; a peer that leaves the bus
     /// mid-call and a dropped connection throw as well. Cancelling the task cancels
     /// the call.
-    public func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws -> DBusMessage {
+    ///
+    /// When the connection's budget of outstanding calls is spent, the call waits for a
+    /// place (`priority` decides who goes first). `LimitsExceeded` from the bus is taken
+    /// as back-pressure: the call waits for a place again and is sent again. A call that
+    /// finds no place within `timeout` throws `org.freedesktop.DBus.Error.LimitsExceeded`
+    /// without having been sent.
+    public func call(
+        _ message: DBusMessage, timeout: Duration = .seconds(25), priority: CallPriority = .normal
+    ) async throws -> DBusMessage {
+        let deadline = ContinuousClock.now + timeout
+        var message = message
+        while true {
+            try await takePlace(priority, until: deadline)
+            do {
+                let reply = try await send(message, timeout: deadline - .now)
+                returnPlace()
+                return reply
+            } catch let error as DBusError where error.name == DBusError.Name.limitsExceeded {
+                // dbus-daemon's own limit, lower than our budget: wait for a reply, try again.
+                wake(budget.refused())
+                if budget.outstanding == 0 { try await executor.sleep(for: .milliseconds(50)) }
+                message = try message.copy()
+            } catch {
+                returnPlace()
+                throw error
+            }
+        }
+    }
+
+    /// Waits for a place in the budget until `deadline`.
+    private func takePlace(_ priority: CallPriority, until deadline: ContinuousClock.Instant) async throws {
+        try Task.checkCancellation()
+        guard isConnected else { throw DBusError.disconnected() }
+        nextToken += 1
+        let id = nextToken
+        guard !budget.request(id, priority) else { return }
+        let executor = self.executor
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let timer = executor.schedule(after: deadline - .now) { [weak self] in
+                    self?.assumeIsolated { $0.endWait(id, DBusError.noPlace(in: $0.budget)) }
+                }
+                budgetWaiters[id] = BudgetWaiter(continuation: continuation, deadline: timer)
+                if Task.isCancelled { endWait(id, CancellationError()) }
+            }
+        } onCancel: {
+            executor.execute { [weak self] in self?.assumeIsolated { $0.endWait(id, CancellationError()) } }
+        }
+    }
+
+    /// Gives a place back after a reply (or a failure), letting the next calls go.
+    private func returnPlace() { wake(budget.release()) }
+
+    private func wake(_ ids: [UInt64]) {
+        for id in ids {
+            guard let waiter = budgetWaiters.removeValue(forKey: id) else { continue }
+            waiter.deadline.cancel()
+            waiter.continuation.resume()
+        }
+    }
+
+    /// A waiting call gives up (deadline, cancellation).
+    private func endWait(_ id: UInt64, _ error: any Error) {
+        guard budget.withdraw(id), let waiter = budgetWaiters.removeValue(forKey: id) else { return }
+        waiter.deadline.cancel()
+        waiter.continuation.resume(throwing: error)
+    }
+
+    /// Sends a call now (its place in the budget taken) and waits for the reply.
+    private func send(_ message: DBusMessage, timeout: Duration) async throws -> DBusMessage {
         try Task.checkCancellation()
         guard isConnected else { throw DBusError.disconnected() }
         var pendingCall: OpaquePointer?
@@ -135,14 +221,14 @@ public actor DBusConnection {
         return reply
     }
 
-    /// Calls a method by its parts; see ``call(_:timeout:)``.
+    /// Calls a method by its parts; see ``call(_:timeout:priority:)``.
     public func call(
         destination: String, path: ObjectPath, interface: String, member: String,
-        arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+        arguments: [DBusValue] = [], timeout: Duration = .seconds(25), priority: CallPriority = .normal
     ) async throws -> DBusMessage {
         let message = try DBusMessage.methodCall(
             destination: destination, path: path, interface: interface, member: member, arguments: arguments)
-        return try await call(message, timeout: timeout)
+        return try await call(message, timeout: timeout, priority: priority)
     }
 
     private static func milliseconds(_ duration: Duration) -> Int32 {
@@ -308,8 +394,19 @@ public actor DBusConnection {
         let calls = outstandingCalls.values
         outstandingCalls = [:]
         for call in calls { call.fail(DBusError.disconnected("the connection dropped before the reply")) }
+        for id in budget.removeAll() {
+            guard let waiter = budgetWaiters.removeValue(forKey: id) else { continue }
+            waiter.deadline.cancel()
+            waiter.continuation.resume(throwing: DBusError.disconnected("the connection closed before the call went"))
+        }
         for handler in handlers { handler.run() }
     }
+}
+
+/// A call waiting for a place in the budget.
+private struct BudgetWaiter {
+    let continuation: CheckedContinuation<Void, any Error>
+    let deadline: LoopTimer
 }
 
 private struct DisconnectHandler {

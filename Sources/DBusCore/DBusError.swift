@@ -47,6 +47,17 @@ extension DBusError {
         public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
         /// `org.freedesktop.DBus.Error.NoMemory`.
         public static let noMemory = "org.freedesktop.DBus.Error.NoMemory"
+        /// `org.freedesktop.DBus.Error.LimitsExceeded`: dbus-daemon's limit of pending
+        /// replies per connection, or our own budget of outstanding calls.
+        public static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
+    }
+
+    /// No place in the budget of outstanding calls came in time: the call was not sent.
+    static func noPlace(in budget: CallBudget) -> DBusError {
+        DBusError(
+            name: Name.limitsExceeded,
+            message: "not sent: \(budget.outstanding) calls awaiting replies (budget \(budget.limit)), "
+                + "\(budget.waiting) waiting")
     }
 
     /// The connection is closed or was never opened.

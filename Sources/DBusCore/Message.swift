@@ -139,6 +139,14 @@ extension DBusMessage {
     /// Asks the receiver not to reply (for calls whose answer nobody waits for).
     func setNoReply(_ noReply: Bool) { dbus_message_set_no_reply(raw, noReply ? 1 : 0) }
 
+    /// A copy that can be sent again: a message once sent keeps its serial and is locked.
+    func copy() throws -> DBusMessage {
+        guard let copy = dbus_message_copy(raw) else {
+            throw DBusError(name: DBusError.Name.noMemory, message: "cannot copy a message")
+        }
+        return DBusMessage(taking: copy)
+    }
+
     private func appending(_ arguments: [DBusValue]) throws -> DBusMessage {
         try MessageWriter.append(arguments, to: raw)
         return self

@@ -179,6 +179,8 @@ public struct DaemonRunner: Sendable {
             profiles: ProfileRegistry.standard.addingPiCPUTemperatureUUIDs(services: extra),
             reconnect: ReconnectPolicy(
                 initialDelay: configuration.reconnect.minimum, maximumDelay: configuration.reconnect.maximum,
-                jitter: configuration.reconnect.jitter))
+                jitter: configuration.reconnect.jitter),
+            maxConnecting: configuration.maxConnecting, maxConnections: configuration.maxConnections,
+            maxDevices: configuration.maxDevices)
     }
 }

@@ -59,4 +59,6 @@ enum BlueZError {
     /// `strerror(EALREADY)`: `Connect` while another attempt is under way.
     static let connectAlreadyInProgress = failed("Operation already in progress")
     static let notConnectedGatt = failed("Not connected")
+    /// Newer BlueZ (5.7x): `Connect` on a device whose link is already up.
+    static let alreadyConnected = DBusError(name: "org.bluez.Error.AlreadyConnected", message: "Already Connected")
 }

@@ -8,7 +8,7 @@ struct AdapterState: Sendable {
     var discovering = false
     var clients = DiscoveryClients()
     /// Devices reported in the current discovery, most recent first (`discovery_found`).
-    var found: [ObjectPath] = []
+    var found = FoundDevices()
     /// When each peripheral advertises next, kept between scans: peripherals go on
     /// advertising while nobody scans, so a new scan hears each at its own phase.
     var advertisingSchedule: [ContinuousClock.Instant] = []
@@ -65,7 +65,7 @@ extension Bluetoothd {
             device.name = record.name
             device.uuids = record.uuids
             device.temporary = false
-            devices[device.path] = device
+            add(device)
             export(device.path, [deviceInterface(device)])
         }
     }
@@ -100,11 +100,11 @@ extension Bluetoothd {
     /// `Properties.Set` made the change: the object server announces `Powered` itself.
     func powerOff(_ name: String, announcePowered: Bool) {
         guard var adapter = adapters[name], adapter.powered else { return }
-        let found = adapter.found
+        let found = adapter.found.mostRecentFirst
         adapter.powered = false
         adapter.discovering = false
         adapter.clients.removeAll()
-        adapter.found = []
+        adapter.found = FoundDevices()
         adapters[name] = adapter
         tasks.cancel(prefix: "scan:\(name)")
         invalidateFound(found)

@@ -50,6 +50,11 @@ extension Bluetoothd {
         device.link = .connecting(attempt: attempt)
         devices[path] = device
         let spec = peripheral(device.peripheral).spec
+        if spec.connectHangs {
+            // No answer until a Disconnect, a power-off or the end of bluetoothd cancels it.
+            await withCheckedContinuation { hangingConnects[path] = $0 }
+            throw BlueZError.connectionAbortedByLocal
+        }
         guard spec.connectable else {
             // Nobody answers: the attempt times out and is reported as aborted.
             try? await Task.sleep(for: timings.connectTimeout)
@@ -78,6 +83,8 @@ extension Bluetoothd {
         if world.withState({ FaultPlan.take(&$0.faults.unresolvedServices, address: address) }) == nil {
             schedule("resolve:\(path)", after: timings.servicesResolved) { daemon in daemon.resolveServices(path) }
         }
+        // Newer BlueZ: the link came up by another way meanwhile, and Connect says so.
+        if failure == .alreadyConnected { throw BlueZError.alreadyConnected }
         return []
     }
 
@@ -171,6 +178,7 @@ extension Bluetoothd {
         guard var device = devices[path] else { return }
         tasks.cancel("resolve:\(path)")
         tasks.cancel("link:\(path)")
+        hangingConnects.removeValue(forKey: path)?.resume()
         device.link = .down
         device.servicesResolved = false
         for characteristic in device.notifySessions.keys {
@@ -215,9 +223,8 @@ extension Bluetoothd {
         if let gatt = device.gatt { removeGattServices(path, gatt.services.filter(\.exported)) }
         for key in ["resolve:", "link:", "temporary:"] { tasks.cancel(key + path.rawValue) }
         devices[path] = nil
-        if let adapter = adapters[device.adapterName] {
-            adapters[device.adapterName]?.found = adapter.found.filter { $0 != path }
-        }
+        devicesByPeripheral[device.peripheral]?.remove(path)
+        adapters[device.adapterName]?.found.remove(path)
         unexport(path)
     }
 }

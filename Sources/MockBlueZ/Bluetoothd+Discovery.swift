@@ -21,12 +21,16 @@ extension Bluetoothd {
     func stopDiscovery(adapter name: String, client: String) throws -> [DBusValue] {
         guard var adapter = adapters[name] else { throw BlueZError.doesNotExist }
         guard adapter.powered else { throw BlueZError.notReady }
-        guard adapter.clients.isDiscovering(client) else { throw BlueZError.failed("No discovery started") }
+        let inProgress = world.withState { FaultPlan.take(&$0.faults.stopDiscoveryInProgress, address: nil) } != nil
+        guard adapter.clients.isDiscovering(client) else {
+            throw inProgress ? BlueZError.inProgress : BlueZError.failed("No discovery started")
+        }
         adapter.clients.stop(client)
         adapters[name] = adapter
         if !adapter.clients.anyDiscovering {
             schedule("scan-stop:\(name)", after: timings.discoveryStop) { daemon in daemon.endScanning(name) }
         }
+        if inProgress { throw BlueZError.inProgress }
         return []
     }
 
@@ -60,7 +64,7 @@ extension Bluetoothd {
         guard var adapter = adapters[name], adapter.powered, adapter.clients.anyDiscovering, !adapter.discovering
         else { return }
         adapter.discovering = true
-        adapter.found = []
+        adapter.found = FoundDevices()
         adapters[name] = adapter
         change(adapter.path, BlueZ.adapter, [("Discovering", .boolean(true))])
         schedule("scan:\(name)") { daemon in await daemon.scan(name) }
@@ -73,9 +77,9 @@ extension Bluetoothd {
         tasks.cancel("scan-start:\(name)")
         tasks.cancel("scan:\(name)")
         let wasDiscovering = adapter.discovering
-        let found = adapter.found
+        let found = adapter.found.mostRecentFirst
         adapter.discovering = false
-        adapter.found = []
+        adapter.found = FoundDevices()
         adapters[name] = adapter
         invalidateFound(found)
         if wasDiscovering { change(adapter.path, BlueZ.adapter, [("Discovering", .boolean(false))]) }
@@ -110,28 +114,32 @@ extension Bluetoothd {
     /// adapter discovers.
     ///
     /// The first scan hears peripheral *i* first `firstAdvertisement` + 20 ms × *i* after it
-    /// starts; later scans hear each at the next advertisement of its own schedule, which
-    /// went on while nobody scanned.
+    /// starts (or at its own ``MockPeripheral/advertisingStart``); later scans hear each at
+    /// the next advertisement of its own schedule, which went on while nobody scanned.
     func scan(_ name: String) async {
-        let count = world.withState { $0.peripherals.count }
-        guard count > 0, var due = adapters[name]?.advertisingSchedule else { return }
+        let (peripherals, started) = world.withState { ($0.peripherals.map(\.spec), $0.started) }
+        guard !peripherals.isEmpty, var due = adapters[name]?.advertisingSchedule else { return }
         let clock = ContinuousClock()
-        let start = clock.now
-        let first = start + timings.firstAdvertisement
-        let interval = timings.advertisingInterval
-        due = due.prefix(count).map { next in
-            next >= first ? next : next + interval * Int(((first - next) / interval).rounded(.up))
+        let first = clock.now + timings.firstAdvertisement
+        let intervals = peripherals.map { $0.advertisingInterval ?? timings.advertisingInterval }
+        due = due.prefix(peripherals.count).enumerated().map { index, next in
+            let interval = intervals[index]
+            return next >= first ? next : next + interval * Int(((first - next) / interval).rounded(.up))
         }
-        due += (due.count..<count).map { first + .milliseconds(20 * $0) }
-        while running, adapters[name]?.discovering == true, !Task.isCancelled {
-            let index = due.indices.min { due[$0] < due[$1] }!
-            do { try await Task.sleep(until: due[index], clock: clock) } catch { return }
+        due += (due.count..<peripherals.count).map { index in
+            peripherals[index].advertisingStart.map { max(first, started + $0) } ?? first + .milliseconds(20 * index)
+        }
+        adapters[name]?.advertisingSchedule = due
+        var queue = AdvertisingQueue(due)
+        while running, adapters[name]?.discovering == true, !Task.isCancelled, case let (next, index)? = queue.first {
+            do { try await Task.sleep(until: next, clock: clock) } catch { return }
             guard running, adapters[name]?.discovering == true else { return }
             report(peripheral: index, adapter: name)
             let jitter = world.withState { $0.jitter(-5...5) }
-            due[index] =
-                max(clock.now, due[index]) + timings.advertisingInterval + timings.advertisingInterval / 100 * jitter
-            adapters[name]?.advertisingSchedule = due
+            let following = max(clock.now, next) + intervals[index] + intervals[index] / 100 * jitter
+            queue.rescheduleFirst(following)
+            // In place: the schedule of ten thousand peripherals is not copied per report.
+            adapters[name]?.advertisingSchedule[index] = following
         }
     }
 
@@ -140,7 +148,7 @@ extension Bluetoothd {
         // Reports that arrive after the last session ended (the stop is on its way) are dropped.
         guard let adapter = adapters[name], adapter.discovering, adapter.clients.anyDiscovering else { return }
         // A connected peripheral has stopped advertising (a Pi takes one central at a time).
-        guard !devices.values.contains(where: { $0.peripheral == index && $0.link != .down }) else { return }
+        guard !(devicesByPeripheral[index] ?? []).contains(where: { devices[$0]?.link != .down }) else { return }
         let state = world.withState { world -> PeripheralState in
             let spec = world.peripherals[index].spec
             let step = Int16(world.jitter(-3...3))
@@ -166,13 +174,14 @@ extension Bluetoothd {
                 &device, with: report, spec: spec, filtered: adapter.clients.isFiltered,
                 duplicates: adapter.clients.wantsDuplicateData)
         }
-        devices[path] = device
         if isNew {
+            add(device)
             export(path, [deviceInterface(device)])
         } else {
+            devices[path] = device
             change(path, BlueZ.device, changes)
         }
-        if passes, !adapter.found.contains(path) { adapters[name]?.found.insert(path, at: 0) }
+        if passes { adapters[name]?.found.insert(path) }
         if device.temporary { armTemporaryTimer(path) }
     }
 

@@ -26,6 +26,11 @@ actor Bluetoothd {
     /// Every adapter this bluetoothd knows of, present or removed.
     var adapterSpecs: [String: MockAdapterSpec] = [:]
     var devices: [ObjectPath: DeviceState] = [:]
+    /// Device paths by peripheral (one per adapter that found it), so a report finds the
+    /// peripheral's links without looking at every device.
+    var devicesByPeripheral: [Int: Set<ObjectPath>] = [:]
+    /// `Connect` calls of peripherals that never answer, waiting for a cancel.
+    var hangingConnects: [ObjectPath: CheckedContinuation<Void, Never>] = [:]
     var gattObjects: [ObjectPath: GattObject] = [:]
     /// The peripherals' notification timers, by peripheral and characteristic UUID.
     var notifiers: [NotifierKey: NotifierState] = [:]
@@ -116,6 +121,7 @@ actor Bluetoothd {
         unexport(BlueZ.rootPath)
         running = false
         tasks.cancelAll()
+        endHangingConnects()
         // The name is released after the signals: one connection delivers in order, so
         // NameOwnerChanged reaches clients after InterfacesRemoved.
         try? await connection.releaseName(BlueZ.busName)
@@ -128,9 +134,17 @@ actor Bluetoothd {
         guard running else { return }
         running = false
         tasks.cancelAll()
+        endHangingConnects()
         storeDevices()
         await connection.close()
         log("bluetoothd crashed")
+    }
+
+    /// Fails the `Connect` calls that never answered (their handlers end with bluetoothd).
+    private func endHangingConnects() {
+        let pending = hangingConnects.values
+        hangingConnects = [:]
+        for connect in pending { connect.resume() }
     }
 
     /// Keeps the devices bluetoothd would have on disk (not temporary) for its next start.
@@ -294,6 +308,12 @@ actor Bluetoothd {
             endDiscoveryClient(client, adapter: name)
         }
         for path in devices.keys.sorted() { endNotifySessions(of: client, device: path) }
+    }
+
+    /// Adds a new device object's state (exporting it is the caller's).
+    func add(_ device: DeviceState) {
+        devices[device.path] = device
+        devicesByPeripheral[device.peripheral, default: []].insert(device.path)
     }
 
     func devicePaths(on adapter: String) -> [ObjectPath] {

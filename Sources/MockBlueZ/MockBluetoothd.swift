@@ -115,6 +115,8 @@ public actor MockBluetoothd {
             world.withState {
                 $0.faults.connectRaces.append(.init(value: (), remaining: times, address: address?.uppercased()))
             }
+        case .stopDiscoveryInProgress(let times):
+            world.withState { $0.faults.stopDiscoveryInProgress.append(.init(value: (), remaining: times)) }
         case .servicesNeverResolve(let times, let address):
             world.withState {
                 $0.faults.unresolvedServices.append(.init(value: (), remaining: times, address: address?.uppercased()))

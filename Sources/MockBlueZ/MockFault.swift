@@ -22,6 +22,9 @@ public enum MockFault: Sendable, Equatable {
     /// The next `times` connections succeed without the `Connected=true` signal (BlueZ's
     /// connect race: `Get` shows `true`).
     case connectRace(times: Int, address: String?)
+    /// The next `times` `StopDiscovery` calls end the caller's session, if it still has one,
+    /// and answer `org.bluez.Error.InProgress`, as newer BlueZ does once the session is gone.
+    case stopDiscoveryInProgress(times: Int)
     /// The next `times` connections never reach `ServicesResolved=true`.
     case servicesNeverResolve(times: Int, address: String?)
     /// Replies to org.bluez methods (all, or those named in `methods`, such as `Connect` or
@@ -49,6 +52,9 @@ public enum MockConnectFailure: String, Sendable, Equatable, CaseIterable {
     case abortedByLocal = "abort"
     /// `org.bluez.Error.InProgress`, at once.
     case inProgress = "in-progress"
+    /// `org.bluez.Error.AlreadyConnected` (newer BlueZ), with the link up: `Connected=true`
+    /// and services resolving as after a successful `Connect`.
+    case alreadyConnected = "already-connected"
 }
 
 /// A malformed temperature value.
@@ -88,6 +94,7 @@ struct FaultPlan: Sendable {
     var connectFailures: [Armed<MockConnectFailure>] = []
     var connectRaces: [Armed<Void>] = []
     var unresolvedServices: [Armed<Void>] = []
+    var stopDiscoveryInProgress: [Armed<Void>] = []
     var malformedValues: [Armed<MockMalformedValue>] = []
     var slowReplies: [Armed<(Duration, Set<String>)>] = []
 

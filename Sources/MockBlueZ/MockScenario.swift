@@ -48,6 +48,50 @@ public struct MockScenario: Sendable {
     }
 }
 
+extension MockScenario {
+    /// Adds a flood of decoys after the scenario's peripherals (see ``MockFlood``).
+    public mutating func add(_ flood: MockFlood) {
+        let count = max(0, flood.devices)
+        let named = min(max(0, flood.fakeThermometers), count)
+        let hanging = min(max(0, flood.hangingConnects), named)
+        for index in 0..<count {
+            var decoy = MockPeripheral.decoy(index: index, name: index < named ? "Thermometer" : nil)
+            decoy.connectHangs = index < hanging
+            decoy.advertisingInterval = flood.interval
+            // Staggered over one interval, so the flood arrives at its full rate at once.
+            decoy.advertisingStart = flood.start + flood.interval * index / max(count, 1)
+            peripherals.append(decoy)
+        }
+    }
+}
+
+/// A flood of devices: many advertisers, some calling themselves "Thermometer" without
+/// serving one, some of those never answering `Connect` (issue 25).
+public struct MockFlood: Sendable, Equatable {
+    /// How many decoys.
+    public var devices: Int
+    /// How many of them advertise the name "Thermometer" (the first ones).
+    public var fakeThermometers: Int
+    /// How many of those never answer `Connect`.
+    public var hangingConnects: Int
+    /// How often each decoy advertises.
+    public var interval: Duration
+    /// When the flood begins, counted from the mock's start.
+    public var start: Duration
+
+    /// Creates a flood.
+    public init(
+        devices: Int, fakeThermometers: Int = 0, hangingConnects: Int = 0, interval: Duration = .seconds(10),
+        start: Duration = .zero
+    ) {
+        self.devices = devices
+        self.fakeThermometers = fakeThermometers
+        self.hangingConnects = hangingConnects
+        self.interval = interval
+        self.start = start
+    }
+}
+
 /// One Bluetooth controller as bluetoothd shows it.
 public struct MockAdapterSpec: Sendable, Equatable {
     /// The kernel's name, such as `hci0`; the object path is `/org/bluez/<name>`.
@@ -106,6 +150,14 @@ public struct MockPeripheral: Sendable, Equatable {
     public var connectable: Bool
     /// Whether its flags say LE General Discoverable (else only filtered scans report it).
     public var discoverable: Bool
+    /// How often it advertises; nil: the timings' ``MockTimings/advertisingInterval``.
+    public var advertisingInterval: Duration? = nil
+    /// When it first advertises, counted from the mock's start; nil: from the start, the
+    /// first scan hearing it 20 ms after the peripheral before it.
+    public var advertisingStart: Duration? = nil
+    /// Whether `Connect` never answers: the attempt stays pending until `Disconnect` cancels
+    /// it, the adapter goes off or bluetoothd stops (then it fails).
+    public var connectHangs = false
 
     /// Creates a peripheral.
     public init(
@@ -160,6 +212,15 @@ public struct MockPeripheral: Sendable, Equatable {
             address: "C8:47:8C:00:" + hexByte(index / 256) + ":" + hexByte(index % 256 + 1), addressType: "random",
             advertisedName: nil, gapName: nil, kind: .beacon, rssi: Int16(-80 - (index % 3) * 3),
             manufacturerData: [0x004C: payload], connectable: false, discoverable: true)
+    }
+
+    /// A decoy of a flood at `5E:C0:<index>`: a connectable device with a Heart Rate service,
+    /// advertising `name` (or no name), that is no thermometer whatever it calls itself.
+    public static func decoy(index: Int, name: String?) -> MockPeripheral {
+        MockPeripheral(
+            address: "5E:C0:00:" + hexByte(index >> 16) + ":" + hexByte(index >> 8) + ":" + hexByte(index),
+            addressType: "random", advertisedName: name, gapName: name, kind: .heartRateStrap,
+            rssi: Int16(-75 - index % 15), advertisedUUIDs: [GattUUID.sig(0x180D)])
     }
 
     /// The thermometer details, for a Pi thermometer.

@@ -34,6 +34,8 @@ struct WorldState: Sendable {
     /// Devices bluetoothd stored, by adapter name and address.
     var stored: [String: [String: StoredDevice]] = [:]
     var random: SplitMix64
+    /// When the world began: peripherals' ``MockPeripheral/advertisingStart`` counts from here.
+    let started = ContinuousClock.now
 
     init(scenario: MockScenario) {
         peripherals = scenario.peripherals.map(PeripheralState.init)

@@ -28,6 +28,13 @@ extension Hub {
             let change = PeripheralChange(
                 time: time, address: record.address, name: record.name, reason: reason)
             broadcast(.disconnected(change))
+        case .leftOut(let address, let name, let reason):
+            // Published as a `disconnected` event of a thermometer that was not connected
+            // (docs/protocol.md): it stays without a link, and why.
+            let address = address.description
+            let change = PeripheralChange(
+                time: time, address: address, name: name ?? table[address]?.name, reason: reason)
+            broadcast(.disconnected(change))
         case .reading(let address, let name, let measurement):
             record(measurement, address: address.description, name: name)
         case .readingError(let address, let name, let error):
@@ -83,6 +90,8 @@ extension Hub {
             return .reading(address, name: aliases[address] ?? name, measurement)
         case .readingError(let address, let name, let error):
             return .readingError(address, name: aliases[address] ?? name, error)
+        case .leftOut(let address, let name, let reason):
+            return .leftOut(address, name: aliases[address] ?? name, reason: reason)
         case .adapterState, .peripheralLost, .disconnected:
             return event
         }

@@ -21,8 +21,8 @@ public actor Hub {
 
     /// Bounds and defaults.
     public struct Limits: Sendable {
-        /// Peripherals in the table.
-        public var peripherals = 512
+        /// Peripherals in the table (`max_devices`).
+        public var peripherals = 1024
         /// The most events one `history` reply carries.
         public var historyPage = 1000
         /// Scan length when the request names none.

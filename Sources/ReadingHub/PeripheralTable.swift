@@ -1,4 +1,5 @@
 import BlectlProtocol
+import UnixSupport
 
 /// What the hub knows about one peripheral.
 struct PeripheralRecord: Equatable, Sendable {
@@ -23,14 +24,16 @@ extension PeripheralRecord {
 }
 
 /// The peripheral table, bounded: when full, the peripheral not seen for the longest
-/// time (and not connected) makes room.
+/// time (and not connected) makes room, in O(1) (a flood of devices must not cost the
+/// hub a scan of its table per sighting).
 struct PeripheralTable {
-    let capacity: Int
-    private(set) var records: [String: PeripheralRecord] = [:]
+    private(set) var records: RecencyTable<String, PeripheralRecord>
 
     init(capacity: Int) {
-        self.capacity = capacity
+        records = RecencyTable(capacity: capacity)
     }
+
+    var capacity: Int { records.capacity }
 
     subscript(address: String) -> PeripheralRecord? {
         records[address]
@@ -66,7 +69,7 @@ struct PeripheralTable {
     /// Removes a peripheral that went away; a connected one stays until it disconnects.
     mutating func lose(_ address: String) -> PeripheralRecord? {
         guard let record = records[address] else { return nil }
-        if record.connectedSince == nil { records[address] = nil }
+        if record.connectedSince == nil { records.remove(address) }
         return record
     }
 
@@ -85,28 +88,39 @@ struct PeripheralTable {
         guard var record = records[address], record.connectedSince != nil else { return nil }
         record.connectedSince = nil
         record.lastSeen = now
-        records[address] = record
+        insert(record)
         return record
     }
 
     /// Notes that `address` was heard from (a reading error), learning its name if given.
     mutating func heard(_ address: String, name: String?, at now: Timestamp) {
-        // In place: one lookup, no copy of the record (this runs for every reading).
-        records.withValue(forKey: address) { $0.heard(name: name, at: now) }
+        // In place: one lookup, no copy of the record (this runs for every reading). A
+        // connected record is never forgotten, so its place in the recency order can wait
+        // for its disconnection.
+        records.modify(address) { $0.heard(name: name, at: now) }
     }
 
     /// Keeps `reading` as its device's newest, adding a device not seen before (an
     /// advertising sensor, or one connected before the table knew it).
     mutating func record(_ reading: Reading) {
-        let found = records.withValue(forKey: reading.address) { record in
+        // In place (this runs for every reading); a connected record keeps its place in the
+        // recency order, any other is moved up, as a sighting would.
+        let connected = records.modify(reading.address) { record in
             record.heard(name: reading.name, at: reading.time)
             record.latestReading = reading
+            return record.connectedSince != nil
         }
-        guard found == nil else { return }
-        var record = PeripheralRecord(
-            address: reading.address, name: reading.name, isThermometer: true, lastSeen: reading.time)
-        record.latestReading = reading
-        insert(record)
+        switch connected {
+        case true?:
+            return
+        case false?:
+            if let record = records[reading.address] { insert(record) }
+        case nil:
+            var record = PeripheralRecord(
+                address: reading.address, name: reading.name, isThermometer: true, lastSeen: reading.time)
+            record.latestReading = reading
+            insert(record)
+        }
     }
 
     /// The newest reading of every device `matches` accepts, by address.
@@ -115,12 +129,7 @@ struct PeripheralTable {
     }
 
     private mutating func insert(_ record: PeripheralRecord) {
-        records[record.address] = record
-        guard records.count > capacity else { return }
-        let evictable = records.values.filter { $0.connectedSince == nil && $0.address != record.address }
-        if let oldest = evictable.min(by: { $0.lastSeen < $1.lastSeen }) {
-            records[oldest.address] = nil
-        }
+        records.touch(record.address, record) { _, record in record.connectedSince != nil }
     }
 }
 

@@ -14,6 +14,9 @@ public enum SensorEvent: Sendable, Equatable {
     case connected(BluetoothAddress, name: String?)
     /// A thermometer's link or subscription was lost; `reason` is for people.
     case disconnected(BluetoothAddress, reason: String)
+    /// A thermometer waits for a link: `max_connections` links are held (by thermometers
+    /// known to work, or being tried); `reason` is for people.
+    case leftOut(BluetoothAddress, name: String?, reason: String)
     /// A value was decoded.
     case reading(BluetoothAddress, name: String?, Measurement)
     /// A value arrived that could not be decoded (kept with its raw bytes).

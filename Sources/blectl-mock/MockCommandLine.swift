@@ -10,6 +10,11 @@ enum MockCommandLine {
         .value("thermometers", "N", help: "Pi thermometers in range (default 2)"),
         .value("others", "N", help: "devices that are not thermometers (default 2)"),
         .value("adapters", "N", help: "adapters hci0… (default 1)"),
+        .value("decoys", "N", help: "a flood: N more devices that are not thermometers (default 0)"),
+        .value("fake-thermometers", "N", help: "of the decoys, N advertise the name \"Thermometer\" (default 0)"),
+        .value("hanging-connects", "N", help: "of those, N never answer Connect (default 0)"),
+        .value("decoy-interval", "TIME", help: "each decoy advertises this often (default 10s)"),
+        .value("decoys-after", "TIME", help: "the decoys begin advertising this long after the start (default 0s)"),
         .value("notify-interval", "TIME", help: "thermometer notification period (default 5s; down to 1ms)"),
         .value("pattern", "PATTERN", help: "temperature pattern: drift, constant or counter (default drift)"),
         .value("temperature", "CELSIUS", help: "every thermometer's start temperature"),
@@ -74,6 +79,7 @@ enum MockCommandLine {
             others: try count("others", parsed, default: 2, range: 0...1000),
             adapters: try count("adapters", parsed, default: 1, range: 1...16))
         if parsed.flag("fast") { scenario.timings = .fast }
+        if let flood = try flood(parsed) { scenario.add(flood) }
         if let text = parsed.value("notify-interval") {
             let interval = try duration(text, option: "notify-interval")
             guard interval >= .milliseconds(1) else { throw UsageError("--notify-interval is at least 1ms") }
@@ -112,6 +118,21 @@ enum MockCommandLine {
             scenario.peripherals[index].kind = .piThermometer(thermometer)
         }
         return scenario
+    }
+
+    /// The flood of decoys the options ask for, if any.
+    private static func flood(_ parsed: ParsedArguments) throws(UsageError) -> MockFlood? {
+        let devices = try count("decoys", parsed, default: 0, range: 0...100_000)
+        let named = try count("fake-thermometers", parsed, default: 0, range: 0...devices)
+        let hanging = try count("hanging-connects", parsed, default: 0, range: 0...named)
+        guard devices > 0 else { return nil }
+        var flood = MockFlood(devices: devices, fakeThermometers: named, hangingConnects: hanging)
+        if let text = parsed.value("decoy-interval") {
+            flood.interval = try duration(text, option: "decoy-interval")
+            guard flood.interval >= .milliseconds(100) else { throw UsageError("--decoy-interval is at least 100ms") }
+        }
+        if let text = parsed.value("decoys-after") { flood.start = try duration(text, option: "decoys-after") }
+        return flood
     }
 
     static func logLevel(_ parsed: ParsedArguments) throws(UsageError) -> LogLevel {

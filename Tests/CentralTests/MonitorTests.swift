@@ -43,6 +43,9 @@ struct MonitorTests {
             let pauses = try await ScanPauses.count(on: fixture.bus.address)
             var configuration = quickConfiguration()
             configuration.connectBatchWindow = .milliseconds(300)
+            // Every thermometer at once: this is about batching scan pauses, not the limits.
+            configuration.maxConnecting = count
+            configuration.maxConnections = count
             let (monitor, log) = await startMonitor(fixture, configuration: configuration)
             for index in 1...count {
                 let address = "DC:A6:32:00:00:" + String(index, radix: 16, uppercase: true).leftPadded(to: 2)

@@ -26,6 +26,9 @@ struct ConfigurationTests {
         client_queue_bytes = 131072
         scan_timeout = 7.5s
         power_on_adapter = yes
+        max_connecting = 2
+        max_connections = 8
+        max_devices = 4096
         """
 
     private func load(
@@ -73,6 +76,16 @@ struct ConfigurationTests {
         #expect(config.maxLineLength == 4096 && config.clientQueueBytes == 131072)
         #expect(config.scanTimeout == .milliseconds(7500))
         #expect(config.powerOnAdapter)
+        #expect(config.maxConnecting == 2 && config.maxConnections == 8 && config.maxDevices == 4096)
+    }
+
+    @Test("The limits on connections and devices refuse values out of range")
+    func connectionLimits() throws {
+        let defaults = try configuration()
+        #expect(defaults.maxConnecting == 1 && defaults.maxConnections == 5 && defaults.maxDevices == 1024)
+        for line in ["max_connecting = 0", "max_connections = 1001", "max_devices = 8", "max_devices = many"] {
+            #expect(throws: ConfigurationError.self) { _ = try load(file: line) }
+        }
     }
 
     @Test("Command line beats environment beats file")

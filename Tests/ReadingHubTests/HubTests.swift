@@ -256,6 +256,24 @@ struct HubTests {
         }
         #expect(await hub.peripherals().count == 4)
     }
+
+    @Test("A full table forgets the peripheral unseen longest, never a connected one")
+    func tableEviction() {
+        var table = PeripheralTable(capacity: 3)
+        let now = Timestamp(millisecondsSince1970: 0)
+        let seen = { (table: inout PeripheralTable, address: String) in
+            _ = table.see(address: address, name: nil, rssi: -60, isThermometer: false, at: now, refresh: .seconds(10))
+        }
+        table.connect("AA:00:00:00:00:01", name: "Thermometer", at: now)
+        seen(&table, "BB:00:00:00:00:01")
+        seen(&table, "BB:00:00:00:00:02")
+        seen(&table, "BB:00:00:00:00:01")  // seen again: 02 is the one unseen longest
+        seen(&table, "BB:00:00:00:00:03")
+        #expect(table["BB:00:00:00:00:02"] == nil)
+        for index in 4..<50 { seen(&table, "BB:00:00:00:00:\(index)") }
+        #expect(table["AA:00:00:00:00:01"]?.connectedSince != nil)
+        #expect(table.records.count == 3)
+    }
 }
 
 @Suite("Aliases")

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// Waits until `condition` holds, checking every few milliseconds; false if `within` passes
@@ -30,3 +31,7 @@ public final class Completion: Sendable {
         done.withLock { $0 = true }
     }
 }
+
+/// Whether heavy suites run: only when `make test` runs them on their own
+/// (`BLECTL_HEAVY_TESTS=1`), after the others, so that their load skews no one's timing.
+public let heavyTestsRun = getenv("BLECTL_HEAVY_TESTS").map { String(cString: $0) == "1" } ?? false

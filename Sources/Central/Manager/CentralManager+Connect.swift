@@ -16,6 +16,12 @@ extension CentralManager {
             let epoch = disconnects[peripheral.path, default: 0]
             do {
                 try await client.connect(peripheral.path, timeout: timeout)
+            } catch .alreadyConnected(let message) {
+                // Newer BlueZ: the link is up already (autoconnect, another client); trusted
+                // when the device says it is connected, as after a successful Connect.
+                guard (try? await client.refreshConnected(peripheral.path)) == true else {
+                    throw .bluez(.alreadyConnected(message))
+                }
             } catch {
                 throw Self.map(error)
             }

@@ -23,6 +23,29 @@ extension CentralManager {
         mirror { $0.exists(path, .device) }
     }
 
+    /// Whether the device at `path` is connected (cheaper than ``device(_:)``).
+    public func isConnected(_ path: BlueZPath) -> Bool {
+        mirror { $0.isConnected(path) }
+    }
+
+    /// The connected devices on our adapter (cheaper than filtering ``knownDevices()``).
+    public func connectedDevicePaths() -> [BlueZPath] {
+        guard let adapter = adapterPath else { return [] }
+        return mirror { $0.connectedDevices(on: adapter) }
+    }
+
+    /// The path BlueZ gives the device with `address` on our adapter, whether or not it exists.
+    public func expectedDevicePath(_ address: BluetoothAddress) -> BlueZPath? {
+        adapterPath?.device(address)
+    }
+
+    /// Marks a peripheral preferred (a thermometer that worked): when the budget of D-Bus
+    /// calls awaiting replies is spent, its calls go before the others waiting.
+    public func setPreferred(_ peripheral: Peripheral, _ preferred: Bool) {
+        let path = peripheral.path
+        mirror { $0.setPreferred(path, preferred) }
+    }
+
     /// Whether the device at `path` has its GATT services resolved (cheaper than ``device(_:)``).
     public func servicesResolved(_ path: BlueZPath) -> Bool {
         mirror { $0.servicesResolved(path) }

@@ -33,7 +33,10 @@ extension CentralManager {
     public func scanForPeripherals(matching filter: ScanFilter) async throws(CentralError) {
         scanFilter = filter
         try await applyScan()
-        for device in knownDevices() where device.rssi != nil { reportDiscovery(device.path) }
+        // Devices heard in this discovery already (another client scans): a cheap property
+        // check first, views only for those (BlueZ may know ten thousand devices).
+        guard let adapter = adapterPath else { return }
+        for path in mirror({ $0.advertisingDevices(on: adapter) }) { reportDiscovery(path) }
     }
 
     /// Stops our scan (BlueZ keeps scanning while other clients hold sessions).
@@ -86,6 +89,10 @@ extension CentralManager {
             manufacturerData: device.manufacturerData, serviceData: device.serviceData, txPower: device.txPower)
         guard filter.matches(advertisement) else { return }
         let peripheral = Peripheral(address: address, path: path, name: device.name)
-        emit(.discovered(Discovery(peripheral: peripheral, advertisement: advertisement, rssi: device.rssi)))
+        emit(
+            .discovered(
+                Discovery(
+                    peripheral: peripheral, advertisement: advertisement, rssi: device.rssi,
+                    isConnected: device.connected)))
     }
 }

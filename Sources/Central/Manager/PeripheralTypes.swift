@@ -47,6 +47,16 @@ public struct Discovery: Sendable {
     public let advertisement: AdvertisementData
     /// Signal strength in dBm (nil when BlueZ has none; 127 means unknown).
     public let rssi: Int16?
+    /// Whether the peripheral is connected (BlueZ then shows its GAP name, not the advertised one).
+    public let isConnected: Bool
+
+    /// Creates a discovery.
+    public init(peripheral: Peripheral, advertisement: AdvertisementData, rssi: Int16?, isConnected: Bool = false) {
+        self.peripheral = peripheral
+        self.advertisement = advertisement
+        self.rssi = rssi
+        self.isConnected = isConnected
+    }
 }
 
 /// A GATT service of a connected peripheral.

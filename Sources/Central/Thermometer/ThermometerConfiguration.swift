@@ -34,6 +34,14 @@ public struct ThermometerConfiguration: Sendable {
     /// advertising interval): without it, each pause would serve only the first
     /// thermometer heard after the scan resumed.
     public var connectBatchWindow: Duration
+    /// Connection attempts under way at once (`max_connecting`).
+    public var maxConnecting: Int
+    /// Links held at once (`max_connections`, per adapter: the monitor uses one). Thermometers
+    /// that worked before keep one each reserved and go first.
+    public var maxConnections: Int
+    /// Devices remembered (names, sightings, sessions), thermometers known to work and those
+    /// holding a link aside: the one unseen longest is forgotten first (`max_devices`).
+    public var maxDevices: Int
 
     /// Creates a configuration with the defaults that suit the Pi thermometer.
     public init(
@@ -43,7 +51,8 @@ public struct ThermometerConfiguration: Sendable {
         rescanInterval: Duration = .seconds(8), seenReportInterval: Duration = .seconds(10),
         discoveryWindow: Duration = .seconds(20), rescanPeriod: Duration = .seconds(20),
         rescanWindow: Duration = .seconds(8), scanPauseLimit: Duration = .seconds(3),
-        connectBatchWindow: Duration = .seconds(1)
+        connectBatchWindow: Duration = .seconds(1), maxConnecting: Int = 1, maxConnections: Int = 5,
+        maxDevices: Int = 1024
     ) {
         self.names = names
         self.profiles = profiles
@@ -58,5 +67,8 @@ public struct ThermometerConfiguration: Sendable {
         self.rescanWindow = rescanWindow
         self.scanPauseLimit = scanPauseLimit
         self.connectBatchWindow = connectBatchWindow
+        self.maxConnecting = maxConnecting
+        self.maxConnections = maxConnections
+        self.maxDevices = maxDevices
     }
 }

@@ -24,7 +24,14 @@ enum StreamLoss: Equatable {
 
 extension ThermometerMonitor {
     /// One thermometer's life: connect, stream, and recover, until cancelled.
-    func runSession(_ address: BluetoothAddress) async {
+    func runSession(_ address: BluetoothAddress, token: UInt64) async {
+        await sessionLoop(address)
+        // A session forgotten with its device gave up its place then; a new one may hold it now.
+        guard sessionTokens[address] == token else { return }
+        releaseSlot(address)
+    }
+
+    private func sessionLoop(_ address: BluetoothAddress) async {
         var failures = 0
         while !Task.isCancelled {
             guard await waitForPower() else { return }
@@ -32,18 +39,28 @@ extension ThermometerMonitor {
             do {
                 let characteristic = try await inOwnTask { try await $0.connectAndSubscribe(peripheral) }
                 failures = 0
+                markWorked(peripheral)
                 let loss = await watch(peripheral, characteristic)
                 streams[characteristic.path] = nil
+                releaseSlot(address)
                 // Shutting down (the monitor cancels its sessions) loses nothing worth reporting.
                 guard !Task.isCancelled else { return }
                 if loss != .gattReplaced { report(.disconnected(address, reason: loss.reason)) }
                 log.notice("thermometer \(address): \(loss.reason)")
                 if loss == .silent { await central.cancelPeripheralConnection(peripheral) }
                 if loss == .gattReplaced { continue }
+            } catch CentralError.bluez(.busy(let message)) {
+                // Back-pressure from the D-Bus budget, not the thermometer's fault: no backoff.
+                releaseSlot(address)
+                log.info("thermometer \(address): D-Bus busy (\(message)), trying again")
             } catch {
+                // Ended (shutdown, or the device forgotten): nothing failed.
+                guard !Task.isCancelled else { return }
                 failures += 1
                 log.warning("thermometer \(address): \(error) (attempt \(failures))")
+                // The pending connect is cancelled before the next thermometer's attempt starts.
                 await recover(from: error, peripheral)
+                releaseSlot(address)
             }
             let delay = configuration.reconnect.delay(attempt: max(failures, 1), using: &random)
             try? await central.executor.sleep(for: delay)
@@ -71,7 +88,7 @@ extension ThermometerMonitor {
         case .peripheralGone?:
             awaitingDevice.insert(peripheral.address)
             reconcileScan()
-        case .bluez(.inProgress)?, .servicesNotResolved?, .notFound?, .timeout?:
+        case .bluez(.inProgress)?, .bluez(.alreadyConnected)?, .servicesNotResolved?, .notFound?, .timeout?:
             // A pending or half-done connect: Disconnect cancels it before the retry.
             await central.cancelPeripheralConnection(peripheral)
         default:
@@ -90,7 +107,9 @@ extension ThermometerMonitor {
         if let peripheral = knownPeripheral(address) { return peripheral }
         awaitingDevice.insert(address)
         reconcileScan()
-        let found = await central.wait(timeout: configuration.rescanInterval) { central in
+        // Checked only after changes of that device (or global ones), not every advertisement.
+        let scope = await central.expectedDevicePath(address)
+        let found = await central.wait(timeout: configuration.rescanInterval, device: scope) { central in
             central.knownDevicePath(address)
         }
         guard let path = found else {
@@ -99,12 +118,13 @@ extension ThermometerMonitor {
         }
         awaitingDevice.remove(address)
         reconcileScan()
-        return Peripheral(address: address, path: path, name: advertisedNames[address])
+        return Peripheral(address: address, path: path, name: devices[address]?.name)
     }
 
+    /// The thermometer's device object, looked up by its path (never by walking every device).
     private func knownPeripheral(_ address: BluetoothAddress) -> Peripheral? {
-        let device = central.assumeIsolated { $0.knownDevices() }.first { $0.address == address }
-        return device.map { Peripheral(address: address, path: $0.path, name: advertisedNames[address]) }
+        let path = central.assumeIsolated { $0.knownDevicePath(address) }
+        return path.map { Peripheral(address: address, path: $0, name: devices[address]?.name) }
     }
 
     /// Connects (unless already up), finds the temperature characteristic by
@@ -117,7 +137,7 @@ extension ThermometerMonitor {
         streams[characteristic.path] = Stream(address: peripheral.address, profile: profile, lastValue: .now)
         try await readAndReport(characteristic.path)
         try await central.setNotifyValue(true, for: characteristic)
-        let name = advertisedNames[peripheral.address]
+        let name = devices[peripheral.address]?.name
         log.notice("connected to \(name ?? "thermometer") \(peripheral.address)")
         report(.connected(peripheral.address, name: name))
         return characteristic
@@ -125,11 +145,16 @@ extension ThermometerMonitor {
 
     /// Connects with our scan paused (the link and GATT discovery need the radio; reads
     /// and subscribing on a live link do not).
+    ///
+    /// The attempt waits its turn (`maxConnecting`, `maxConnections`); a `Connect` that hangs
+    /// holds it for `connectTimeout` at most.
     private func connectPausingScan(_ peripheral: Peripheral) async throws {
         await beginConnect()
         defer { endConnect() }
+        try await takeConnectSlot(peripheral.address)
         try Task.checkCancellation()
         try await central.connect(peripheral, timeout: configuration.connectTimeout)
+        connectionEstablished(peripheral.address)
     }
 
     /// The first temperature characteristic of a known profile; waits for the

@@ -22,6 +22,10 @@ public actor ThermometerMonitor {
 
     /// Sessions by thermometer.
     var sessions: [BluetoothAddress: Task<Void, Never>] = [:]
+    /// Which session is each thermometer's current one: a session forgotten with its device
+    /// ends after a new one may have started, and must not release what the new one holds.
+    var sessionTokens: [BluetoothAddress: UInt64] = [:]
+    private var nextSessionToken: UInt64 = 0
     /// Subscribed temperature characteristics → their thermometer.
     var streams: [BlueZPath: Stream] = [:]
     /// Thermometers whose device object is missing: scanning finds them again.
@@ -32,9 +36,19 @@ public actor ThermometerMonitor {
     var connectPauseStarted: ContinuousClock.Instant?
     /// When the last pause for connects ended (the scan resumed).
     var connectPauseEnded: ContinuousClock.Instant?
-    /// Advertised names, remembered because BlueZ replaces them by the GAP name on connect.
-    var advertisedNames: [BluetoothAddress: String] = [:]
-    private var lastSeenReport: [BluetoothAddress: ContinuousClock.Instant] = [:]
+    /// What is remembered of each device heard, at most `maxDevices` (the one unseen longest
+    /// forgotten first, thermometers known to work and those holding a link aside).
+    var devices: RecencyTable<BluetoothAddress, DeviceNote>
+    /// Connection attempts and links (`maxConnecting`, `maxConnections`).
+    var slots: ConnectionSlots
+    /// Sessions waiting for an attempt: resumed with true when it is theirs.
+    var slotWaiters: [BluetoothAddress: CheckedContinuation<Bool, Never>] = [:]
+    /// Thermometers told they are left out (once each time they are).
+    var leftOut: Set<BluetoothAddress> = []
+    /// The service UUIDs that mark a thermometer, once (checked for every advertisement).
+    private let thermometerServices: Set<BluetoothUUID>
+    /// Sightings before this instant are reported again (a `scan` request asks for everyone).
+    private var sightingsReportedSince: ContinuousClock.Instant?
     private var scanUntil: ContinuousClock.Instant?
     private var scanReconciling = false
     private var scanDirty = false
@@ -43,6 +57,14 @@ public actor ThermometerMonitor {
     /// Ends the current scan window.
     private var scanWindowEnd: LoopTimer?
     var random = SystemRandomNumberGenerator()
+
+    /// What the monitor remembers of a device it heard.
+    struct DeviceNote {
+        /// Its advertised name, remembered because BlueZ replaces it by the GAP name on connect.
+        var name: String?
+        /// When it was last reported seen.
+        var lastSeenReport: ContinuousClock.Instant?
+    }
 
     /// One subscribed characteristic.
     struct Stream {
@@ -62,6 +84,10 @@ public actor ThermometerMonitor {
         self.configuration = configuration
         self.log = log
         self.report = report
+        devices = RecencyTable(capacity: configuration.maxDevices)
+        slots = ConnectionSlots(
+            maxConnecting: configuration.maxConnecting, maxConnections: configuration.maxConnections)
+        thermometerServices = Set(configuration.profiles.allServiceUUIDs)
     }
 
     /// Starts following the central: sessions start as thermometers are found.
@@ -101,14 +127,16 @@ public actor ThermometerMonitor {
         if let observer { await central.removeObserver(observer) }
         rescanner?.cancel()
         scanWindowEnd?.cancel()
+        let tracked = Set(devices.keys).union(sessions.keys).union(slots.linked)
         sessions.values.forEach { $0.cancel() }
         sessions = [:]
         let characteristics = streams.keys.map { Characteristic(path: $0, uuid: nil, flags: [], service: $0) }
         streams = [:]
-        let links = await central.knownDevices().filter { device in
-            guard device.connected, let address = device.address else { return false }
-            return advertisedNames[address] != nil || isTracked(address)
-        }.compactMap { device in device.address.map { Peripheral(address: $0, path: device.path, name: nil) } }
+        let links = await central.connectedDevicePaths().compactMap { path in
+            path.deviceAddress.flatMap { tracked.contains($0) ? Peripheral(address: $0, path: path, name: nil) : nil }
+        }
+        for waiter in slotWaiters.values { waiter.resume(returning: false) }
+        slotWaiters = [:]
         let central = central
         let finished = await central.executor.run(until: .now + limit) {
             await withTaskGroup(of: Void.self) { group in
@@ -125,7 +153,7 @@ public actor ThermometerMonitor {
     /// Scans for `duration` even when every thermometer is connected (for `blectl scan`).
     public func scan(for duration: Duration) async {
         // Everyone in range is reported again in this window, not only newcomers.
-        lastSeenReport = [:]
+        sightingsReportedSince = .now
         openScanWindow(duration)
         try? await central.executor.sleep(for: duration)
     }
@@ -184,7 +212,7 @@ public actor ThermometerMonitor {
         case .discovered(let discovery):
             discovered(discovery)
         case .peripheralRemoved(let address, _):
-            lastSeenReport[address] = nil
+            devices.modify(address) { $0.lastSeenReport = nil }
             report(.peripheralLost(address))
         case .valueUpdated(let path, let bytes):
             deliver(path, bytes)
@@ -196,18 +224,59 @@ public actor ThermometerMonitor {
     private func discovered(_ discovery: Discovery) {
         let address = discovery.peripheral.address
         let advertisement = discovery.advertisement
-        let connected = central.assumeIsolated { $0.device(discovery.peripheral.path)?.connected ?? false }
+        var note = devices[address] ?? DeviceNote()
         if let name = Self.advertisedName(
-            in: discovery, known: advertisedNames[address], connected: connected, configured: configuration.names)
+            in: discovery, known: note.name, connected: discovery.isConnected, configured: configuration.names)
         {
-            advertisedNames[address] = name
+            note.name = name
         }
         let isThermometer = isThermometer(advertisement) || isTracked(address)
-        reportSeen(discovery, isThermometer: isThermometer)
+        let announce = shouldReportSighting(&note)
+        remember(address, note)
+        if announce {
+            report(
+                .peripheralSeen(
+                    Sighting(
+                        address: address, name: note.name ?? advertisement.localName,
+                        rssi: discovery.rssi.map(Int.init), isThermometer: isThermometer)))
+        }
         guard isThermometer else { return }
         if awaitingDevice.remove(address) != nil { reconcileScan() }
         if !isTracked(address) { openScanWindow(configuration.discoveryWindow) }
         startSession(address)
+    }
+
+    /// Whether a sighting is due (RSSI updates come often: at most one per `seenReportInterval`).
+    private func shouldReportSighting(_ note: inout DeviceNote) -> Bool {
+        let now = ContinuousClock.now
+        if let last = note.lastSeenReport, now - last < configuration.seenReportInterval,
+            sightingsReportedSince.map({ last >= $0 }) ?? true
+        {
+            return false
+        }
+        note.lastSeenReport = now
+        return true
+    }
+
+    /// Keeps what is known of a device as the most recently seen; when the table is full, the
+    /// device unseen longest is forgotten: one that is no thermometer if there is any, else a
+    /// thermometer's, whose session ends too. Thermometers known to work and those holding a
+    /// link are kept.
+    func remember(_ address: BluetoothAddress, _ note: DeviceNote) {
+        let kept = { (address: BluetoothAddress) in
+            self.slots.known.contains(address) || self.slots.connecting.contains(address)
+                || self.slots.linked.contains(address)
+        }
+        let evicted =
+            devices.touch(address, note) { address, _ in kept(address) || sessions[address] != nil }
+            ?? devices.evictIfFull { address, _ in kept(address) }
+        guard let evicted else { return }
+        let forgotten = evicted.key
+        awaitingDevice.remove(forgotten)
+        sessions.removeValue(forKey: forgotten)?.cancel()
+        sessionTokens[forgotten] = nil
+        slotWaiters.removeValue(forKey: forgotten)?.resume(returning: false)
+        wake(slots.release(forgotten))
     }
 
     /// The name a discovery teaches about what a thermometer advertises, if any.
@@ -227,19 +296,7 @@ public actor ThermometerMonitor {
 
     private func isThermometer(_ advertisement: AdvertisementData) -> Bool {
         if let name = advertisement.localName, configuration.names.contains(name) { return true }
-        return !Set(configuration.profiles.allServiceUUIDs).isDisjoint(with: advertisement.serviceUUIDs)
-    }
-
-    private func reportSeen(_ discovery: Discovery, isThermometer: Bool) {
-        let address = discovery.peripheral.address
-        let now = ContinuousClock.now
-        if let last = lastSeenReport[address], now - last < configuration.seenReportInterval { return }
-        lastSeenReport[address] = now
-        report(
-            .peripheralSeen(
-                Sighting(
-                    address: address, name: advertisedNames[address] ?? discovery.advertisement.localName,
-                    rssi: discovery.rssi.map(Int.init), isThermometer: isThermometer)))
+        return advertisement.serviceUUIDs.contains { thermometerServices.contains($0) }
     }
 
     /// Links left up (by us before a restart, or by another client) to devices
@@ -247,16 +304,21 @@ public actor ThermometerMonitor {
     /// so they are recognised by their services.
     private func adoptConnectedThermometers() {
         let serviceUUIDs = Set(configuration.profiles.allServiceUUIDs.map(\.uuidString))
-        for device in central.assumeIsolated({ $0.knownDevices() }) where device.connected {
-            guard let address = device.address, !isTracked(address) else { continue }
-            let services = central.assumeIsolated { $0.mirror { $0.services(of: device.path) } }
-            if services.contains(where: { serviceUUIDs.contains($0.uuid) }) { startSession(address) }
+        for path in central.assumeIsolated({ $0.connectedDevicePaths() }) {
+            guard let address = path.deviceAddress, !isTracked(address) else { continue }
+            let services = central.assumeIsolated { $0.mirror { $0.services(of: path) } }
+            guard services.contains(where: { serviceUUIDs.contains($0.uuid) }) else { continue }
+            remember(address, devices[address] ?? DeviceNote())
+            startSession(address)
         }
     }
 
     private func startSession(_ address: BluetoothAddress) {
         guard sessions[address] == nil else { return }
-        sessions[address] = Task { await runSession(address) }
+        nextSessionToken += 1
+        let token = nextSessionToken
+        sessionTokens[address] = token
+        sessions[address] = Task { await runSession(address, token: token) }
     }
 
     // MARK: Values
@@ -273,7 +335,7 @@ public actor ThermometerMonitor {
                     return $0
                 })
         else { return }
-        let name = advertisedNames[stream.address]
+        let name = devices[stream.address]?.name
         switch stream.profile.decode(bytes) {
         case .success(let measurement): report(.reading(stream.address, name: name, measurement))
         case .failure(let error):
@@ -324,6 +386,11 @@ public actor ThermometerMonitor {
         if connectsInFlight == 0, let ended = connectPauseEnded {
             try? await central.executor.sleep(until: ended + configuration.connectBatchWindow)
         }
+        countConnectIn()
+    }
+
+    /// Counts a connect in, pausing our scan if it is the first (see ``beginConnect()``).
+    func countConnectIn() {
         connectsInFlight += 1
         if connectPauseStarted == nil {
             connectPauseStarted = .now

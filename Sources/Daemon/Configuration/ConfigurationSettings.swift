@@ -152,6 +152,18 @@ extension ConfigurationSetting {
                 config, value throws(SettingError) in
                 config.scanTimeout = try ValueParser.duration(value, within: .seconds(1)...Duration.seconds(300))
             },
+            single("max_connecting", flag: nil, "N", "Connection attempts under way at once") {
+                config, value throws(SettingError) in
+                config.maxConnecting = try ValueParser.integer(value, within: 1...64)
+            },
+            single("max_connections", flag: nil, "N", "Links held at once per adapter") {
+                config, value throws(SettingError) in
+                config.maxConnections = try ValueParser.integer(value, within: 1...1000)
+            },
+            single("max_devices", flag: nil, "N", "Devices tracked; the one unseen longest is forgotten first") {
+                config, value throws(SettingError) in
+                config.maxDevices = try ValueParser.integer(value, within: 16...100_000)
+            },
             ConfigurationSetting(
                 key: "power_on_adapter", flag: "power-on-adapter", kind: .boolean, valueName: "",
                 help: "Switch the adapter on when it is off"

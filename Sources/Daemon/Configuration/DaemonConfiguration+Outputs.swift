@@ -10,6 +10,7 @@ extension Hub.Limits {
     init(configuration: DaemonConfiguration) {
         self.init()
         defaultScan = configuration.scanTimeout
+        peripherals = configuration.maxDevices
         aliases = configuration.aliases
     }
 }

@@ -69,6 +69,12 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var scanTimeout: Duration = .seconds(10)
     /// Whether to switch the adapter on when it is off.
     public var powerOnAdapter = false
+    /// Connection attempts under way at once.
+    public var maxConnecting = 1
+    /// Links held at once per adapter (thermometers known to work keep theirs reserved).
+    public var maxConnections = 5
+    /// Devices tracked (seen, named, thermometer or not); the one unseen longest is forgotten first.
+    public var maxDevices = 1024
     /// Whether to run against the built-in mock adapter instead of BlueZ.
     public var mock = false
     /// Names shown for devices instead of their own (`alias ADDRESS = NAME`).
