@@ -20,15 +20,7 @@ struct ReadsAndNotificationsTests {
             // Each read takes 60 ms: about six notifications arrive while it runs.
             try await fixture.mock.inject(.slowReplies(delay: .milliseconds(60), times: nil, methods: ["ReadValue"]))
             let mark = log.count
-            var reads = 0
-            let address = try #require(BluetoothAddress(pi))
-            // At least 2 s and 10 reads (a loaded machine makes reads slow), at most 30 s.
-            let end = ContinuousClock.now + .seconds(2)
-            let limit = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < end || (reads < 10 && ContinuousClock.now < limit) {
-                try await monitor.readNow(address)
-                reads += 1
-            }
+            let reads = try await Self.readRepeatedly(monitor, try #require(BluetoothAddress(pi)))
             await monitor.shutdown()
             let values = log.all.dropFirst(mark).compactMap { reading(from: pi)($0)?.celsius }
             #expect(reads >= 10)
@@ -44,5 +36,18 @@ struct ReadsAndNotificationsTests {
             // Notifications came while the reads ran (each read takes six notification periods).
             #expect((steps[0.1] ?? 0) >= reads, "steps seen: \(steps) in \(reads) reads")
         }
+    }
+
+    /// Reads for at least 2 s and 10 reads (a loaded machine makes reads slow), at most 30 s;
+    /// returns how many.
+    private static func readRepeatedly(_ monitor: ThermometerMonitor, _ address: BluetoothAddress) async throws -> Int {
+        var reads = 0
+        let end = ContinuousClock.now + .seconds(2)
+        let limit = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < end || (reads < 10 && ContinuousClock.now < limit) {
+            try await monitor.readNow(address)
+            reads += 1
+        }
+        return reads
     }
 }
