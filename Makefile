@@ -13,7 +13,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: deps build release test test-tsan run e2e bench bench-check flood-soak install uninstall format lint clean
+.PHONY: check-layers deps build release test test-tsan run e2e bench bench-check flood-soak install uninstall format lint clean
 
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
@@ -89,6 +89,10 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(BINARIES))
 	rm -f $(DESTDIR)$(UNITDIR)/blectld.service $(DESTDIR)$(UNITDIR)/blectld.socket
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/blectl
+
+# The module rules of README's "How it is built", checked on the imports (CI runs it).
+check-layers:
+	@scripts/check-layers.sh
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

@@ -1,13 +1,11 @@
 // swift-tools-version:6.0
 // blectl: a BLE thermometer central daemon for Linux over BlueZ's D-Bus API.
 //
-// Layers (arrows point one way):
-//   blectld / blectl (executables) → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
-//   Daemon → HistoryStore → CSQLite (C)
-//   Daemon → MQTTOutput → ReadingHub, CMosquitto (C)
-//   blectl-mock → MockBlueZ → DBusCore (and BlectlProtocol, for the version all three print)
-//   UnixSupport (logging, sockets, the event loop, child processes) sits beside them, used by
-//   all; PrivateBus (a private dbus-daemon's configuration) beside blectld, blectl-mock and tests.
+// The modules and the rules they keep: README.md, "How it is built" (`make check-layers`).
+//   blectld → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
+//   Daemon → outputs (SocketOutput, HistoryStore, MQTTOutput) → ReadingHub
+//   blectl → BlectlProtocol; blectl-mock → MockBlueZ → DBusCore
+//   SensorModel and UnixSupport are below everything.
 import PackageDescription
 
 /// Strict settings shared by every Swift target.
@@ -105,16 +103,11 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        // Release blectld links the Swift runtime statically: about 3 MB less resident memory
-        // than mapping the shared libraries (docs/benchmarks.md). Its modules import no
-        // Foundation (BlectlProtocol does its own JSON and times), so none is linked. lld packs
-        // its relative relocations (DT_RELR, glibc 2.36+): 6 KB instead of the 600 KB table the
-        // loader reads at every start, and 0.6 MB less resident. `linker/` makes `-lstdc++`
-        // link libstdc++ statically (1 MB less resident; see the file there). The functions an
-        // ordinary life runs come first, packed together (`linker/blectld.order`, written by
-        // bench/order_file.py): the kernel maps code in runs around each page touched, so
-        // spread out they keep 1.5 MB more resident. No dynamic symbol table: nothing loads
-        // symbols from blectld, and the loader would read 0.3 MB of it.
+        // Release blectld links the Swift runtime and libstdc++ statically (`linker/` makes
+        // `-lstdc++` mean GCC's archive), packs its relative relocations (DT_RELR), puts the
+        // functions it runs first (`linker/blectld.order`) and exports no dynamic symbols: all
+        // for less resident memory (docs/benchmarks.md has what each saves). Its modules import
+        // no Foundation.
         .executableTarget(
             name: "blectld", dependencies: ["Daemon", "PrivateBus", "UnixSupport"], swiftSettings: strictSwift,
             linkerSettings: [
