@@ -1,3 +1,5 @@
+import UnixSupport
+
 extension DaemonConfiguration {
     /// Applies a configuration file's `key = value` lines over the current settings.
     ///
