@@ -37,8 +37,11 @@ public final class DaemonService: Sendable {
         configuration: DaemonConfiguration, stateDirectory: String, log: Log, executor: EventLoop? = nil
     ) throws(ServiceError) {
         do {
+            // The file, not the directory: a directory that does not exist yet is then made
+            // (a path that names none would be taken for the database file itself).
             history = try HistoryStore.open(
-                path: stateDirectory, configuration: HistoryStore.Configuration(configuration: configuration), log: log)
+                path: stateDirectory + "/" + HistoryStore.fileName,
+                configuration: HistoryStore.Configuration(configuration: configuration), log: log)
         } catch {
             throw ServiceError(description: "\(error)")
         }
