@@ -94,8 +94,7 @@ struct HistoryPrinter {
 
     /// The array's end, and everything written out.
     mutating func finish() {
-        if format == .json { output.append(count > 0 ? "\n]" : "]") }
-        if format == .json { output.append("\n") }
+        if format == .json { output.append(count > 0 ? "\n]\n" : "]\n") }
         output.flush()
     }
 
