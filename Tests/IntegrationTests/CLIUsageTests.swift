@@ -23,7 +23,8 @@ struct CLIUsageTests {
     @Test("every command has its own help, the same from 'help VERB' and 'VERB --help'")
     func perVerbHelp() async throws {
         let commands = try Self.commands(try await Self.spec())
-        #expect(commands.compactMap { $0["name"] as? String } == ["status", "scan", "read", "history", "watch", "help"])
+        #expect(
+            commands.compactMap { $0["name"] as? String } == ["status", "scan", "read", "history", "watch", "help"])
         let global = try await run(Self.blectl, ["--help"])
         #expect(try await run(Self.blectl, ["help"]).output == global.output)
         for command in commands {
