@@ -1,8 +1,9 @@
 #!/bin/sh
 # make run: the whole stack on the mock adapter, no Bluetooth needed.
 # Starts `blectld --mock` (its own private dbus-daemon and blectl-mock) on a
-# socket in a temporary directory, shows `blectl scan` and `blectl read`, then
-# streams with `blectl watch` until Ctrl-C (or for $RUN_SECONDS seconds).
+# socket in a temporary directory, shows `blectl scan`, `blectl read` and
+# `blectl history`, then streams with `blectl watch` until Ctrl-C (or for
+# $RUN_SECONDS seconds).
 # Everything it started is stopped on exit.
 set -eu
 bin=${1:-.build/release}
@@ -32,6 +33,9 @@ echo "\$ blectl scan --all --timeout 3"
 echo
 echo "\$ blectl read --timeout 15"
 "$bin/blectl" read --timeout 15
+echo
+echo "\$ blectl history --since 1h"
+"$bin/blectl" history --since 1h
 echo
 echo "\$ blectl watch        (Ctrl-C to stop; daemon log: $log)"
 if [ -n "${RUN_SECONDS:-}" ]; then

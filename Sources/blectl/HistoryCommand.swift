@@ -26,7 +26,14 @@ enum HistoryCommand {
         var printer = HistoryPrinter(
             format: arguments.flag("csv") ? .csv : context.terminal.json ? .json : .text, terminal: context.terminal)
         printer.begin()
-        let complete = try fetch(selection, from: client, into: &printer)
+        let complete: Bool
+        do {
+            complete = try fetch(selection, from: client, into: &printer)
+        } catch {
+            // What came before the failure is written out (a JSON array stays unclosed).
+            printer.flush()
+            throw error
+        }
         printer.finish()
         if !complete {
             printer.notice(

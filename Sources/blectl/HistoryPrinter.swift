@@ -98,6 +98,11 @@ struct HistoryPrinter {
         output.flush()
     }
 
+    /// Writes out what is buffered.
+    mutating func flush() {
+        output.flush()
+    }
+
     /// A notice on stderr, after everything written so far.
     mutating func notice(_ text: String) {
         output.notice(text)
