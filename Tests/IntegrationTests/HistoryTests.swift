@@ -117,13 +117,16 @@ extension CLITests {
         }
     }
 
-    @Test("blectl history: CSV and JSON shapes, --since, --until, --limit, a name or an address, text")
+    @Test("blectl history: CSV and JSON shapes, reading errors, --since, --until, --limit, a name or an address, text")
     func historyShapes() async throws {
         // A small client queue: a page is cut to about 190 readings, so the ranges span pages.
         try await DaemonFixture.with(
             mockOptions: "--fast --notify-interval 5ms", configuration: "client_queue_bytes = 65536\n"
         ) { fixture in
             try await fixture.waitForConnected(2)
+            // A value that is not a temperature: a reading error, whose text has quotes.
+            try await fixture.inject(
+                "malformed", [("kind", .string("nan")), ("address", .string("DC:A6:32:00:00:02"))])
             try await fixture.waitForHistory { ($0["rows"] as? Int ?? 0) >= 1000 }
             let all = try await fixture.history(["--since", "1h"])
             #expect(all.count >= 1000)
@@ -132,6 +135,8 @@ extension CLITests {
             let until = all[700].time
             let range = ["--since", from, "--until", until]
             let expected = all.filter { $0.time < until }
+            let errors = expected.filter { $0.error != nil }
+            #expect(errors.count == 1 && errors[0].error!.contains("\""), "\(errors)")
 
             let json = try await fixture.blectl(["history", "--json"] + range)
             #expect(json.status == 0)
@@ -139,9 +144,11 @@ extension CLITests {
                 try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
             #expect(objects.count == expected.count)
             for object in objects {
-                #expect(
-                    Set(object.keys) == ["type", "seq", "time", "address", "name", "celsius", "raw", "unit", "profile"])
-                #expect(object["type"] as? String == "reading")
+                let keys: Set<String> =
+                    object["type"] as? String == "reading_error"
+                    ? ["type", "seq", "time", "address", "name", "error", "raw_hex"]
+                    : ["type", "seq", "time", "address", "name", "celsius", "raw", "unit", "profile"]
+                #expect(Set(object.keys) == keys && ["reading", "reading_error"].contains(object["type"] as? String))
             }
             #expect(try await fixture.history(range) == expected)
 
@@ -157,9 +164,15 @@ extension CLITests {
             for (row, reading) in zip(rows, expected) {
                 #expect(row.count == 13)
                 #expect(row[0] == "\(reading.seq)" && row[1] == reading.time && row[2] == reading.address)
-                #expect(row[3] == "Thermometer" && row[4] == "pi-cputemp" && Double(row[5]) == reading.celsius)
-                #expect(row[6...9].allSatisfy(\.isEmpty) && row[12].isEmpty, "absent values are empty: \(row)")
-                #expect(["C", "F"].contains(row[10]) && row[11].hasSuffix(" " + row[10]))
+                #expect(row[3] == "Thermometer" && row[6...9].allSatisfy(\.isEmpty), "absent values are empty: \(row)")
+                if let error = reading.error {
+                    // Quoted, its quotes doubled (RFC 4180); the value's bytes in raw.
+                    #expect(row[4...5].allSatisfy(\.isEmpty) && row[10].isEmpty && row[11] == reading.raw, "\(row)")
+                    #expect(row[12] == "\"" + error.replacing("\"", with: "\"\"") + "\"")
+                } else {
+                    #expect(row[4] == "pi-cputemp" && Double(row[5]) == reading.celsius && row[12].isEmpty)
+                    #expect(["C", "F"].contains(row[10]) && row[11].hasSuffix(" " + row[10]))
+                }
             }
 
             let limited = try await fixture.history(range + ["--limit", "450"])
@@ -174,8 +187,16 @@ extension CLITests {
             let text = try await fixture.blectl(["history"] + range)
             let textLines = text.output.split(separator: "\n")
             #expect(textLines.first?.hasPrefix("TIME") == true && textLines.count == expected.count + 1)
-            #expect(textLines.dropFirst().allSatisfy { $0.contains(" °C  (raw \"") })
+            #expect(textLines.dropFirst().filter { $0.contains(" °C  (raw \"") }.count == expected.count - 1)
+            #expect(textLines.contains { $0.contains(errors[0].error!) && $0.contains("(raw \(errors[0].raw!))") })
             #expect(textLines.last?.hasSuffix("#\(expected.last!.seq)") == true)
+
+            // status: the file, its state, what it holds.
+            let status = try await fixture.blectl(["status"]).output
+            #expect(
+                status.contains(
+                    #/History: +/.+/history\.sqlite3 \(ok\)\n +[0-9,]+ readings since [0-9-]+ [0-9:]+, [0-9.]+ [kMG]?B on disk/#
+                ))
 
             let unknown = try await fixture.blectl(["history", "no-such-device"])
             #expect(unknown.status == 68 && unknown.errors.contains("no-such-device"))
@@ -254,7 +275,10 @@ struct StoredReading: Equatable, CustomStringConvertible {
     var time: String
     var address: String
     var celsius: Double?
+    /// The value as sent; a reading error's bytes in hex.
     var raw: String?
+    /// Why the value was not a reading.
+    var error: String?
 
     init(_ object: [String: Any]) throws {
         guard let seq = object["seq"] as? UInt64, let time = object["time"] as? String, rfc3339(time) != nil,
@@ -262,7 +286,8 @@ struct StoredReading: Equatable, CustomStringConvertible {
         else { throw TestSupportError("not a stored reading: \(object)") }
         (self.seq, self.time, self.address) = (seq, time, address)
         celsius = object["celsius"] as? Double
-        raw = object["raw"] as? String
+        raw = object["raw"] as? String ?? object["raw_hex"] as? String
+        error = object["error"] as? String
     }
 
     var description: String { "#\(seq) \(time) \(address) \(celsius.map { "\($0)" } ?? "-")" }
