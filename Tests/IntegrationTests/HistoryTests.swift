@@ -100,7 +100,9 @@ extension CLITests {
             try await fixture.inject("power-off", [("adapter", .string("hci0"))])
             #expect(seen == Array(seen[0]...seen.last!), "what it did receive has no gap")
 
-            let resumed = try SocketClient(path: fixture.socket)
+            // A page can take seconds on a machine busy with other tests (a debug build).
+            let resumed = try SocketClient(path: fixture.socket, receiveTimeout: 30)
+            let resumedAt = ContinuousClock.now
             let lastSeen = try #require(seen.last)
             let caughtUp = try await offload {
                 try resumed.resume(after: lastSeen) {
@@ -113,7 +115,7 @@ extension CLITests {
             #expect(caughtUp.fromHistory >= 100_000)
             print(
                 "slow client: dropped at seq \(lastSeen), resumed with \(caughtUp.fromHistory) readings from history "
-                    + "in \(caughtUp.pages) pages")
+                    + "in \(caughtUp.pages) pages, \(ContinuousClock.now - resumedAt)")
         }
     }
 
