@@ -28,11 +28,15 @@ extension CLITests {
             #expect(FileManager.default.fileExists(atPath: state + "/history.sqlite3"))
 
             let second = try await start("second")
-            let restarted = try #require(try await second.status()["started"] as? String)
+            let startStatus = try await second.status()
+            let restarted = try #require(startStatus["started"] as? String)
+            // Numbering resumes above the floor the first daemon recorded: wait for new readings.
+            let resumedAt = try #require(startStatus["last_seq"] as? UInt64)
             try await second.waitForConnected(2)
             let lastBefore = try #require(before.map(\.seq).max())
+            #expect(resumedAt > lastBefore)
             try await second.waitForHistory { _ in
-                try await second.status()["last_seq"] as? UInt64 ?? 0 > lastBefore + 200
+                try await second.status()["last_seq"] as? UInt64 ?? 0 > resumedAt + 200
             }
             let after = try await second.history(["--since", "1h"])
 
