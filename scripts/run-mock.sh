@@ -1,11 +1,11 @@
 #!/bin/sh
 # make run: the whole stack on the mock adapter, no Bluetooth needed.
 # Starts `blectld --mock` (its own private dbus-daemon and blectl-mock) on a
-# socket in a temporary directory, shows `blectl scan` and `blectl read`, then
-# streams with `blectl watch` until Ctrl-C (or for $RUN_SECONDS seconds).
-# Everything it started is stopped on exit. With MQTT=mqtt://host (make run
-# MQTT=mqtt://localhost) blectld publishes to that broker too, and this says how to
-# watch it with mosquitto_sub.
+# socket in a temporary directory, shows `blectl scan`, `blectl read` and
+# `blectl history`, then streams with `blectl watch` until Ctrl-C (or for
+# $RUN_SECONDS seconds). Everything it started is stopped on exit. With
+# MQTT=mqtt://host (make run MQTT=mqtt://localhost) blectld publishes to that broker
+# too, and this says how to watch it with mosquitto_sub.
 set -eu
 bin=${1:-.build/release}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/blectl-run-XXXXXX")
@@ -49,6 +49,9 @@ echo "\$ blectl scan --all --timeout 3"
 echo
 echo "\$ blectl read --timeout 15"
 "$bin/blectl" read --timeout 15
+echo
+echo "\$ blectl history --since 1h"
+"$bin/blectl" history --since 1h
 echo
 echo "\$ blectl watch        (Ctrl-C to stop; daemon log: $log)"
 if [ -n "${RUN_SECONDS:-}" ]; then

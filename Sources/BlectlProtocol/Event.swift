@@ -216,6 +216,17 @@ public enum Event: Codable, Equatable, Sendable {
         }
     }
 
+    /// When it happened (for readings and reading errors, when the value arrived).
+    public var time: Timestamp {
+        switch self {
+        case .reading(let reading): reading.time
+        case .readingError(let failure): failure.time
+        case .peripheralSeen(let sighting): sighting.time
+        case .peripheralLost(let change), .connected(let change), .disconnected(let change): change.time
+        case .adapterState(let change): change.time
+        }
+    }
+
     /// The peripheral the event concerns, if any.
     public var address: String? {
         switch self {

@@ -2,8 +2,9 @@
 public struct HistoryQuery: Equatable, Sendable {
     /// One device (its address or name), or all when nil.
     public var address: String?
-    /// Only those with a greater `seq` (0: from the first); a client resumes with the last
-    /// `seq` it has, and pages through a time range with the last `seq` of a page.
+    /// Only those with a greater `seq` (0: from the first): a client resumes with the last
+    /// `seq` it has. In a time range (``isTimeRange``) it counts only at exactly `from`: the
+    /// next page of a range asks `from` the last event's time, `since` its `seq`.
     public var since: UInt64
     /// Only those taken at or after this time.
     public var from: Timestamp?
@@ -11,6 +12,10 @@ public struct HistoryQuery: Equatable, Sendable {
     public var until: Timestamp?
     /// At most this many (the daemon has a page size of its own, and says when there is more).
     public var limit: Int?
+
+    /// Whether the query is a time range (`from` or `until` given), answered in (time, seq)
+    /// order; otherwise it asks by `seq`.
+    public var isTimeRange: Bool { from != nil || until != nil }
 
     /// A query.
     public init(

@@ -43,7 +43,7 @@ public final class DaemonService: Sendable {
         do {
             // The file, named in full: a state directory that does not exist yet is made.
             history = try HistoryStore.open(
-                path: stateDirectory + "/" + Self.historyFile,
+                path: stateDirectory + "/" + HistoryStore.fileName,
                 configuration: HistoryStore.Configuration(configuration: configuration), log: log)
             // One line per optional output: each is checked now, attached at start, closed at stop.
             outputs = [
@@ -68,9 +68,6 @@ public final class DaemonService: Sendable {
         for output in outputs { await output.attach(to: hub) }
         try server.start(inheriting: fd)
     }
-
-    /// The history database's name in the state directory.
-    static let historyFile = "history.sqlite3"
 
     /// Closes the socket and every client and the other outputs, then commits and closes
     /// the history.

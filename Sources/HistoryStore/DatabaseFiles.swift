@@ -9,7 +9,7 @@ import UnixSupport
 /// store's lock file.
 struct DatabaseFiles: Sendable {
     /// The database's name inside a state directory.
-    static let defaultName = "history.sqlite3"
+    static let defaultName = HistoryStore.fileName
 
     /// The database file.
     let path: String

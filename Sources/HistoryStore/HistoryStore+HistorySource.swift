@@ -7,7 +7,7 @@ extension HistoryStore: HistorySource {
     /// next page asks).
     public func history(_ query: HistoryQuery, limit: Int) async -> HistoryResult {
         let page =
-            if query.from != nil || query.until != nil {
+            if query.isTimeRange {
                 await page(
                     address: query.address, from: query.from ?? Timestamp(millisecondsSince1970: 0), after: query.since,
                     until: query.until, limit: limit)

@@ -12,6 +12,9 @@ public import UnixSupport
 /// ``Configuration/pendingLimit``) and the store reports itself degraded until a retry
 /// works; a damaged file is moved aside and replaced. See docs/history.md.
 public final class HistoryStore: Sendable {
+    /// The database's name in a state directory.
+    public static let fileName = "history.sqlite3"
+
     /// The database file.
     public let path: String
     /// The sequence number the hub continues after: the highest one stored or handed out

@@ -44,18 +44,6 @@ extension Hub {
         return lhs.address < rhs.address
     }
 
-    /// Stored readings and reading errors the query selects (one device, by address or
-    /// name, or all), from the history source.
-    public func history(_ query: HistoryQuery) async throws(ErrorInfo) -> HistoryResult {
-        guard let historySource else { throw ErrorInfo(.unavailable, "the daemon keeps no history") }
-        let page = min(max(query.limit ?? limits.historyPage, 1), limits.historyPage)
-        var resolved = query
-        resolved.address = query.address.map { resolve($0) ?? Self.normalized($0) }
-        var result = await historySource.history(resolved, limit: page)
-        result.lastSeq = lastSeq
-        return result
-    }
-
     /// Scans for `timeout` (or the default), then returns the peripherals seen since the
     /// scan began, plus the connected ones.
     ///
@@ -146,13 +134,13 @@ extension Hub {
     }
 
     /// Whether a device is the one `selector` names: its address, or its name, in any case.
-    private func matches(_ selector: String?, address: String, name: String?) -> Bool {
+    func matches(_ selector: String?, address: String, name: String?) -> Bool {
         guard let selector else { return true }
         return address == Self.normalized(selector) || name?.lowercased() == selector.lowercased()
     }
 
     /// The address of the known device `selector` names, if any.
-    private func resolve(_ selector: String) -> String? {
+    func resolve(_ selector: String) -> String? {
         table.records.values.first { matches(selector, address: $0.address, name: $0.name) }?.address
     }
 

@@ -24,7 +24,7 @@ public actor Hub {
         /// Peripherals in the table (`max_devices`).
         public var peripherals = 1024
         /// The most events one `history` reply carries.
-        public var historyPage = 1000
+        public var historyPage = ProtocolInfo.historyPageLimit
         /// Scan length when the request names none.
         public var defaultScan: Duration = .seconds(10)
         /// The longest scan a request may ask for (the protocol states it: blectl checks it too).

@@ -158,7 +158,8 @@ final class ClientConnection: @unchecked Sendable {
             let response = await server.handler.handle(request.command)
             // Encode here, off the event loop (a history page can be large); not at all
             // for a client that went away.
-            let reply = Task.isCancelled ? [] : response.line(id: request.id)
+            // At most half the client's queue, so that events pushed meanwhile fit beside it.
+            let reply = Task.isCancelled ? [] : response.line(id: request.id, maxBytes: server.replyBytesLimit)
             server.loop.execute { [self] in withExtendedLifetime(server) { finishRequest(reply) } }
         }
     }

@@ -36,6 +36,27 @@ public enum Response: Equatable, Sendable {
     }
 }
 
+extension Response {
+    /// The reply line for the request with `id`, at most `maxBytes` long where cutting
+    /// can do it: a `history` page that would be longer ends earlier, with `more`, so the
+    /// client asks for the rest after its last event (at least one event is kept).
+    ///
+    /// A full page (1,000 events, about 160 KB) must not exceed a client's output queue
+    /// (`client_queue_bytes`, 64 KiB at the least), which would drop the client for asking.
+    public func line(id: Int?, maxBytes: Int) -> [UInt8] {
+        guard case .history(var result) = self else { return line(id: id) }
+        var line = line(id: id)
+        while line.count > maxBytes, result.events.count > 1 {
+            // Events are of similar size: keep the share that fits, less a tenth for the spread.
+            let share = result.events.count * maxBytes / line.count * 9 / 10
+            result.events.removeLast(result.events.count - min(max(1, share), result.events.count - 1))
+            result.more = true
+            line = Response.history(result).line(id: id)
+        }
+        return line
+    }
+}
+
 /// Answers commands; the socket server calls it for every request but `subscribe`,
 /// which belongs to the connection.
 public protocol RequestHandling: Sendable {

@@ -103,6 +103,9 @@ public final class SocketServer: @unchecked Sendable {
     private var deliveringEvents: [Event] = []
     private var clientsToFlush: [ClientConnection] = []
     var statistics = Statistics()
+    /// The longest reply a request gets, where it can be cut (a `history` page): half what
+    /// may be queued for a client, so events pushed to a subscriber meanwhile fit beside it.
+    var replyBytesLimit: Int { min(configuration.maxQueuedBytes, configuration.maxQueuedBytesTotal) / 2 }
     /// The highest `seq` broadcast so far; `subscribe` replies with it.
     private(set) var lastSeq: UInt64 = 0
     /// One receive buffer shared by all clients: reads happen one at a time on `loop`.

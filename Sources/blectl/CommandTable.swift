@@ -48,7 +48,7 @@ enum CommandTable {
             help: "Print commands, options, environment and exit statuses as JSON (man pages, completions)"),
     ]
 
-    static let verbs: [Verb] = [status, scan, read, watch, help]
+    static let verbs: [Verb] = [status, scan, read, history, watch, help]
 
     static let environment: [EnvironmentVariable] = [
         EnvironmentVariable(name: ProtocolInfo.socketEnvironmentVariable, help: "the daemon socket, unless --socket"),
@@ -120,6 +120,45 @@ enum CommandTable {
             Example(command: "blectl read DC:A6:32:01:02:03 --json", what: "as JSON, celsius"),
         ],
         run: ReadCommand.run)
+
+    private static let history = Verb(
+        spec: VerbSpec(
+            "history",
+            options: [
+                .value(
+                    "since", "DURATION|TIME",
+                    help: "From this long ago (90s, 15m, 24h, 7d) or this RFC 3339 time (default: 24h before --until)"),
+                .value("until", "DURATION|TIME", help: "Up to (not including) this time, the same way (default: now)"),
+                .value("limit", "N", help: "At most N readings, the oldest first"),
+                .flag("csv", help: "Print CSV with a header line instead of a table"),
+            ],
+            positionals: 0...1, positionalUsage: "[ADDRESS|NAME]",
+            help: "Stored readings of a time range, oldest first"),
+        details: """
+            Prints the readings (and values that were not readings) that blectld stored from --since up to \
+            --until, oldest first, of every thermometer or of the one named by its address or its name (in \
+            any case; a name matches every device seen with it since blectld started). Without --since it \
+            shows the last 24 hours (before --until, if given). blectld keeps readings on disk across \
+            restarts and power cuts, for history_retention (30 days by default).
+
+            Text is a table in local time. --json is an array of blectld's reading objects as they came \
+            (the fields of read --json, with type and seq; values that were not readings have error and \
+            raw_hex instead). --csv has a header line: \(HistoryPrinter.csvColumns.joined(separator: ",")); a \
+            value not measured is an empty cell, and error is set only on values that were not readings. If \
+            some readings of the range are no longer stored (pruned, or lost while the disk could not be \
+            written), blectl says so on stderr.
+            """,
+        examples: [
+            Example(command: "blectl history", what: "the last 24 hours, as a table"),
+            Example(
+                command: "blectl history --since 24h --csv > temps.csv", what: "a day of readings for a spreadsheet"),
+            Example(command: "blectl history Thermometer --since 1h", what: "one device (by name), the last hour"),
+            Example(
+                command: "blectl history --since 2026-11-30T00:00:00Z --until 2026-12-01T00:00:00Z --json",
+                what: "one UTC day, as a JSON array"),
+            Example(command: "blectl history --since 7d --limit 10", what: "the 10 oldest readings of the week"),
+        ],
+        run: HistoryCommand.run)
 
     private static let watch = Verb(
         spec: VerbSpec(

@@ -14,13 +14,11 @@ struct EventSink {
     let formatter: EventFormatter
     /// The highest `seq` written (or known when watching began); older readings are skipped.
     var lastSeq: UInt64 = 0
-    private var output: [UInt8] = []
-    private static let flushSize = 256 * 1024
+    private var output = StdoutBuffer()
 
     init(terminal: Terminal) {
         self.terminal = terminal
         formatter = EventFormatter(terminal: terminal)
-        output.reserveCapacity(Self.flushSize + 4096)
     }
 
     /// Takes one event object, `bytes[range]`; anything else (a late reply) is ignored.
@@ -50,20 +48,55 @@ struct EventSink {
             lastSeq = seq
         }
         if terminal.json {
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
-            output.append(UInt8(ascii: "\n"))
+            output.append(bytes: UnsafeBufferPointer(rebasing: bytes[range]))
+            output.append("\n")
         } else {
-            output.append(contentsOf: formatter.line(for: bytes[range]).utf8)
-            output.append(UInt8(ascii: "\n"))
+            output.append(line: formatter.line(for: bytes[range]))
         }
-        if output.count >= Self.flushSize { flush() }
     }
 
     /// Writes what is buffered.
     mutating func flush() {
-        guard !output.isEmpty else { return }
-        writeAll(STDOUT_FILENO, output)
-        output.removeAll(keepingCapacity: true)
+        output.flush()
+    }
+
+    /// A notice on stderr, after what stdout has so far.
+    mutating func notice(_ text: String) {
+        output.notice(text)
+    }
+}
+
+/// Output for stdout gathered into large writes: flushed when it passes 256 KiB, and when
+/// the caller has nothing more at hand (``flush()``).
+struct StdoutBuffer {
+    private var bytes: [UInt8] = []
+    private static let flushSize = 256 * 1024
+
+    init() {
+        bytes.reserveCapacity(Self.flushSize + 4096)
+    }
+
+    mutating func append(bytes more: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: more)
+        if bytes.count >= Self.flushSize { flush() }
+    }
+
+    mutating func append(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+        if bytes.count >= Self.flushSize { flush() }
+    }
+
+    /// `text` and a newline.
+    mutating func append(line text: String) {
+        bytes.append(contentsOf: text.utf8)
+        append("\n")
+    }
+
+    /// Writes what is buffered.
+    mutating func flush() {
+        guard !bytes.isEmpty else { return }
+        writeAll(STDOUT_FILENO, bytes)
+        bytes.removeAll(keepingCapacity: true)
     }
 
     /// A notice on stderr, after what stdout has so far.

@@ -71,9 +71,16 @@ enum HelpCommand {
             .filter { !$0.isEmpty }.joined(separator: " ")
     }
 
-    /// Indented rows of two columns, the first padded to the widest.
+    /// Indented rows of two columns, the first padded to the widest up to 44 characters;
+    /// a wider one has its second column on the next line.
     private static func columns(_ rows: [(String, String)]) -> String {
-        let width = (rows.map(\.0.count).max() ?? 0) + 2
-        return rows.map { "  " + $0 + String(repeating: " ", count: width - $0.count) + $1 }.joined(separator: "\n")
+        let widest = 44
+        let width = (rows.map(\.0.count).filter { $0 <= widest }.max() ?? 0) + 2
+        return rows.map { first, second in
+            let gap =
+                first.count + 2 > width
+                ? "\n" + String(repeating: " ", count: width + 2) : String(repeating: " ", count: width - first.count)
+            return "  " + first + gap + second
+        }.joined(separator: "\n")
     }
 }

@@ -13,11 +13,15 @@ enum StatusCommand {
         let status = try reply.decode(StatusResult.self)
         let state = terminal.paint(status.state.rawValue, status.state == .poweredOn ? .green : .yellow)
         let uptime = Format.age(seconds: Format.secondsSince(status.started)).replacing(" ago", with: "")
-        var rows = [
-            ["Daemon:", "\(status.daemon) \(status.version), up \(uptime)"],
-            ["Adapter:", "\(status.adapter ?? "none") (\(state))" + (status.reason.map { ": \($0)" } ?? "")],
-            ["Connected:", status.connected.count == 1 ? "1 thermometer" : "\(status.connected.count) thermometers"],
-        ]
+        var rows =
+            [
+                ["Daemon:", "\(status.daemon) \(status.version), up \(uptime)"],
+                ["Adapter:", "\(status.adapter ?? "none") (\(state))" + (status.reason.map { ": \($0)" } ?? "")],
+                [
+                    "Connected:",
+                    status.connected.count == 1 ? "1 thermometer" : "\(status.connected.count) thermometers",
+                ],
+            ] + (status.history.map { historyRows($0, terminal) } ?? [])
         if let mqtt = status.mqtt { rows.append(["MQTT:", mqttLine(mqtt, terminal)]) }
         for line in terminal.table(rows) { terminal.print(line) }
         guard !status.connected.isEmpty else { return .success }
@@ -45,5 +49,45 @@ enum StatusCommand {
         if mqtt.dropped > 0 { line += ", \(mqtt.dropped) dropped" }
         if mqtt.state == .connected, let error = mqtt.lastError { line += "; last error: \(error)" }
         return line
+    }
+
+    /// The history store: where, its state (and why it is degraded), what it holds.
+    static func historyRows(_ history: HistoryStatus, _ terminal: Terminal) -> [[String]] {
+        let state =
+            history.state == .ok
+            ? terminal.paint("ok", .green) : terminal.paint("degraded: \(history.reason ?? "no reason given")", .yellow)
+        var stored = "\(Format.count(history.rows)) \(history.rows == 1 ? "reading" : "readings")"
+        if let oldest = history.oldest { stored += " since \(Format.localDateTime(oldest))" }
+        stored += ", \(Format.bytes(history.bytes)) on disk"
+        var rows = [["History:", "\(history.path) (\(state))"], ["", stored]]
+        if history.pending > 0 || history.dropped > 0 {
+            let dropped = history.dropped > 0 ? ", \(Format.count(Int(history.dropped))) dropped" : ""
+            rows.append(["", "\(Format.count(history.pending)) waiting in memory\(dropped)"])
+        }
+        return rows
+    }
+}
+
+extension Format {
+    /// `1234567` as `1,234,567`.
+    static func count(_ value: Int) -> String {
+        let digits = Array(String(value.magnitude))
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { text += "," }
+            text.append(digit)
+        }
+        return value < 0 ? "-" + text : text
+    }
+
+    /// Bytes in the unit that suits them: `512 B`, `42.1 kB`, `16.2 MB`, `1.3 GB` (powers of 1000).
+    static func bytes(_ value: Int64) -> String {
+        guard value >= 1000 else { return "\(value) B" }
+        var amount = Double(value) / 1000
+        for unit in ["kB", "MB", "GB"] {
+            if amount < 1000 || unit == "GB" { return "\((amount * 10).rounded() / 10) \(unit)" }
+            amount /= 1000
+        }
+        return "\(value) B"
     }
 }

@@ -81,11 +81,16 @@ enum Format {
             ? text.prefix(width - 1) + "…" : text + String(repeating: " ", count: width - text.count)
     }
 
-    /// `text` broken into lines of at most `width` characters, at spaces.
+    /// `text` broken into lines of at most `width` characters, at spaces; paragraphs
+    /// (separated by a blank line) stay apart.
     static func wrap(_ text: String, width: Int) -> String {
+        text.split(separator: "\n\n").map { wrapParagraph($0, width: width) }.joined(separator: "\n\n")
+    }
+
+    private static func wrapParagraph(_ text: Substring, width: Int) -> String {
         var lines: [String] = []
         var line = ""
-        for word in text.split(separator: " ") {
+        for word in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             if !line.isEmpty && line.count + 1 + word.count > width {
                 lines.append(line)
                 line = ""
@@ -118,12 +123,24 @@ enum Format {
 
     /// The local time of day, `HH:MM:SS`.
     static func clock(_ time: Timestamp) -> String {
+        let parts = localParts(time)
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
+    /// The local date and time, `YYYY-MM-DD HH:MM:SS`.
+    static func localDateTime(_ time: Timestamp) -> String {
+        let parts = localParts(time)
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(clock(time))"
+    }
+
+    private static func localParts(_ time: Timestamp) -> tm {
         var seconds = time_t((Double(time.millisecondsSince1970) / 1000).rounded(.down))
         var parts = tm()
         localtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        return parts
     }
+
+    private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     static func name(_ name: String?) -> String {
         name ?? "(unnamed)"

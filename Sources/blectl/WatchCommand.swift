@@ -80,25 +80,26 @@ enum WatchCommand {
         }
     }
 
-    /// Events asked for in one `history` page: small enough that a page (with what is pushed
-    /// meanwhile) stays below the daemon's smallest output queue (`client_queue_bytes`,
-    /// 64 KiB at least), which would otherwise drop the client for it.
-    static let historyPage = 100
-
     /// Subscribes, then prints what was missed since the last printed `seq`.
     private static func resume(
         _ client: DaemonClient, events: Set<EventType>?, sink: inout EventSink, daemonStarted: inout Timestamp
     ) throws(CLIError) {
         let status = try client.request(.status, as: StatusResult.self, timeout: .seconds(10))
         _ = try client.request(.subscribe(events: events), timeout: .seconds(10))
-        if status.started != daemonStarted {
-            sink.notice("blectld restarted; its history starts anew")
-            daemonStarted = status.started
+        // A restarted blectld keeps its history and numbers on (docs/history.md), so watch
+        // goes on after the last `seq` it printed. Only one whose numbers are below that lost
+        // its history (a new state directory): everything it has is new then.
+        if status.lastSeq < sink.lastSeq {
+            sink.notice("blectld restarted without its history and numbers readings anew")
             sink.lastSeq = 0
+        } else if status.started != daemonStarted {
+            sink.notice("blectld restarted; going on after #\(sink.lastSeq)")
         }
+        daemonStarted = status.started
         while true {
             let page = try client.request(
-                .history(HistoryQuery(since: sink.lastSeq, limit: historyPage)), timeout: .seconds(10))
+                // The daemon cuts a page to fit this client's output queue beside pushed events.
+                .history(HistoryQuery(since: sink.lastSeq)), timeout: .seconds(10))
             let (more, complete, count) = replay(page, events: events, sink: &sink)
             if !complete { sink.notice("some readings were lost: the daemon's history no longer has them") }
             if !more || count == 0 { break }

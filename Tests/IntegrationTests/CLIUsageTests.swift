@@ -23,7 +23,8 @@ struct CLIUsageTests {
     @Test("every command has its own help, the same from 'help VERB' and 'VERB --help'")
     func perVerbHelp() async throws {
         let commands = try Self.commands(try await Self.spec())
-        #expect(commands.compactMap { $0["name"] as? String } == ["status", "scan", "read", "watch", "help"])
+        #expect(
+            commands.compactMap { $0["name"] as? String } == ["status", "scan", "read", "history", "watch", "help"])
         let global = try await run(Self.blectl, ["--help"])
         #expect(try await run(Self.blectl, ["help"]).output == global.output)
         for command in commands {
@@ -38,7 +39,9 @@ struct CLIUsageTests {
             for option in command["options"] as? [[String: Any]] ?? [] {
                 #expect(viaHelp.output.contains("--\(option["name"] as? String ?? "?")"))
             }
-            #expect(global.output.contains("  \(command["synopsis"] as? String ?? "?")  "))
+            // A long synopsis has its summary on the next line.
+            let synopsis = "  \(command["synopsis"] as? String ?? "?")"
+            #expect(global.output.contains(synopsis + "  ") || global.output.contains(synopsis + "\n"))
         }
         // Help wins over a miscounted argument list, as a user asking for help expects.
         #expect(try await run(Self.blectl, ["read", "a", "b", "--help"]).status == 0)
@@ -105,6 +108,12 @@ struct CLIUsageTests {
             (["read", "--timeout", "soon"], "not 'soon'"),
             (["read", "--unit", "K"], "--unit is C or F"),
             (["watch", "--events", "reading,weather"], "not 'weather'"),
+            (["history", "--since", "yesterday"], "a duration before now (90s, 15m, 24h, 7d) or an RFC 3339 time"),
+            (["history", "--until", "2026-13-01T00:00:00Z"], "not '2026-13-01T00:00:00Z'"),
+            (["history", "--since", "1h", "--until", "2h"], "is not after --since"),
+            (["history", "--limit", "0"], "--limit is a whole number from 1"),
+            (["history", "--csv", "--json"], "--csv and --json exclude each other"),
+            (["history", "a", "b"], "unexpected argument 'b'"),
             (["frobnicate"], "unknown command"),
         ]
         for (arguments, message) in cases {
@@ -116,6 +125,8 @@ struct CLIUsageTests {
         for arguments in [
             ["scan", "--timeout", "\(ProtocolInfo.maxScanSeconds)"],
             ["read", "--timeout", "\(ProtocolInfo.maxReadTimeoutSeconds)"],
+            ["history", "--since", "7d", "--until", "90s", "--limit", "1", "--csv"],
+            ["history", "--since", "2026-11-30T00:00:00Z", "--until", "2026-11-30T02:00:00+01:00"],
         ] {
             #expect(try await run(Self.blectl, socket + arguments).status == 69, "\(arguments)")
         }

@@ -10,9 +10,8 @@ struct DaemonFixture {
     let socket: String
     /// The mock's private bus (from the daemon's log), for its control interface.
     let busAddress: String
-
     /// The configuration file the daemon was started with.
-    var configurationFile: URL { directory.appendingPathComponent("blectld.conf") }
+    let configurationFile: URL
 
     /// Where the test bundle's sibling executables are (`.build/<triple>/debug`).
     static let products: URL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -35,24 +34,27 @@ struct DaemonFixture {
         configuration: String? = nil, environment extra: [String: String] = [:],
         _ body: (DaemonFixture) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "blectl-it-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let socket = directory.appendingPathComponent("blectld.sock").path
-        var environment = ProcessInfo.processInfo.environment
-        environment["BLECTL_MOCK_OPTIONS"] = mockOptions
-        environment["XDG_RUNTIME_DIR"] = directory.path
-        environment.merge(extra) { $1 }
-        let config = directory.appendingPathComponent("blectld.conf")
-        try (configuration ?? "").write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try ChildProcess.start(
-            binary("blectld"), ["--mock", "--socket", socket, "--config", config.path] + arguments,
-            environment: environment, logFile: directory.appendingPathComponent("blectld.log"))
+        try await DaemonGroup.with { group in
+            try await body(
+                try await group.launch(
+                    mockOptions: mockOptions, arguments: arguments, configuration: configuration, environment: extra))
+        }
+    }
+
+    /// Starts `blectld --mock` in `directory`: its socket, configuration and log are
+    /// `<name>.sock`, `<name>.conf` and `<name>.log` there. Returns once it serves (the
+    /// caller stops it), or stops it and throws.
+    static func launch(
+        in directory: URL, name: String, mockOptions: String, arguments: [String], configuration: String?,
+        environment: [String: String]
+    ) async throws -> DaemonFixture {
+        let (daemon, socket, config) = try spawn(
+            in: directory, name: name, mockOptions: mockOptions, arguments: arguments, configuration: configuration,
+            environment: environment)
         do {
-            let fixture = try await start(daemon, directory: directory, socket: socket)
-            try await body(fixture)
-            await daemon.stop()
+            let address = try await busAddress(of: daemon)
+            return DaemonFixture(
+                daemon: daemon, directory: directory, socket: socket, busAddress: address, configurationFile: config)
         } catch {
             await daemon.stop()
             print("blectld log:\n\(daemon.log())")
@@ -60,8 +62,28 @@ struct DaemonFixture {
         }
     }
 
-    private static func start(_ daemon: ChildProcess, directory: URL, socket: String) async throws -> DaemonFixture {
-        let address = try await withTimeout(.seconds(20)) {
+    /// Starts `blectld --mock` as ``launch(in:name:mockOptions:arguments:configuration:environment:)``
+    /// does, without waiting for it; returns it, its socket and its configuration file.
+    static func spawn(
+        in directory: URL, name: String, mockOptions: String, arguments: [String], configuration: String?,
+        environment extra: [String: String]
+    ) throws -> (ChildProcess, socket: String, configuration: URL) {
+        let socket = directory.appendingPathComponent("\(name).sock").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["BLECTL_MOCK_OPTIONS"] = mockOptions
+        environment["XDG_RUNTIME_DIR"] = directory.path
+        environment.merge(extra) { $1 }
+        let config = directory.appendingPathComponent("\(name).conf")
+        try (configuration ?? "").write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try ChildProcess.start(
+            binary("blectld"), ["--mock", "--socket", socket, "--config", config.path] + arguments,
+            environment: environment, logFile: directory.appendingPathComponent("\(name).log"))
+        return (daemon, socket, config)
+    }
+
+    /// Waits for the daemon to serve; returns the mock's bus address from its log.
+    private static func busAddress(of daemon: ChildProcess) async throws -> String {
+        try await withTimeout(.seconds(20)) {
             while true {
                 let log = daemon.log()
                 if log.contains("ready: socket"),
@@ -75,7 +97,6 @@ struct DaemonFixture {
                 try await Task.sleep(for: .milliseconds(50))
             }
         }
-        return DaemonFixture(daemon: daemon, directory: directory, socket: socket, busAddress: address)
     }
 
     /// The mock stack's processes: blectld's `dbus-daemon` and `blectl-mock` children.
@@ -143,4 +164,63 @@ func run(
         throw TestSupportError("\(path) \(arguments) did not finish in \(timeout)")
     }
     return (status, (try? String(contentsOf: out, encoding: .utf8)) ?? "", process.log())
+}
+
+/// Daemons started one after another in one temporary directory (restarts on one state
+/// directory, a second daemon beside a first): all stopped, and the directory removed,
+/// whatever happens.
+final class DaemonGroup {
+    let directory: URL
+    private var started: [ChildProcess] = []
+
+    private init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// Runs `body` with a new group; prints the daemons' logs when it throws.
+    static func with(_ body: (DaemonGroup) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blectl-it-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let group = DaemonGroup(directory: directory)
+        do {
+            try await body(group)
+            await group.stopAll()
+        } catch {
+            await group.stopAll()
+            for daemon in group.started { print("blectld log (\(daemon.logFile.lastPathComponent)):\n\(daemon.log())") }
+            throw error
+        }
+    }
+
+    /// Starts a daemon (see ``DaemonFixture/launch(in:name:mockOptions:arguments:configuration:environment:)``).
+    func launch(
+        _ name: String = "blectld", mockOptions: String = "--fast --notify-interval 200ms",
+        arguments: [String] = ["--log-level", "debug"], configuration: String? = nil,
+        environment: [String: String] = [:]
+    ) async throws -> DaemonFixture {
+        let fixture = try await DaemonFixture.launch(
+            in: directory, name: name, mockOptions: mockOptions, arguments: arguments, configuration: configuration,
+            environment: environment)
+        started.append(fixture.daemon)
+        return fixture
+    }
+
+    /// Starts a daemon without waiting for it to serve (one that should refuse to start).
+    func spawn(
+        _ name: String, mockOptions: String = "--fast --notify-interval 200ms", arguments: [String],
+        configuration: String? = nil
+    ) throws -> ChildProcess {
+        let (daemon, _, _) = try DaemonFixture.spawn(
+            in: directory, name: name, mockOptions: mockOptions, arguments: arguments, configuration: configuration,
+            environment: [:])
+        started.append(daemon)
+        return daemon
+    }
+
+    /// Stops every daemon still running.
+    func stopAll() async {
+        for daemon in started { await daemon.stop() }
+    }
 }

@@ -117,6 +117,46 @@ struct HubTests {
         }
     }
 
+    @Test("History by name: every device with the name, in order, page by page, by seq and by time")
+    func historyOfAName() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let third = "11:22:33:44:55:66"
+        try await withHistory(directory: directory) { hub in
+            for index in 0..<9 {
+                let (address, name) = [(pi, "Thermometer"), (other, "thermometer"), (third, "Other")][index % 3]
+                await hub.apply(.fahrenheit(address, 90 + Double(index), name: name))
+            }
+            let named: [UInt64] = [1, 2, 4, 5, 7, 8]
+            for start in [
+                HistoryQuery(address: "THERMOMETER"),
+                HistoryQuery(address: "Thermometer", from: .init(millisecondsSince1970: 0)),
+            ] {
+                var query = start
+                query.limit = 4
+                var seqs: [UInt64] = []
+                while true {
+                    let page = try await hub.history(query)
+                    seqs += page.events.compactMap(\.seq)
+                    #expect(page.events.count <= 4 && page.complete)
+                    guard page.more, let last = page.events.last else { break }
+                    query.since = last.seq ?? 0
+                    if query.isTimeRange { query.from = last.time }
+                }
+                #expect(seqs == named, "\(start)")
+            }
+            await #expect(
+                throws: ErrorInfo(
+                    .notFound,
+                    "no device named \"Nobody\" has been seen since blectld started; give its address instead")
+            ) {
+                try await hub.history(HistoryQuery(address: "Nobody"))
+            }
+            // An address is asked for as it is, seen or not.
+            #expect(try await hub.history(HistoryQuery(address: "00:00:00:00:00:01")).events.isEmpty)
+        }
+    }
+
     @Test("Without a history store, history is unavailable")
     func noHistory() async {
         let hub = makeHub()

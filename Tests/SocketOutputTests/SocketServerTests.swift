@@ -166,6 +166,32 @@ struct SocketServerTests {
         }
     }
 
+    @Test("A history page longer than half the smallest client queue is cut short, with more; nobody is dropped")
+    func historyPageFitsTheQueue() async throws {
+        try await withTestDaemon(configure: { $0.maxQueuedBytes = 64 << 10 }) { daemon in
+            // 1,000 readings: a full page is about 170 KB, far over the 64 KiB queue.
+            for index in 0..<1000 { await daemon.hub.apply(.fahrenheit(pi, 90 + Double(index % 100) / 10)) }
+            let client = try await daemon.subscriber()
+            let (seqs, pages, longest) = try await offload {
+                var seqs: [UInt64] = []
+                var pages = 0
+                var longest = 0
+                while true {
+                    let line = try client.request(.history(HistoryQuery(since: seqs.last ?? 0)))
+                    longest = max(longest, line.utf8.count)
+                    let page = try JSONLines.decode(Reply<HistoryResult>.self, from: Array(line.utf8)).get()
+                    seqs += page.events.compactMap(\.seq)
+                    pages += 1
+                    if !page.more { return (seqs, pages, longest) }
+                }
+            }
+            #expect(seqs == Array(1...1000))
+            #expect(pages > 5, "pages of at most 32 KiB")
+            #expect(longest <= 32 << 10)
+            #expect(await daemon.server.currentStatistics().droppedSlow == 0)
+        }
+    }
+
     @Test("A client that half-closes still gets its answer")
     func halfClose() async throws {
         try await withTestDaemon { daemon in

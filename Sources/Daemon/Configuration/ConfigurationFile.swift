@@ -1,4 +1,5 @@
 import SensorModel
+import UnixSupport
 
 extension DaemonConfiguration {
     /// Applies a configuration file's `key = value` lines over the current settings.

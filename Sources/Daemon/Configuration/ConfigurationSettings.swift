@@ -212,17 +212,11 @@ enum ValueParser {
         return value
     }
 
-    /// Seconds with an optional unit: `2`, `1.5s`, `500ms`, `2m`, `24h`, `30d`.
+    /// Seconds with an optional unit: `2`, `1.5s`, `500ms`, `2m`, `24h`, `30d` (``DurationText``).
     static func duration(_ text: String, within range: ClosedRange<Duration>) throws(SettingError) -> Duration {
-        let units: [(suffix: String, seconds: Double)] = [
-            ("ms", 0.001), ("min", 60), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400),
-        ]
-        let unit = units.first { text.hasSuffix($0.suffix) }
-        let number = unit.map { String(text.dropLast($0.suffix.count)) } ?? text
-        guard let value = Double(number.trimmed), value.isFinite, value >= 0 else {
+        guard let duration = DurationText.parse(text) else {
             throw SettingError("expected a duration such as 10, 2.5s or 500ms, got '\(text)'")
         }
-        let duration = Duration.milliseconds(Int64((value * (unit?.seconds ?? 1) * 1000).rounded()))
         guard range.contains(duration) else {
             throw SettingError("'\(text)' is out of range (\(range.lowerBound) to \(range.upperBound))")
         }
@@ -264,16 +258,5 @@ enum ValueParser {
             break
         }
         throw SettingError("not a UUID: '\(text)' (use 180a, 0x2a6e or 8-4-4-4-12 hex)")
-    }
-}
-
-extension StringProtocol {
-    /// The text without leading and trailing spaces and tabs.
-    var trimmed: String {
-        let isBlank = { (character: Character) in character == " " || character == "\t" || character == "\r" }
-        guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -7,16 +6,18 @@ import TestSupport
 
 /// A small tmpfs of its own, and a read-only bind mount of it: a real full disk and a
 /// real read-only file system. Needs root (CI and `make test` as root); unmounted after.
-struct ScratchFileSystem {
+public struct ScratchFileSystem: Sendable {
     /// Where the tmpfs is mounted (writable).
-    let writable: String
+    public let writable: String
     /// The same files through a bind mount that starts read-only.
-    let readOnly: String
+    public let readOnly: String
 
     /// Whether this process may mount file systems.
-    static var available: Bool { geteuid() == 0 }
+    public static var available: Bool { geteuid() == 0 }
 
-    static func with(sizeBytes: Int, _ body: (ScratchFileSystem) async throws -> Void) async throws {
+    /// Runs `body` with a tmpfs of `sizeBytes` and its read-only bind mount, unmounted and
+    /// removed after, whatever happens.
+    public static func with(sizeBytes: Int, _ body: (ScratchFileSystem) async throws -> Void) async throws {
         let base = "/tmp/blectl-fs-\(UUID().uuidString.prefix(8))"
         let fs = ScratchFileSystem(writable: base + "/rw", readOnly: base + "/ro")
         for directory in [fs.writable, fs.readOnly] {
@@ -34,12 +35,12 @@ struct ScratchFileSystem {
     }
 
     /// Changes the tmpfs's size: shrinking it leaves its files, growing it makes room.
-    func resize(to sizeBytes: Int) throws {
+    public func resize(to sizeBytes: Int) throws {
         try Self.call("resize tmpfs", mount(nil, writable, nil, UInt(MS_REMOUNT), "size=\(sizeBytes)"))
     }
 
     /// Makes the bind mount read-only or writable.
-    func setReadOnly(_ readOnly: Bool) throws {
+    public func setReadOnly(_ readOnly: Bool) throws {
         let flags = UInt(MS_REMOUNT) | UInt(MS_BIND) | (readOnly ? UInt(MS_RDONLY) : 0)
         try Self.call("remount bind", mount(nil, self.readOnly, nil, flags, nil))
     }
