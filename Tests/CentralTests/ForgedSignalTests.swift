@@ -3,6 +3,7 @@
 import DBusCore
 import MockBlueZ
 import SensorModel
+import TestSupport
 import Testing
 
 /// Another program on the bus pretending to be bluetoothd (the class of bug GLib fixed as
@@ -64,7 +65,7 @@ struct ForgedSignalTests {
                         ], destination: destination))
             }
             // The directed forgeries reach the central's connection: wait until all four are refused.
-            let rejectedAll = await central.wait(timeout: .seconds(5)) { central in
+            let rejectedAll = await central.wait(timeout: Duration.seconds(5).scaled) { central in
                 central.rejectedSignals >= 4 ? true : nil
             }
             #expect(rejectedAll == true)

@@ -1,6 +1,7 @@
 import Central
 import MockBlueZ
 import SensorModel
+import TestSupport
 import Testing
 
 /// A read of a characteristic and the notifications on it, at once (issue: a notification
@@ -22,8 +23,10 @@ struct ReadsAndNotificationsTests {
             let mark = log.count
             var reads = 0
             let address = try #require(BluetoothAddress(pi))
+            // Reads for 2 s, and at least 10 of them however slow the machine is (a sanitizer).
             let end = ContinuousClock.now + .seconds(2)
-            while ContinuousClock.now < end {
+            let deadline = ContinuousClock.now + Duration.seconds(30).scaled
+            while ContinuousClock.now < end || reads < 10, ContinuousClock.now < deadline {
                 try await monitor.readNow(address)
                 reads += 1
             }

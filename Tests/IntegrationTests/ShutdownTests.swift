@@ -22,7 +22,7 @@ struct ShutdownTests {
             let status = await fixture.daemon.waitForExit(timeout: .seconds(20))
             let elapsed = ContinuousClock.now - start
             #expect(status == 0)
-            #expect(elapsed < .seconds(3), "stopped after \(elapsed)")
+            #expect(elapsed < Duration.seconds(3).scaled, "stopped after \(elapsed)")
             #expect(fixture.daemon.log().contains("did not answer the clean-up"))
             #expect(!FileManager.default.fileExists(atPath: fixture.socket))
         }

@@ -256,9 +256,9 @@ struct FaultTests {
 
     @Test("slow replies delay the named methods only")
     func slowReplies() async throws {
-        // A delay far above any reply time on a loaded machine (sanitizers included), so
+        // A delay far above any reply time on a loaded machine (scaled for sanitizers), so
         // "not delayed" can be told from "delayed" by the clock.
-        let delay = Duration.seconds(1)
+        let delay = Duration.seconds(1).scaled
         try await MockFixture.with { f in
             try await f.connectThermometer()
             try await f.mock.inject(.slowReplies(delay: delay, times: nil, methods: ["ReadValue"]))

@@ -140,14 +140,15 @@ final class SignalRecorder: Sendable {
     /// Signals recorded after `mark`.
     func since(_ mark: Int) -> [Recorded] { storage.withLock { Array($0.dropFirst(mark)) } }
 
-    /// Waits for the first signal after `mark` that satisfies `predicate`; returns its index.
+    /// Waits for the first signal after `mark` that satisfies `predicate`, at most `timeout`
+    /// (``Duration/scaled``); returns its index.
     @discardableResult
     func wait(
         after mark: Int = 0, timeout: Duration = .seconds(5), _ what: String = "signal",
         where predicate: @escaping @Sendable (Recorded) -> Bool
     ) async throws -> (index: Int, signal: Recorded) {
         let clock = ContinuousClock()
-        let deadline = clock.now + timeout
+        let deadline = clock.now + timeout.scaled
         while true {
             let found = storage.withLock { signals -> (Int, Recorded)? in
                 guard signals.count > mark else { return nil }
@@ -156,7 +157,7 @@ final class SignalRecorder: Sendable {
             }
             if let found { return found }
             guard clock.now < deadline else {
-                throw TestSupportError("no \(what) within \(timeout); got: \(since(mark).map(\.description))")
+                throw TestSupportError("no \(what) within \(timeout.scaled); got: \(since(mark).map(\.description))")
             }
             try await Task.sleep(for: .milliseconds(2))
         }
