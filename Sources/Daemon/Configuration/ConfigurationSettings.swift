@@ -194,11 +194,13 @@ enum ValueParser {
         guard let value = Double(number.trimmed), value.isFinite, value >= 0 else {
             throw SettingError("expected a duration such as 10, 2.5s or 500ms, got '\(text)'")
         }
-        let duration = Duration.milliseconds(Int64((value * (unit?.seconds ?? 1) * 1000).rounded()))
-        guard range.contains(duration) else {
+        // A number too large for Int64 milliseconds (`1e30`) is out of range, not a trap.
+        guard let milliseconds = Int64(exactly: (value * (unit?.seconds ?? 1) * 1000).rounded()),
+            range.contains(.milliseconds(milliseconds))
+        else {
             throw SettingError("'\(text)' is out of range (\(range.lowerBound) to \(range.upperBound))")
         }
-        return duration
+        return .milliseconds(milliseconds)
     }
 
     static func boolean(_ text: String) throws(SettingError) -> Bool {
