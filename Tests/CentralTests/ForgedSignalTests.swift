@@ -65,7 +65,7 @@ struct ForgedSignalTests {
                         ], destination: destination))
             }
             // The directed forgeries reach the central's connection: wait until all four are refused.
-            let rejectedAll = await central.wait(timeout: Duration.seconds(5).scaled) { central in
+            let rejectedAll = await central.wait(timeout: Duration.seconds(20).scaled) { central in
                 central.rejectedSignals >= 4 ? true : nil
             }
             #expect(rejectedAll == true)

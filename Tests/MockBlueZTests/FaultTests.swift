@@ -135,7 +135,7 @@ struct FaultTests {
             let device = Standard.piFPath.rawValue
             let mark = f.signals.count
             try await f.mock.inject(.gattRestart(address: Standard.piF))
-            let (end, _) = try await f.signals.wait(after: mark, timeout: .seconds(3)) {
+            let (end, _) = try await f.signals.wait(after: mark) {
                 $0.member == "InterfacesAdded" && $0.object?.rawValue == device + "/service001d/char0022/desc0024"
             }
             let events = f.signals.since(mark).prefix(end - mark + 1).filter { $0.changedValue("Value") == nil }.map {

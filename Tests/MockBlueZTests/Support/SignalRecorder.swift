@@ -142,9 +142,12 @@ final class SignalRecorder: Sendable {
 
     /// Waits for the first signal after `mark` that satisfies `predicate`, at most `timeout`
     /// (``Duration/scaled``); returns its index.
+    ///
+    /// The default deadline is long, as ``eventually(within:_:)``'s: what a test tells apart
+    /// is "soon" from "never", and a loaded machine can hold the mock up for seconds.
     @discardableResult
     func wait(
-        after mark: Int = 0, timeout: Duration = .seconds(5), _ what: String = "signal",
+        after mark: Int = 0, timeout: Duration = .seconds(20), _ what: String = "signal",
         where predicate: @escaping @Sendable (Recorded) -> Bool
     ) async throws -> (index: Int, signal: Recorded) {
         let clock = ContinuousClock()
@@ -166,7 +169,7 @@ final class SignalRecorder: Sendable {
     /// Waits for a `PropertiesChanged` of `interface` at `path` that changes `name`.
     @discardableResult
     func waitChange(
-        after mark: Int = 0, _ path: ObjectPath, _ interface: String, _ name: String, timeout: Duration = .seconds(5)
+        after mark: Int = 0, _ path: ObjectPath, _ interface: String, _ name: String, timeout: Duration = .seconds(20)
     ) async throws -> (index: Int, signal: Recorded) {
         try await wait(after: mark, timeout: timeout, "\(name) change on \(path)") {
             $0.path == path && $0.changedInterface == interface && $0.changedNames.contains(name)
