@@ -5,6 +5,8 @@
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
 #   make bench    the benchmark (see docs/benchmarks.md)
 #   make flood-soak  blectld under a flood of 10,000 devices for 5 minutes (FLOOD_SECONDS)
+#   make test-tsan, make test-asan    every test under ThreadSanitizer, or Address+UB Sanitizer
+#   make fuzz     libFuzzer on the parsers and decoders (see docs/testing.md)
 #   make install  binaries, systemd units and a sample config under $(PREFIX)
 
 APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev dbus dbus-daemon pkg-config \
@@ -13,7 +15,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: check-layers deps build release test test-tsan run e2e bench bench-check flood-soak install uninstall format lint clean
+.PHONY: check-layers deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e bench bench-check flood-soak \
+	install uninstall format lint clean
 
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
@@ -32,10 +35,37 @@ test: deps
 	$(SWIFT) test --skip-build
 	BLECTL_HEAVY_TESTS=1 $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
 
-# ThreadSanitizer build in its own scratch directory, so it does not replace the debug build.
+# Sanitizer builds, each in its own scratch directory so it does not replace the debug build.
+# Tests wait SANITIZER_TIME_SCALE times longer (BLECTL_TEST_TIME_SCALE, docs/testing.md): the
+# sanitizers slow everything down, and a deadline tuned for a normal run would fail a slow test.
+SANITIZER_TIME_SCALE ?= 4
+TSAN_FLAGS := --sanitize=thread --scratch-path .build/tsan
+# AddressSanitizer for everything; UndefinedBehaviorSanitizer for the C our modules compile
+# (the inline shims of CBlueZ, CLinux, CNettle, CSQLite): swiftc has no -sanitize=undefined on
+# Linux, and Swift code traps on overflow and out-of-bounds access by itself.
+ASAN_FLAGS := --sanitize=address -Xswiftc -Xcc -Xswiftc -fsanitize=undefined --scratch-path .build/asan
+# No leak check at exit (the fuzzers check for leaks per input instead): a process ending
+# frees nothing, and LeakSanitizer cannot follow Swift's tagged pointers (weak-reference side
+# tables, multi-payload enums such as DBusValue), so it reports live objects as leaked.
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
 test-tsan: deps
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
+	$(SWIFT) build --build-tests $(TSAN_FLAGS)
+	BLECTL_TEST_TIME_SCALE=$(SANITIZER_TIME_SCALE) $(SWIFT) test --skip-build $(TSAN_FLAGS)
+
+test-asan: deps
+	$(SWIFT) build --build-tests $(ASAN_FLAGS)
+	$(ASAN_ENV) BLECTL_TEST_TIME_SCALE=$(SANITIZER_TIME_SCALE) $(SWIFT) test --skip-build $(ASAN_FLAGS)
+
+# libFuzzer with AddressSanitizer, FUZZ_SECONDS per target, from the committed seeds; a
+# crash, leak or timeout fails it and leaves the input in .build/fuzz/artifacts/.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Tests/Fuzz/run.sh
+
+# Every target for 10 s: what CI runs.
+fuzz-smoke: deps
+	FUZZ_SECONDS=10 SWIFT=$(SWIFT) Tests/Fuzz/run.sh
 
 run: release
 	@MQTT="$(MQTT)" scripts/run-mock.sh .build/release

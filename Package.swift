@@ -190,9 +190,18 @@ let package = Package(
             dependencies: ["HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport"],
             path: "Tests/HistoryStoreTool", swiftSettings: strictSwift
         ),
+        // The fuzz targets (docs/testing.md): built with libFuzzer by `make fuzz`; the ordinary
+        // build makes a replayer of saved inputs, which IntegrationTests runs over the corpora.
+        .executableTarget(
+            name: "blectl-fuzz",
+            dependencies: [
+                "BlectlProtocol", "ThermometerProfiles", "SensorModel", "Daemon", "DBusCore", "BlueZClient",
+            ],
+            path: "Tests/Fuzz/Harness", swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["TestSupport", "BlectlProtocol"],
+            dependencies: ["TestSupport", "BlectlProtocol", "blectl-fuzz"],
             swiftSettings: strictSwift
         ),
     ],

@@ -223,31 +223,9 @@ public actor BlueZService {
 
     /// Applies one signal to the mirror, then (when `notifying`) tells the observers.
     private func apply(_ message: DBusMessage, notifying: Bool) {
-        guard let path = message.path else { return }
-        switch message.member {
-        case "InterfacesAdded":
-            let args = message.arguments
-            guard args.count == 2, case .objectPath(let object) = args[0],
-                let interfaces = try? args[1].decode([String: [String: DBusValue]].self)
-            else { return note("malformed InterfacesAdded from \(message.sender ?? "?")") }
-            tree.add(object, interfaces)
-            guard notifying else { return }
-            for kind in BlueZ.kinds(of: interfaces.keys.sorted()) { notify(.added(BlueZPath(object), kind)) }
-        case "InterfacesRemoved":
-            let args = message.arguments
-            guard args.count == 2, case .objectPath(let object) = args[0],
-                let names = try? args[1].decode([String].self)
-            else { return note("malformed InterfacesRemoved from \(message.sender ?? "?")") }
-            tree.remove(object, names)
-            guard notifying else { return }
-            for kind in BlueZ.kinds(of: names) { notify(.removed(BlueZPath(object), kind)) }
-        case "PropertiesChanged":
-            guard let change = message.propertiesChange else { return note("malformed PropertiesChanged on \(path)") }
-            guard tree.change(path, change.interface, change.changed, invalidated: change.invalidated) else { return }
-            if notifying { notifyChanges(BlueZPath(path), change.interface, change.changed) }
-        default:
-            return
-        }
+        let change = tree.apply(message)
+        if case .malformed(let problem) = change { note(problem) }
+        if notifying { change.events(problem: { note($0) }, { notify($0) }) }
     }
 
     /// Tells the observers what a `PropertiesChanged` changed that they follow, one event

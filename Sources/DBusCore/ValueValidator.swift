@@ -1,8 +1,14 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Checks values against the D-Bus specification before they reach libdbus.
 ///
 /// Limits: container nesting 64 (at most 32 arrays and 32 structs deep), 64 MiB
 /// per array, 128 MiB per message, strings without NUL, array elements of the
-/// declared type, dictionary keys of a basic type.
+/// declared type, dictionary keys of a basic type, unix descriptors that are open (a
+/// message read from a peer can hold `-1`: libdbus's value for an index past the
+/// descriptors that came with it).
 enum ValueValidator {
     static let maximumArrayBytes = 64 * 1024 * 1024
     static let maximumMessageBytes = 128 * 1024 * 1024
@@ -68,6 +74,11 @@ enum ValueValidator {
             return try fields.reduce(8) { $0 + (try size(of: $1, depth: inner)) }
         case .variant(let inner):
             return try size(of: inner, depth: try depth.entering()) + inner.signatureText.utf8.count + 2
+        case .unixFD(let descriptor):
+            guard fcntl(descriptor.rawValue, F_GETFD) >= 0 else {
+                throw DBusEncodingError("file descriptor \(descriptor.rawValue) is not open")
+            }
+            return 8
         default:
             return 8
         }

@@ -10,16 +10,24 @@ public enum DurationText {
     ]
 
     /// The duration `text` spells, to the millisecond; nil when it is not a non-negative
-    /// number with one of the units (spaces around it are ignored).
+    /// number with one of the units (spaces around it are ignored), or too long for `Duration`.
     public static func parse(_ text: some StringProtocol) -> Duration? {
+        guard let seconds = seconds(text) else { return nil }
+        let milliseconds = (seconds * 1000).rounded()
+        // Past about 292 million years Int64 milliseconds overflow.
+        guard milliseconds < 9.2e18 else { return nil }
+        return .milliseconds(Int64(milliseconds))
+    }
+
+    /// The number of seconds `text` spells, however large; nil when it is not a non-negative
+    /// number with one of the units.
+    public static func seconds(_ text: some StringProtocol) -> Double? {
         let text = text.trimmed
         let unit = units.first { text.hasSuffix($0.suffix) }
         let number = unit.map { String(text.dropLast($0.suffix.count)) } ?? text
         guard let value = Double(number.trimmed), value.isFinite, value >= 0 else { return nil }
-        let milliseconds = (value * (unit?.seconds ?? 1) * 1000).rounded()
-        // Past about 292 million years Int64 milliseconds overflow.
-        guard milliseconds < 9.2e18 else { return nil }
-        return .milliseconds(Int64(milliseconds))
+        let seconds = value * (unit?.seconds ?? 1)
+        return seconds.isFinite ? seconds : nil
     }
 }
 

@@ -3,6 +3,7 @@
 import DBusCore
 import MockBlueZ
 import SensorModel
+import TestSupport
 import Testing
 
 /// Another program on the bus pretending to be bluetoothd (the class of bug GLib fixed as
@@ -66,7 +67,7 @@ struct ForgedSignalTests {
             // The directed forgeries reach the central's connection: wait until all four are refused.
             // (Polled: a refusal is no event that would wake a condition wait, and under load the
             // refusals can come after the wait's first check.)
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + Duration.seconds(20).scaled
             while await central.rejectedSignals < 4, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }

@@ -1,6 +1,7 @@
 import Central
 import MockBlueZ
 import SensorModel
+import TestSupport
 import Testing
 
 /// A read of a characteristic and the notifications on it, at once (issue: a notification
@@ -43,7 +44,7 @@ struct ReadsAndNotificationsTests {
     private static func readRepeatedly(_ monitor: ThermometerMonitor, _ address: BluetoothAddress) async throws -> Int {
         var reads = 0
         let end = ContinuousClock.now + .seconds(2)
-        let limit = ContinuousClock.now + .seconds(30)
+        let limit = ContinuousClock.now + Duration.seconds(30).scaled
         while ContinuousClock.now < end || (reads < 10 && ContinuousClock.now < limit) {
             try await monitor.readNow(address)
             reads += 1

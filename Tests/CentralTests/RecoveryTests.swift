@@ -1,5 +1,6 @@
 import Central
 import MockBlueZ
+import TestSupport
 import Testing
 
 /// Each fault the mock can inject, with the recovery asserted: readings from
@@ -40,7 +41,7 @@ struct RecoveryTests {
                 throw error
             }
             let elapsed = ContinuousClock.now - start
-            #expect(elapsed < bound)
+            #expect(elapsed < bound.scaled)
             try await expecting?(log, mark)
             await monitor.shutdown()
         }

@@ -1,5 +1,6 @@
 import Central
 import MockBlueZ
+import TestSupport
 import Testing
 
 /// The seed app's CoreBluetooth flow, line by line, in async Swift against the mock.
@@ -25,7 +26,7 @@ struct SeedFlowTests {
 
             // 3. stopScan(); connect(peripheral)
             await central.stopScan()
-            try await central.connect(discovery.peripheral, timeout: .seconds(5))
+            try await central.connect(discovery.peripheral, timeout: Duration.seconds(5).scaled)
             #expect(await central.isReady(discovery.peripheral))
 
             // 4. discoverServices([thermometer service]) — either UUID spelling.

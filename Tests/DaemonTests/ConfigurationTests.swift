@@ -120,6 +120,9 @@ struct ConfigurationTests {
             ("names = A,,B", 1, "empty item"),
             ("reconnect_min = 10\nreconnect_max = 5", 2, "smaller than reconnect_min"),
             ("scan_timeout = 0.1", 1, "out of range"),
+            // Found by the `config` fuzz target: too large for Int64 milliseconds, it trapped.
+            ("reconnect_max = 444444444444444444444444444444444444444430", 1, "out of range"),
+            ("history_retention = 1e300d", 1, "out of range"),
         ])
     func fileErrors(text: String, line: Int, message: String) {
         do {
@@ -170,6 +173,20 @@ struct ConfigurationTests {
         }
         #expect(text.contains("--socket PATH") && text.contains("--service-uuid UUID") && text.contains("--mock"))
         #expect(try load(["--version"]) == .version("blectld 0.1.0"))
+    }
+
+    @Test("A file with CRLF line ends (edited on Windows) reads as with LF")
+    func crlfLineEnds() throws {
+        let lines = ["log_level = debug", "# a comment", "names = A, \"B C\"", "", "max_clients = 8", ""]
+        let unix = try configuration(file: lines.joined(separator: "\n"))
+        #expect(try configuration(file: lines.joined(separator: "\r\n")) == unix)
+        #expect(unix.logLevel == .debug && unix.names == ["A", "B C"] && unix.maxClients == 8)
+        do {
+            _ = try load(file: "adapter = hci0\r\nbogus = 1\r\n")
+            Issue.record("accepted an unknown key")
+        } catch {
+            #expect(error.description.contains(":2: unknown key 'bogus'"), "\(error)")
+        }
     }
 
     @Test("File keys may be written with '-' for '_'")

@@ -36,7 +36,7 @@ struct StoreFixture {
     func openOnceReleased(_ configuration: HistoryStore.Configuration = .init(commitInterval: .seconds(3600)))
         async throws -> HistoryStore
     {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + Duration.seconds(10).scaled
         while true {
             do {
                 return try open(configuration)

@@ -84,11 +84,20 @@ extension CLITests {
     func jsonPassesThrough() async throws {
         try await DaemonFixture.with { fixture in
             try await fixture.waitForConnected(2)
-            let client = try SocketClient(path: fixture.socket, receiveTimeout: 20)
-            _ = client.readLine()  // hello
+            let socket = fixture.socket
+            // The client blocks on its socket: off the cooperative threads (see offload).
+            let client = try await offload {
+                let client = try SocketClient(path: socket, receiveTimeout: 20)
+                _ = client.readLine()  // hello
+                return client
+            }
             for (command, arguments) in [("status", ["status"]), ("read", ["read", "--timeout", "15"])] {
-                client.send(#"{"v":1,"id":1,"cmd":"\#(command)"}"# + "\n")
-                let reply = try #require(client.readObject())
+                let line = try await offload {
+                    client.send(#"{"v":1,"id":1,"cmd":"\#(command)"}"# + "\n")
+                    return client.readLine()
+                }
+                let reply = try #require(
+                    line.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])
                 let printed = try await fixture.blectl(arguments + ["--json"])
                 let object = try JSONSerialization.jsonObject(with: Data(printed.output.utf8))
                 #expect(keyPaths(object) == keyPaths(reply["result"] as Any), "\(command)")

@@ -118,7 +118,7 @@ struct DaemonFixture {
 
     /// Waits until `count` thermometers are connected (asking `blectl status --json`).
     func waitForConnected(_ count: Int, within timeout: Duration = .seconds(20)) async throws {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout.scaled
         while ContinuousClock.now < deadline {
             let status = try await blectl(["status", "--json"])
             if let object = ChildProcessLines.parse(status.output), (object["connected"] as? [Any])?.count == count {

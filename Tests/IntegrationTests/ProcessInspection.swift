@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// What /proc says about other processes.
 extension ProcessInfo {
@@ -40,9 +41,10 @@ extension ProcessInfo {
         return state != "Z" && state != "X"
     }
 
-    /// Waits until none of `pids` is alive; false when some still is after `timeout`.
+    /// Waits until none of `pids` is alive; false when some still is after `timeout`
+    /// (``Duration/scaled``).
     static func allExit(_ pids: [Int32], within timeout: Duration) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout.scaled
         while pids.contains(where: isAlive) {
             guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(20))

@@ -23,7 +23,7 @@ struct ShutdownTests {
             let elapsed = ContinuousClock.now - start
             #expect(status == 0)
             // The 3 s clean-up bound, then closing the history and stopping the mock stack.
-            #expect(elapsed < .seconds(6), "stopped after \(elapsed)")
+            #expect(elapsed < Duration.seconds(6).scaled, "stopped after \(elapsed)")
             #expect(fixture.daemon.log().contains("did not answer the clean-up"))
             #expect(!FileManager.default.fileExists(atPath: fixture.socket))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// A blocking Unix-socket client for poking the daemon with raw bytes.
 /// Reads time out (SO_RCVTIMEO), so a test never hangs on a silent daemon.
@@ -9,6 +10,7 @@ final class SocketClient: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
 
+    /// Connects; a read waits at most `receiveTimeout` seconds (``testTimeScale`` times).
     init(path: String, receiveTimeout: Int = 5) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
@@ -17,7 +19,7 @@ final class SocketClient: @unchecked Sendable {
         // closes it. Closing twice closed whatever descriptor another thread had opened
         // under that number meanwhile (it crashed libdispatch's manager thread).
         guard connected == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
+        var timeout = timeval(tv_sec: Int(Double(receiveTimeout) * testTimeScale), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 

@@ -47,7 +47,7 @@ struct SocketLimitsAbuseTests {
         var longestWait = Duration.zero
         var last = ContinuousClock.now
         var end = Int.max
-        let deadline = last + .seconds(60)
+        let deadline = last + Duration.seconds(60).scaled
         while seqs.count < end, ContinuousClock.now < deadline, let object = subscriber.readObject() {
             let now = ContinuousClock.now
             if let seq = object["seq"] as? Int {
@@ -138,7 +138,7 @@ struct SocketLimitsAbuseTests {
             #expect(seqs.count >= 250)
             #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 })
             // A stall, not a speed check: readings come every 5 ms on average.
-            #expect(longestWait < .seconds(5))
+            #expect(longestWait < Duration.seconds(5).scaled)
             #expect(!daemon.log().contains("client 1 is not reading"))
         }
     }

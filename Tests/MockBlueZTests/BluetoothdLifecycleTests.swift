@@ -77,7 +77,7 @@ struct BluetoothdLifecycleTests {
             _ = try await f.client.watchNameOwner("org.bluez") { change in changes.withLock { $0.append(change) } }
             try await f.mock.inject(.crashBluetoothd(restartAfter: nil))
             let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(5)
+            let deadline = clock.now + Duration.seconds(5).scaled
             while changes.withLock({ $0.isEmpty }) && clock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
@@ -100,7 +100,7 @@ struct BluetoothdLifecycleTests {
             #expect(lost.withLock { $0 } == 0)
             await f.bus.crash()
             let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(5)
+            let deadline = clock.now + Duration.seconds(5).scaled
             while lost.withLock({ $0 == 0 }) && clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             try await Task.sleep(for: .milliseconds(100))
             #expect(lost.withLock { $0 } == 1, "once, though both of the mock's connections dropped")

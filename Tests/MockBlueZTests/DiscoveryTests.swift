@@ -91,7 +91,7 @@ struct DiscoveryTests {
         try await MockFixture.with(scenario) { f in
             try await f.discover(Standard.piFPath)
             let mark = f.signals.count
-            try await f.signals.wait(after: mark, timeout: .seconds(3)) {
+            try await f.signals.wait(after: mark) {
                 $0.member == "InterfacesRemoved" && $0.object == Standard.piFPath
             }
             await expectError("org.freedesktop.DBus.Error.UnknownObject") {

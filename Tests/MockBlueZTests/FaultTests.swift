@@ -135,7 +135,7 @@ struct FaultTests {
             let device = Standard.piFPath.rawValue
             let mark = f.signals.count
             try await f.mock.inject(.gattRestart(address: Standard.piF))
-            let (end, _) = try await f.signals.wait(after: mark, timeout: .seconds(3)) {
+            let (end, _) = try await f.signals.wait(after: mark) {
                 $0.member == "InterfacesAdded" && $0.object?.rawValue == device + "/service001d/char0022/desc0024"
             }
             let events = f.signals.since(mark).prefix(end - mark + 1).filter { $0.changedValue("Value") == nil }.map {
@@ -256,9 +256,9 @@ struct FaultTests {
 
     @Test("slow replies delay the named methods only")
     func slowReplies() async throws {
-        // A delay far above any reply time on a loaded machine (sanitizers included), so
+        // A delay far above any reply time on a loaded machine (scaled for sanitizers), so
         // "not delayed" can be told from "delayed" by the clock.
-        let delay = Duration.seconds(1)
+        let delay = Duration.seconds(1).scaled
         try await MockFixture.with { f in
             try await f.connectThermometer()
             try await f.mock.inject(.slowReplies(delay: delay, times: nil, methods: ["ReadValue"]))

@@ -169,7 +169,7 @@ struct TraceConformanceTests {
                 try await Self.runTraceFlow(f)
                 // The monitor is a process of its own: wait (bounded) until it passed on the flow.
                 var tokens = try await Self.tokens(monitor.all, f)
-                let deadline = ContinuousClock.now + .seconds(10)
+                let deadline = ContinuousClock.now + Duration.seconds(10).scaled
                 while tokens.count < Self.expectedTokens.count, ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(20))
                     tokens = try await Self.tokens(monitor.all, f)

@@ -168,7 +168,8 @@ private final class LineSplitter: @unchecked Sendable {
     func finish() { continuation.finish() }
 }
 
-/// Runs `body`, throwing ``TestSupportError`` when it takes longer than `timeout`.
+/// Runs `body`, throwing ``TestSupportError`` when it takes longer than `timeout`
+/// (``Duration/scaled``).
 ///
 /// Returns at the deadline even when `body` ignores cancellation (it is
 /// cancelled and left to finish on its own).
@@ -182,8 +183,8 @@ public func withTimeout<T: Sendable>(
             do { once.resume(.success(try await body())) } catch { once.resume(.failure(error)) }
         }
         Task {
-            try? await Task.sleep(for: timeout)
-            if once.resume(.failure(TestSupportError("timed out after \(timeout)"))) { work.cancel() }
+            try? await Task.sleep(for: timeout.scaled)
+            if once.resume(.failure(TestSupportError("timed out after \(timeout.scaled)"))) { work.cancel() }
         }
     }
 }

@@ -6,9 +6,9 @@ import Synchronization
 ///
 /// Tests wait for what they check this way, never with a fixed sleep. The default deadline
 /// is long: a loaded machine running every suite at once can hold a task up for seconds,
-/// and what tests tell apart is "soon" from "minutes".
+/// and what tests tell apart is "soon" from "minutes". The deadline is ``Duration/scaled``.
 public func eventually(within deadline: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
-    let end = ContinuousClock.now + deadline
+    let end = ContinuousClock.now + deadline.scaled
     while ContinuousClock.now < end {
         if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))

@@ -10,7 +10,9 @@ extension DaemonConfiguration {
     /// `path:line: message`.
     public mutating func apply(fileText text: String, path: String) throws(ConfigurationError) {
         var lineOfKey: [String: Int] = [:]
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // By `isNewline`, not "\n": in a file with CRLF line ends, "\r\n" is one Character.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        for (index, rawLine) in lines.enumerated() {
             let number = index + 1
             let line = Self.strippingComment(rawLine).trimmed
             if line.isEmpty { continue }

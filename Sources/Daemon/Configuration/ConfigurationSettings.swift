@@ -214,10 +214,11 @@ enum ValueParser {
 
     /// Seconds with an optional unit: `2`, `1.5s`, `500ms`, `2m`, `24h`, `30d` (``DurationText``).
     static func duration(_ text: String, within range: ClosedRange<Duration>) throws(SettingError) -> Duration {
-        guard let duration = DurationText.parse(text) else {
+        guard DurationText.seconds(text) != nil else {
             throw SettingError("expected a duration such as 10, 2.5s or 500ms, got '\(text)'")
         }
-        guard range.contains(duration) else {
+        // A number too large for a Duration (`1e300d`) is out of range, not a trap.
+        guard let duration = DurationText.parse(text), range.contains(duration) else {
             throw SettingError("'\(text)' is out of range (\(range.lowerBound) to \(range.upperBound))")
         }
         return duration

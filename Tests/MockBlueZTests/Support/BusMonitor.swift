@@ -34,7 +34,7 @@ final class BusMonitor: Sendable {
         }
         // dbus-monitor sees its own NameAcquired/NameLost once it is a monitor.
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(5)
+        let deadline = clock.now + Duration.seconds(5).scaled
         while monitor.events.withLock({ $0.isEmpty }) {
             guard clock.now < deadline else {
                 await process.stop()

@@ -140,14 +140,18 @@ final class SignalRecorder: Sendable {
     /// Signals recorded after `mark`.
     func since(_ mark: Int) -> [Recorded] { storage.withLock { Array($0.dropFirst(mark)) } }
 
-    /// Waits for the first signal after `mark` that satisfies `predicate`; returns its index.
+    /// Waits for the first signal after `mark` that satisfies `predicate`, at most `timeout`
+    /// (``Duration/scaled``); returns its index.
+    ///
+    /// The default deadline is long, as ``eventually(within:_:)``'s: what a test tells apart
+    /// is "soon" from "never", and a loaded machine can hold the mock up for seconds.
     @discardableResult
     func wait(
-        after mark: Int = 0, timeout: Duration = .seconds(5), _ what: String = "signal",
+        after mark: Int = 0, timeout: Duration = .seconds(20), _ what: String = "signal",
         where predicate: @escaping @Sendable (Recorded) -> Bool
     ) async throws -> (index: Int, signal: Recorded) {
         let clock = ContinuousClock()
-        let deadline = clock.now + timeout
+        let deadline = clock.now + timeout.scaled
         while true {
             let found = storage.withLock { signals -> (Int, Recorded)? in
                 guard signals.count > mark else { return nil }
@@ -156,7 +160,7 @@ final class SignalRecorder: Sendable {
             }
             if let found { return found }
             guard clock.now < deadline else {
-                throw TestSupportError("no \(what) within \(timeout); got: \(since(mark).map(\.description))")
+                throw TestSupportError("no \(what) within \(timeout.scaled); got: \(since(mark).map(\.description))")
             }
             try await Task.sleep(for: .milliseconds(2))
         }
@@ -165,7 +169,7 @@ final class SignalRecorder: Sendable {
     /// Waits for a `PropertiesChanged` of `interface` at `path` that changes `name`.
     @discardableResult
     func waitChange(
-        after mark: Int = 0, _ path: ObjectPath, _ interface: String, _ name: String, timeout: Duration = .seconds(5)
+        after mark: Int = 0, _ path: ObjectPath, _ interface: String, _ name: String, timeout: Duration = .seconds(20)
     ) async throws -> (index: Int, signal: Recorded) {
         try await wait(after: mark, timeout: timeout, "\(name) change on \(path)") {
             $0.path == path && $0.changedInterface == interface && $0.changedNames.contains(name)

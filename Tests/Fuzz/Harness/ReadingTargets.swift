@@ -1,0 +1,69 @@
+import SensorModel
+import ThermometerProfiles
+
+extension FuzzTarget {
+    /// A characteristic value, decoded by every GATT profile (Pi cputemp text, Health
+    /// Thermometer, Environmental Sensing).
+    static let gattValues = FuzzTarget(
+        name: "gatt", summary: "a characteristic value through every GATT thermometer profile"
+    ) { value in
+        var accepted = false
+        for profile in ProfileRegistry.standard.profiles {
+            switch profile.decode(value) {
+            case .success(let measurement):
+                requirePlausible(measurement, from: profile.name)
+                accepted = true
+            case .failure(let error): require(error.raw == value, "\(profile.name): the error lost the raw value")
+            }
+        }
+        return accepted
+    }
+
+    /// An advertisement field's payload through the decoder the daemon uses, with a BTHome
+    /// key for one of the two senders.
+    ///
+    /// Byte 0 picks the field (its low bits index every field a format reads) and the
+    /// sender (bit 7: the keyed one); the rest is the payload. It is decoded twice, as a
+    /// device repeats an advertisement.
+    static let advertisements = FuzzTarget(
+        name: "advertisements", summary: "byte 0 picks the field and sender, the rest is the payload"
+    ) { input in
+        guard let selector = input.first else { return false }
+        let fields = advertisementFields
+        let field = fields[Int(selector & 0x7F) % fields.count]
+        let sender = selector & 0x80 != 0 ? keyedSender : plainSender
+        let payload = Array(input.dropFirst())
+        var decoder = AdvertisementDecoder(bthomeKeys: [keyedSender: senderKey])
+        var accepted = false
+        for _ in 0..<2 {
+            switch decoder.decode(payload, in: field, from: sender) {
+            case .success(let reading)?:
+                requirePlausible(reading.measurement, from: "\(field)")
+                accepted = true
+            case .failure(let error)?: require(error.raw == payload, "\(field): the error lost the raw payload")
+            case nil: break
+            }
+        }
+        return accepted
+    }
+
+    /// Every field some advertisement format reads.
+    static let advertisementFields: [AdvertisementField] =
+        AdvertisementRegistry.standard.serviceDataUUIDs.map(AdvertisementField.serviceData)
+        + AdvertisementRegistry.standard.manufacturerIDs.map(AdvertisementField.manufacturerData)
+
+    /// The sender with a BTHome key (the address and key of BTHome's published example).
+    static let keyedSender = BluetoothAddress("54:48:E6:8F:80:A5")!
+    static let senderKey = try! BTHomeKey(hex: "231d39c1d7cc1ab1aee224cd096db932")
+    /// A sender without a key.
+    static let plainSender = BluetoothAddress("A4:C1:38:8D:18:B2")!
+}
+
+/// Every quantity a decoder accepts is a finite number inside its documented range.
+private func requirePlausible(_ measurement: Measurement, from decoder: String) {
+    for (quantity, value) in measurement.quantities.present {
+        require(
+            value.isFinite && ReadingLimits.plausibleRange(of: quantity).contains(value),
+            "\(decoder): \(quantity) \(value) is outside its range")
+    }
+}
