@@ -19,8 +19,9 @@ import CLinux
 /// environment without the variables systemd addresses to this process alone
 /// (``ProcessEnvironment/forChildren(_:)``).
 public final class SpawnedProcess: Sendable {
-    /// The child's process id.
-    public let pid: Glibc.pid_t
+    /// The child's process id (a `pid_t`, spelt `Int32`: in a release build `pid_t` resolves
+    /// through the internally imported CLinux and cannot appear in public API).
+    public let pid: Int32
     /// The executable's file name, for messages.
     public let name: String
     private let stdout: Int32
