@@ -4,6 +4,7 @@
 // Layers (arrows point one way):
 //   blectld / blectl (executables) → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
 //   Daemon → HistoryStore → CSQLite (C)
+//   Daemon → HTTPOutput → CMicroHTTPD (C); outputs (SocketOutput, HistoryStore, HTTPOutput) → ReadingHub
 //   blectl-mock → MockBlueZ → DBusCore (and BlectlProtocol, for the version all three print)
 //   UnixSupport (logging, sockets, the event loop, child processes) sits beside them, used by
 //   all; PrivateBus (a private dbus-daemon's configuration) beside blectld, blectl-mock and tests.
@@ -87,11 +88,20 @@ let package = Package(
         .target(
             name: "SocketOutput", dependencies: ["ReadingHub", "BlectlProtocol", "UnixSupport"],
             swiftSettings: strictSwift),
+        // C: libmicrohttpd, the embedded HTTP server, found through pkg-config.
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev", "pkg-config"])]),
+        // An output of the hub: the HTTP server of the page, /metrics and /api (docs/http.md).
+        .target(
+            name: "HTTPOutput",
+            dependencies: ["CMicroHTTPD", "ReadingHub", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            swiftSettings: strictSwift),
         // The daemon: configuration, the wiring of the central, the hub and its outputs, systemd.
         .target(
             name: "Daemon",
             dependencies: [
-                "Central", "ReadingHub", "SocketOutput", "HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport",
+                "Central", "ReadingHub", "SocketOutput", "HistoryStore", "HTTPOutput", "BlectlProtocol", "SensorModel",
+                "UnixSupport",
             ],
             swiftSettings: strictSwift
         ),
@@ -166,7 +176,14 @@ let package = Package(
             ],
             swiftSettings: strictSwift),
         .testTarget(
-            name: "DaemonTests", dependencies: ["Daemon", "BlectlProtocol", "UnixSupport", "TestSupport"],
+            name: "HTTPOutputTests",
+            dependencies: [
+                "HTTPOutput", "ReadingHub", "HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport",
+                "TestSupport",
+            ],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "DaemonTests", dependencies: ["Daemon", "HTTPOutput", "BlectlProtocol", "UnixSupport", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(
             name: "HistoryStoreTests",

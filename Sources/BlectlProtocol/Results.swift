@@ -18,6 +18,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var started: Timestamp
     /// The history store's state; null when the daemon keeps no history.
     public var history: HistoryStatus?
+    /// The socket server's state; null when the daemon serves no socket.
+    public var socket: SocketStatus?
 
     /// Creates a status.
     public init(
@@ -35,10 +37,21 @@ public struct StatusResult: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case daemon, version, adapter, state, connected, started, history
+        case daemon, version, adapter, state, connected, started, history, socket
         case lastSeq = "last_seq"
     }
 
+}
+
+/// The socket server's part of `status`.
+public struct SocketStatus: Codable, Equatable, Sendable {
+    /// Clients connected now.
+    public var clients: Int
+
+    /// Creates a status.
+    public init(clients: Int) {
+        self.clients = clients
+    }
 }
 
 /// A connected thermometer in a status.

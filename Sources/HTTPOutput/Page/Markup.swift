@@ -1,0 +1,32 @@
+/// Text made safe for HTML and SVG: in element content and in double-quoted attributes.
+///
+/// Names come from the air (any device may advertise any name), so everything that is
+/// not our own markup passes through here.
+func escaped(_ text: String) -> String {
+    var result = ""
+    result.reserveCapacity(text.utf8.count)
+    for character in text.unicodeScalars {
+        switch character {
+        case "&": result += "&amp;"
+        case "<": result += "&lt;"
+        case ">": result += "&gt;"
+        case "\"": result += "&quot;"
+        case "'": result += "&#39;"
+        case "\u{0}"..."\u{8}", "\u{B}", "\u{C}", "\u{E}"..."\u{1F}", "\u{7F}": result += "\u{FFFD}"
+        default: result.unicodeScalars.append(character)
+        }
+    }
+    return result
+}
+
+/// A number with at most `digits` decimals and no trailing zeros (`47.3`, `-0.5`, `12`).
+func decimal(_ value: Double, digits: Int) -> String {
+    let scale = (0..<digits).reduce(1.0) { product, _ in product * 10 }
+    let rounded = (value * scale).rounded() / scale
+    guard rounded.isFinite else { return "–" }
+    if rounded == rounded.rounded() && abs(rounded) < 1e15 { return String(Int64(rounded)) }
+    var text = "\(rounded)"
+    if text.contains("e") { return text }
+    while text.hasSuffix("0") { text.removeLast() }
+    return text
+}
