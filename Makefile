@@ -6,12 +6,14 @@
 #   make bench    the benchmark (see docs/benchmarks.md)
 #   make install  binaries, systemd units and a sample config under $(PREFIX)
 
-APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev dbus dbus-daemon pkg-config
+APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmicrohttpd-dev dbus dbus-daemon pkg-config
+# What only the tests use: a real browser for the HTTP page, Prometheus' own parser for /metrics.
+TEST_APT_PACKAGES := chromium python3-prometheus-client
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: deps build release test test-tsan run e2e bench bench-check install uninstall format lint clean
+.PHONY: deps test-deps build release test test-tsan run e2e bench bench-check install uninstall format lint clean
 
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
@@ -22,12 +24,15 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: deps
+test-deps: deps
+	@scripts/install-deps.sh $(TEST_APT_PACKAGES)
+
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
 # ThreadSanitizer build in its own scratch directory, so it does not replace the debug build.
-test-tsan: deps
+test-tsan: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 

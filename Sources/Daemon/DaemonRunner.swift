@@ -55,7 +55,7 @@ public struct DaemonRunner: Sendable {
         do {
             try await service.start(inheriting: listenFDs().first)
         } catch {
-            log.error("cannot listen on \(configuration.socketPath): \(error)")
+            log.error("cannot listen: \(error)")
             await central.close()
             return ExitCode.failure
         }

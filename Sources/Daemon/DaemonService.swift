@@ -1,5 +1,6 @@
 import BlectlProtocol
 import HistoryStore
+import HTTPOutput
 public import ReadingHub
 import SocketOutput
 public import UnixSupport
@@ -26,6 +27,8 @@ public final class DaemonService: Sendable {
     let server: SocketServer
     /// The durable history (SQLite).
     let history: HistoryStore
+    /// The page, /metrics and /api over HTTP, when `http_listen` is set.
+    let http: HTTPOutput?
 
     /// Opens the history store in `stateDirectory` and builds the hub, numbering on from the
     /// store's last sequence number, and the socket server; nothing is served yet.
@@ -42,10 +45,14 @@ public final class DaemonService: Sendable {
         } catch {
             throw ServiceError(description: "\(error)")
         }
-        hub = Hub(limits: Hub.Limits(configuration: configuration), lastSeq: history.lastSeq, executor: executor)
+        let hub = Hub(limits: Hub.Limits(configuration: configuration), lastSeq: history.lastSeq, executor: executor)
+        self.hub = hub
         server = SocketServer(
             configuration: SocketServer.Configuration(configuration: configuration),
             handler: RequestDispatcher(hub: hub), log: log, eventLoop: hub.executor)
+        http = HTTPOutput.Configuration(configuration: configuration).map {
+            HTTPOutput(configuration: $0, hub: hub, log: log)
+        }
     }
 
     /// Connects the outputs to the hub, then starts listening (on `fd` under socket
@@ -54,13 +61,16 @@ public final class DaemonService: Sendable {
         let server = server
         await hub.attach(history: history)
         let registration = await hub.addListener { server.broadcast($0) }
+        await hub.addStatusContributor { $0.socket = SocketStatus(clients: await server.currentStatistics().clients) }
         server.noteSequence(registration.lastSeq)
+        try await http?.start()
         try server.start(inheriting: fd)
     }
 
-    /// Closes the socket and every client, then commits and closes the history.
+    /// Closes the socket, the HTTP output and every client, then commits and closes the history.
     public func stop() async {
         await server.stop()
+        await http?.stop()
         await history.close()
     }
 }

@@ -1,5 +1,6 @@
 import BlectlProtocol
 import Daemon
+import HTTPOutput
 import Glibc
 import TestSupport
 import Testing
@@ -74,6 +75,16 @@ struct ConfigurationTests {
         #expect(config.powerOnAdapter)
     }
 
+    @Test("HTTP is off by default; --http and http_listen turn it on")
+    func http() throws {
+        #expect(try configuration().httpListen == nil)
+        let fromFile = try configuration(file: "http_listen = [::]:9266\nhttp_max_connections = 200")
+        #expect(fromFile.httpListen?.description == "[::]:9266")
+        #expect(fromFile.httpMaxConnections == 200)
+        let fromFlag = try configuration(["--http", "127.0.0.1:8080"], file: "http_listen = [::]:9266")
+        #expect(fromFlag.httpListen == ListenAddress("127.0.0.1:8080"))
+    }
+
     @Test("Command line beats environment beats file")
     func precedence() throws {
         let file = "socket = /from/file.sock\nadapter = hci1\nnames = A, B"
@@ -106,6 +117,8 @@ struct ConfigurationTests {
             ("names = A,,B", 1, "empty item"),
             ("reconnect_min = 10\nreconnect_max = 5", 2, "smaller than reconnect_min"),
             ("scan_timeout = 0.1", 1, "out of range"),
+            ("http_listen = localhost:9266", 1, "expected a numeric address and a port such as 127.0.0.1:9266"),
+            ("http_max_connections = 0", 1, "http_max_connections: expected a whole number from 1 to 4096"),
         ])
     func fileErrors(text: String, line: Int, message: String) {
         do {
@@ -126,7 +139,10 @@ struct ConfigurationTests {
 
     @Test(
         "Command-line mistakes are usage errors (exit 64)",
-        arguments: [["--frob"], ["--max-clients", "0"], ["--log-level"], ["extra"], ["--service-uuid", "zz"]])
+        arguments: [
+            ["--frob"], ["--max-clients", "0"], ["--log-level"], ["extra"], ["--service-uuid", "zz"],
+            ["--http", "9266"], ["--http", "::1:9266"],
+        ])
     func usageErrors(arguments: [String]) {
         do {
             _ = try load(arguments)

@@ -1,4 +1,5 @@
 import HistoryStore
+import HTTPOutput
 import ReadingHub
 import SocketOutput
 
@@ -31,5 +32,14 @@ extension SocketServer.Configuration {
         maxClientsPerUser = configuration.maxClientsPerUser
         maxPendingRequestsPerUser = configuration.maxPendingRequestsPerUser
         maxQueuedBytesTotal = configuration.maxQueuedBytesTotal
+    }
+}
+
+extension HTTPOutput.Configuration {
+    /// The configured address; nil when no HTTP is configured.
+    init?(configuration: DaemonConfiguration) {
+        guard let address = configuration.httpListen else { return nil }
+        self.init(address: address)
+        maxConnections = configuration.httpMaxConnections
     }
 }
