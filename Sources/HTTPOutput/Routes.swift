@@ -9,6 +9,7 @@ struct Routes: Sendable {
     let now: @Sendable () -> Timestamp
     private let snapshots: Coalescing<Int, HubSnapshot>
     private let pages: Coalescing<Int64, HTTPResponse>
+    private let metrics: Coalescing<Int, HTTPResponse>
     private let plots: PlotCache
     /// The page and the history API read the history store: two at a time.
     private let historyGate = WorkGate(width: 2)
@@ -22,6 +23,7 @@ struct Routes: Sendable {
         let plots = PlotCache(hub: hub)
         self.plots = plots
         let snapshots = snapshots
+        metrics = Coalescing { _ in Self.metrics(await snapshots.value(for: 0)) }
         let gate = historyGate
         pages = Coalescing { windowSeconds in
             await gate.run {
@@ -34,11 +36,7 @@ struct Routes: Sendable {
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         switch request.path {
         case "/": return await page(request)
-        case "/metrics":
-            let page = MetricsPage.render(await snapshots.value(for: 0), process: .current())
-            return HTTPResponse(
-                contentType: PrometheusText.contentType, body: Array(page.utf8),
-                headers: [(name: "Cache-Control", value: "no-store")])
+        case "/metrics": return await metrics.value(for: 0)
         case "/api/status": return APIRoutes.status(await snapshots.value(for: 0))
         case "/api/devices": return APIRoutes.devices(await snapshots.value(for: 0))
         case "/api/history":
@@ -61,6 +59,13 @@ struct Routes: Sendable {
             hours = value
         }
         return await pages.value(for: Int64((hours * 3600).rounded()))
+    }
+
+    private static func metrics(_ snapshot: HubSnapshot) -> HTTPResponse {
+        let text = MetricsPage.render(snapshot, process: .current())
+        return HTTPResponse(
+            contentType: PrometheusText.contentType, body: Array(text.utf8),
+            headers: [(name: "Cache-Control", value: "no-store")])
     }
 
     private static func page(window: Duration, snapshot: HubSnapshot, plots: PlotCache) async -> HTTPResponse {

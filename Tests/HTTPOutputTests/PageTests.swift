@@ -72,7 +72,7 @@ struct PageTests {
             let path = try #require(plotPath(page))
             let points = path.filter { $0 == "M" || $0 == "L" }.count
             #expect(points > 100)
-            #expect(points <= 2 * PlotSeries.bucketCount)
+            #expect(points <= 300)
             #expect(page.contains("text-anchor=\"end\">90</text>"))
             #expect(page.contains("data-points=\"\(points)\""))
         }
@@ -129,6 +129,17 @@ struct PageTests {
             #expect(page.headers["content-security-policy"]?.contains("script-src 'self'") == true)
             #expect(!page.text.contains("http://") && !page.text.contains("https://"))
         }
+    }
+
+    @Test("values keep one decimal; labels drop trailing zeros")
+    func numbers() {
+        #expect(fixed(47, digits: 1) == "47.0")
+        #expect(fixed(21.46, digits: 1) == "21.5")
+        #expect(fixed(-0.5, digits: 1) == "-0.5")
+        #expect(fixed(-0.04, digits: 1) == "0.0")
+        #expect(decimal(47.0, digits: 1) == "47")
+        #expect(decimal(-273.15, digits: 1) == "-273.2")
+        #expect(decimal(0.25, digits: 3) == "0.25")
     }
 
     private func occurrences(of needle: String, in text: String) -> Int {

@@ -101,7 +101,7 @@ struct DashboardPage {
         guard let reading = view.latest else { return "<p class=\"values\">no reading yet</p>\n" }
         var html = "<p class=\"values\" data-seq=\"\(reading.seq)\">"
         if let celsius = reading.celsius {
-            html += "<span class=\"temperature\" data-celsius=\"\(celsius)\">\(decimal(celsius, digits: 1)) °C</span>"
+            html += "<span class=\"temperature\" data-celsius=\"\(celsius)\">\(fixed(celsius, digits: 1)) °C</span>"
         }
         for quantity in [Quantity.humidity, .battery] {
             guard let value = reading.measurement.quantities[quantity] else { continue }

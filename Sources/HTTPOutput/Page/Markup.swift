@@ -30,3 +30,15 @@ func decimal(_ value: Double, digits: Int) -> String {
     while text.hasSuffix("0") { text.removeLast() }
     return text
 }
+
+/// A number with exactly `digits` decimals (`47.0`, `-0.5`), as a reading is shown.
+func fixed(_ value: Double, digits: Int) -> String {
+    guard value.isFinite else { return "–" }
+    let scale = (0..<digits).reduce(1.0) { product, _ in product * 10 }
+    let scaled = Int64((abs(value) * scale).rounded())
+    let sign = value < 0 && scaled != 0 ? "-" : ""
+    guard digits > 0 else { return sign + String(scaled) }
+    let whole = scaled / Int64(scale)
+    let fraction = String(scaled % Int64(scale))
+    return "\(sign)\(whole).\(String(repeating: "0", count: digits - fraction.count))\(fraction)"
+}

@@ -178,6 +178,8 @@ final class HTTPServer: @unchecked Sendable {
         Task {
             exchange.setResponse(await respond(exchange.request))
             MHD_resume_connection(suspended.pointer)
+            // Polled from outside, libmicrohttpd sees the resumption at its next run.
+            if case .externalLoop(let loop) = self.threading { loop.execute { self.runExternally(on: loop) } }
             self.finishedWork()
         }
         return .YES
@@ -245,20 +247,21 @@ final class HTTPServer: @unchecked Sendable {
     // MARK: - External polling (measured, see docs/http.md)
 
     private func watchExternally(_ daemon: OpaquePointer, on loop: EventLoop) {
-        let watch = loop.watch(cmhd_epoll_fd(daemon)) { [self] _ in runExternally(daemon, on: loop) }
+        let watch = loop.watch(cmhd_epoll_fd(daemon)) { [self] _ in runExternally(on: loop) }
         watch.wantsRead = true
         externalWatch = watch
-        runExternally(daemon, on: loop)
+        runExternally(on: loop)
     }
 
-    private func runExternally(_ daemon: OpaquePointer, on loop: EventLoop) {
+    private func runExternally(on loop: EventLoop) {
+        guard let daemon else { return }
         MHD_run(daemon)
         externalTimer?.cancel()
         externalTimer = nil
         var milliseconds: UInt64 = 0
         if MHD_get_timeout(daemon, &milliseconds) == .YES {
             externalTimer = loop.schedule(after: .milliseconds(Int64(clamping: milliseconds))) { [self] in
-                runExternally(daemon, on: loop)
+                runExternally(on: loop)
             }
         }
     }

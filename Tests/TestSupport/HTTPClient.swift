@@ -1,39 +1,40 @@
-import Foundation
+public import Foundation
 import Glibc
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Runs blocking socket work on a thread of its own.
+/// Runs blocking work (sockets, processes) on a thread of its own.
 ///
 /// Not on a dispatch queue: on Linux, Swift's global executor runs tasks on libdispatch's
 /// global threads, so work blocked there (a test waiting for a response) would starve the
 /// very tasks that make the response.
-func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+public func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
     }
 }
 
 /// A response as a test reads it.
-struct TestResponse: Sendable {
-    var status: Int
-    var headers: [String: String]
-    var body: [UInt8]
+public struct TestResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Headers by lower-case name.
+    public var headers: [String: String]
+    /// The body.
+    public var body: [UInt8]
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    /// The body as UTF-8 text.
+    public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// A blocking TCP connection to 127.0.0.1 with a receive timeout, for raw HTTP.
-final class TCPConnection: @unchecked Sendable {
+public final class TCPConnection: @unchecked Sendable {
     // @unchecked Sendable: used from one offloaded closure at a time.
-    let fd: Int32
+    /// The socket.
+    public let fd: Int32
 
-    init(port: UInt16, timeout: Double = 10) throws {
+    /// Connects to 127.0.0.1:`port`; reads, writes and the connect time out after `timeout` seconds.
+    public init(port: UInt16, timeout: Double = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+        guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
         var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
         // The receive timeout bounds reads, the send timeout writes and connect.
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
@@ -50,7 +51,7 @@ final class TCPConnection: @unchecked Sendable {
         guard result == 0 else {
             let code = errno
             close(fd)
-            throw TestFailure("connect to port \(port): errno \(code)")
+            throw TestSupportError("connect to port \(port): errno \(code)")
         }
     }
 
@@ -58,7 +59,7 @@ final class TCPConnection: @unchecked Sendable {
 
     /// Sends everything; false when the peer closed.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
@@ -71,7 +72,7 @@ final class TCPConnection: @unchecked Sendable {
     }
 
     /// Reads until the peer closes (or the timeout); returns what came.
-    func readToEnd() -> [UInt8] {
+    public func readToEnd() -> [UInt8] {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -83,7 +84,7 @@ final class TCPConnection: @unchecked Sendable {
 
     /// Whether the peer closed the connection within the receive timeout (reading and
     /// dropping whatever it sent first).
-    func closedByPeer() -> Bool {
+    public func closedByPeer() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -94,10 +95,10 @@ final class TCPConnection: @unchecked Sendable {
 }
 
 /// One request on a connection of its own (`Connection: close`), read to the end.
-func request(
+public func request(
     _ port: UInt16, _ path: String, method: String = "GET", headers: String = "", body: String = ""
 ) async throws -> TestResponse {
-    try await offload {
+    try await onOwnThread {
         let connection = try TCPConnection(port: port)
         connection.send(
             Array("\(method) \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\(headers)\r\n\(body)".utf8))
@@ -106,15 +107,15 @@ func request(
 }
 
 /// Parses a whole HTTP/1.1 response (with a Content-Length body).
-func parse(_ bytes: [UInt8]) throws -> TestResponse {
+public func parse(_ bytes: [UInt8]) throws -> TestResponse {
     let separator = Array("\r\n\r\n".utf8)
     guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else {
-        throw TestFailure("no complete response: \(String(decoding: bytes, as: UTF8.self))")
+        throw TestSupportError("no complete response: \(String(decoding: bytes, as: UTF8.self))")
     }
     let head = String(decoding: bytes[..<end], as: UTF8.self).split(separator: "\r\n")
     let statusLine = head.first?.split(separator: " ") ?? []
     guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
-        throw TestFailure("bad status line: \(head.first ?? "")")
+        throw TestSupportError("bad status line: \(head.first ?? "")")
     }
     var headers: [String: String] = [:]
     for line in head.dropFirst() {
@@ -126,14 +127,15 @@ func parse(_ bytes: [UInt8]) throws -> TestResponse {
 
 /// Many connections opened at once without waiting (non-blocking connects), each sending
 /// `request` as soon as it can, held open until ``close()``.
-final class ConnectionFlood: @unchecked Sendable {
+public final class ConnectionFlood: @unchecked Sendable {
     // @unchecked Sendable: made and closed by one task.
     private var descriptors: [Int32] = []
 
     /// How many sockets connected or were connecting.
-    var opened: Int { descriptors.count }
+    public var opened: Int { descriptors.count }
 
-    init(port: UInt16, count: Int, request: String) throws {
+    /// Opens `count` connections to 127.0.0.1:`port`, raising the descriptor limit if it must.
+    public init(port: UInt16, count: Int, request: String) throws {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         limit.rlim_cur = max(limit.rlim_cur, min(limit.rlim_max, rlim_t(count + 1024)))
@@ -145,7 +147,7 @@ final class ConnectionFlood: @unchecked Sendable {
         for _ in 0..<count {
             let fd = socket(
                 AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { throw TestFailure("socket: errno \(errno) after \(descriptors.count)") }
+            guard fd >= 0 else { throw TestSupportError("socket: errno \(errno) after \(descriptors.count)") }
             let result = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -153,7 +155,7 @@ final class ConnectionFlood: @unchecked Sendable {
             }
             guard result == 0 || errno == EINPROGRESS else {
                 Glibc.close(fd)
-                throw TestFailure("connect: errno \(errno) after \(descriptors.count)")
+                throw TestSupportError("connect: errno \(errno) after \(descriptors.count)")
             }
             descriptors.append(fd)
         }
@@ -164,7 +166,21 @@ final class ConnectionFlood: @unchecked Sendable {
         }
     }
 
-    func close() {
+    /// How many connections have something to read (a response, or their end) after
+    /// waiting up to `seconds` for the last of them.
+    public func answered(within seconds: Double) -> Int {
+        var polls = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let end = Date().addingTimeInterval(seconds)
+        var answered = Set<Int32>()
+        while answered.count < polls.count, Date() < end {
+            _ = poll(&polls, nfds_t(polls.count), 100)
+            for entry in polls where entry.revents != 0 { answered.insert(entry.fd) }
+        }
+        return answered.count
+    }
+
+    /// Closes them all.
+    public func close() {
         for fd in descriptors { Glibc.close(fd) }
         descriptors = []
     }

@@ -1,25 +1,33 @@
-import Foundation
+public import Foundation
 
 /// A metric family as Prometheus' own Python client parses it.
-struct MetricFamily: Decodable {
-    struct Sample: Decodable {
-        var name: String
-        var labels: [String: String]
-        var value: Double
+public struct MetricFamily: Decodable, Sendable {
+    /// One sample.
+    public struct Sample: Decodable, Sendable {
+        /// The sample's name (a counter's ends in `_total`).
+        public var name: String
+        /// Its labels.
+        public var labels: [String: String]
+        /// Its value.
+        public var value: Double
     }
 
-    var name: String
-    var type: String
-    var help: String
-    var samples: [Sample]
+    /// The family's name (a counter's without `_total`).
+    public var name: String
+    /// `gauge`, `counter`…
+    public var type: String
+    /// The HELP text.
+    public var help: String
+    /// The samples.
+    public var samples: [Sample]
 }
 
 /// Parses exposition text with `prometheus_client` (Debian's python3-prometheus-client,
 /// through /usr/bin/python3): an independent parser of the format, which throws on
 /// anything it does not accept. Runs on a dispatch thread: waiting for a process must not
 /// hold one of Swift's few cooperative threads, which the output's responders need.
-func parsePrometheus(_ text: String) async throws -> [String: MetricFamily] {
-    try await offload { try runParser(text) }
+public func parsePrometheus(_ text: String) async throws -> [String: MetricFamily] {
+    try await onOwnThread { try runParser(text) }
 }
 
 private func runParser(_ text: String) throws -> [String: MetricFamily] {
@@ -47,7 +55,7 @@ private func runParser(_ text: String) throws -> [String: MetricFamily] {
     let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
-        throw TestFailure("prometheus_client refused the text (install python3-prometheus-client): \(problem)")
+        throw TestSupportError("prometheus_client refused the text (install python3-prometheus-client): \(problem)")
     }
     let families = try JSONDecoder().decode([MetricFamily].self, from: data)
     return Dictionary(families.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
