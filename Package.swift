@@ -183,7 +183,8 @@ let package = Package(
             ],
             swiftSettings: strictSwift),
         .testTarget(
-            name: "DaemonTests", dependencies: ["Daemon", "HTTPOutput", "BlectlProtocol", "UnixSupport", "TestSupport"],
+            name: "DaemonTests",
+            dependencies: ["Daemon", "HTTPOutput", "BlectlProtocol", "UnixSupport", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(
             name: "HistoryStoreTests",
