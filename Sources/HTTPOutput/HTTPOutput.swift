@@ -58,7 +58,7 @@ public final class HTTPOutput: Sendable {
             limits: HTTPServer.Limits(
                 connections: configuration.maxConnections, idleTimeoutSeconds: configuration.idleTimeoutSeconds,
                 requestBytes: configuration.maxRequestBytes),
-            threading: HTTPServer.threadingForMeasurement(hub.executor), log: log
+            log: log
         ) { request in await routes.respond(to: request) }
     }
 

@@ -1,5 +1,4 @@
 import CMicroHTTPD
-import Dispatch
 import Glibc
 import UnixSupport
 
@@ -9,8 +8,10 @@ import UnixSupport
 /// thread for every connection); the responder runs as a Swift task, so a request never
 /// waits on the thread that carries notifications, and the HTTP thread never waits on the
 /// responder: the connection is suspended while its answer is being made and resumed
-/// when it is ready. Connections, idle time and request size are bounded
-/// (``Limits``); a request with a body is refused by closing the connection.
+/// when it is ready. (Measured against a thread per connection and against polling
+/// libmicrohttpd from the hub's event loop: docs/http.md.) Connections, idle time and
+/// request size are bounded (``Limits``); a request with a body is refused by closing the
+/// connection.
 final class HTTPServer: @unchecked Sendable {
     // @unchecked Sendable: `daemon` and `retained` are written by `start` before
     // libmicrohttpd runs any callback and by `stop` after it ran its last; the bookkeeping
@@ -18,34 +19,13 @@ final class HTTPServer: @unchecked Sendable {
 
     /// The bounds of what clients can make the server hold.
     struct Limits: Sendable {
-        /// Connections open at once; more are accepted and closed at once.
+        /// Connections open at once; more wait in the listening socket's backlog until one ends.
         var connections = 64
         /// Seconds a connection may stay idle (between or inside requests) before it is closed.
         var idleTimeoutSeconds = 10
         /// The memory one connection may use for its request (line and headers): a larger
         /// request is answered 414 or 431 and closed.
         var requestBytes = 16 * 1024
-    }
-
-    /// How requests are carried between libmicrohttpd and the responder (measured in docs/http.md).
-    enum Threading: Sendable {
-        /// One epoll thread for all connections; a connection is suspended while its
-        /// response is made.
-        case internalThread
-        /// A thread per connection, which waits for its response.
-        case threadPerConnection
-        /// libmicrohttpd's epoll descriptor watched on `loop`, which then runs its parsing too.
-        case externalLoop(EventLoop)
-    }
-
-    /// The threading blectld uses: `BLECTL_HTTP_THREADING` (`internal`, `per-connection` or
-    /// `loop`) picks one for the measurements in docs/http.md.
-    static func threadingForMeasurement(_ loop: EventLoop) -> Threading {
-        switch ProcessEnvironment.current["BLECTL_HTTP_THREADING"] {
-        case "per-connection": .threadPerConnection
-        case "loop": .externalLoop(loop)
-        default: .internalThread
-        }
     }
 
     typealias Responder = @Sendable (HTTPRequest) async -> HTTPResponse
@@ -59,18 +39,14 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     let limits: Limits
-    private let threading: Threading
     private let log: Log
     private let respond: Responder
     private let state = Locked(State())
     private var daemon: OpaquePointer?
     private var retained: Unmanaged<HTTPServer>?
-    private var externalWatch: IOWatch?
-    private var externalTimer: LoopTimer?
 
-    init(limits: Limits = Limits(), threading: Threading = .internalThread, log: Log, respond: @escaping Responder) {
+    init(limits: Limits = Limits(), log: Log, respond: @escaping Responder) {
         self.limits = limits
-        self.threading = threading
         self.log = log
         self.respond = respond
     }
@@ -80,7 +56,8 @@ final class HTTPServer: @unchecked Sendable {
         precondition(daemon == nil, "start() is called once")
         let retained = Unmanaged.passRetained(self)
         var settings = cmhd_settings(
-            flags: flags, listen_fd: listeningFD, handler: accessHandler, completed: requestCompleted,
+            flags: MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+                | MHD_USE_ERROR_LOG.rawValue, listen_fd: listeningFD, handler: accessHandler, completed: requestCompleted,
             notify_connection: connectionNotice, logger: libraryLog, context: retained.toOpaque(),
             connection_limit: UInt32(limits.connections), connection_timeout_seconds: UInt32(limits.idleTimeoutSeconds),
             connection_memory_limit: limits.requestBytes)
@@ -91,18 +68,6 @@ final class HTTPServer: @unchecked Sendable {
         }
         self.daemon = daemon
         self.retained = retained
-        if case .externalLoop(let loop) = threading { loop.sync { watchExternally(daemon, on: loop) } }
-    }
-
-    private var flags: UInt32 {
-        switch threading {
-        case .internalThread:
-            MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
-        case .threadPerConnection:
-            MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL_INTERNAL_THREAD.rawValue | MHD_USE_ERROR_LOG.rawValue
-        case .externalLoop:
-            MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
-        }
     }
 
     /// Refuses new requests, waits for the responses being made, then closes every
@@ -118,15 +83,7 @@ final class HTTPServer: @unchecked Sendable {
             if idle { continuation.resume() }
         }
         // No connection is suspended now: every one was resumed with its response.
-        if case .externalLoop(let loop) = threading {
-            loop.sync {
-                externalWatch?.cancel()
-                externalTimer?.cancel()
-                MHD_stop_daemon(daemon)
-            }
-        } else {
-            MHD_stop_daemon(daemon)
-        }
+        MHD_stop_daemon(daemon)
         self.daemon = nil
         retained?.release()
         retained = nil
@@ -163,23 +120,11 @@ final class HTTPServer: @unchecked Sendable {
         }
         guard admitted else { return queue(.text(503, "blectld is stopping"), on: connection) }
         let respond = respond
-        if case .threadPerConnection = threading {
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                exchange.setResponse(await respond(exchange.request))
-                done.signal()
-            }
-            done.wait()
-            finishedWork()
-            return queue(exchange.takeResponse()!, on: connection)
-        }
         MHD_suspend_connection(connection)
         let suspended = SuspendedConnection(pointer: connection)
         Task {
             exchange.setResponse(await respond(exchange.request))
             MHD_resume_connection(suspended.pointer)
-            // Polled from outside, libmicrohttpd sees the resumption at its next run.
-            if case .externalLoop(let loop) = self.threading { loop.execute { self.runExternally(on: loop) } }
             self.finishedWork()
         }
         return .YES
@@ -242,28 +187,6 @@ final class HTTPServer: @unchecked Sendable {
     /// libmicrohttpd's own messages: about clients mostly (a reset, a timeout), so debug.
     fileprivate func libraryMessage(_ text: String) {
         log.debug("HTTP: libmicrohttpd: \(text)")
-    }
-
-    // MARK: - External polling (measured, see docs/http.md)
-
-    private func watchExternally(_ daemon: OpaquePointer, on loop: EventLoop) {
-        let watch = loop.watch(cmhd_epoll_fd(daemon)) { [self] _ in runExternally(on: loop) }
-        watch.wantsRead = true
-        externalWatch = watch
-        runExternally(on: loop)
-    }
-
-    private func runExternally(on loop: EventLoop) {
-        guard let daemon else { return }
-        MHD_run(daemon)
-        externalTimer?.cancel()
-        externalTimer = nil
-        var milliseconds: UInt64 = 0
-        if MHD_get_timeout(daemon, &milliseconds) == .YES {
-            externalTimer = loop.schedule(after: .milliseconds(Int64(clamping: milliseconds))) { [self] in
-                runExternally(on: loop)
-            }
-        }
     }
 }
 
