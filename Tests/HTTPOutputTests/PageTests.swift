@@ -65,9 +65,10 @@ struct PageTests {
             let events: [SensorEvent] = (0..<10_000).map { index in
                 .reading(
                     BluetoothAddress(address)!, name: "Thermometer",
-                    .celsius(index == 5000 ? 90 : 40 + Double(index % 50) / 10))
+                    .celsius(index == 9000 ? 90 : 40 + Double(index % 50) / 10))
             }
-            await output.apply(events, every: .seconds(5))
+            // Every 10 s: 27.8 hours, more than the window, so it is full from end to end.
+            await output.apply(events, every: .seconds(10))
             let page = try await output.get("/").text
             let path = try #require(plotPath(page))
             let points = path.filter { $0 == "M" || $0 == "L" }.count

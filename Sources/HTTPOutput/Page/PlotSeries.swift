@@ -8,7 +8,7 @@ import BlectlProtocol
 /// extended with newer readings and trimmed at the window's start as time goes on,
 /// without reading the history again.
 struct PlotSeries: Sendable {
-    /// Buckets across the window.
+    /// The most buckets a window touches.
     static let bucketCount = 150
 
     /// A temperature at a time.
@@ -38,7 +38,9 @@ struct PlotSeries: Sendable {
     init(window: Duration) {
         let milliseconds = max(Int64(window.components.seconds) * 1000, Int64(Self.bucketCount))
         self.window = milliseconds
-        self.width = (milliseconds + Int64(Self.bucketCount) - 1) / Int64(Self.bucketCount)
+        // A window not aligned on bucket boundaries touches one bucket more than it spans.
+        let spanned = Int64(Self.bucketCount - 1)
+        self.width = (milliseconds + spanned - 1) / spanned
     }
 
     /// Takes in readings (oldest first, as history pages come); other events only move the cursor.
