@@ -88,9 +88,9 @@ let package = Package(
         .target(
             name: "SocketOutput", dependencies: ["ReadingHub", "BlectlProtocol", "UnixSupport"],
             swiftSettings: strictSwift),
-        // C: libmicrohttpd, the embedded HTTP server, found through pkg-config.
-        .systemLibrary(
-            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev", "pkg-config"])]),
+        // C: libmicrohttpd's header; the library is loaded when the HTTP output starts (see
+        // the shim), so blectld without HTTP maps none of it.
+        .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         // An output of the hub: the HTTP server of the page, /metrics and /api (docs/http.md).
         .target(
             name: "HTTPOutput",

@@ -54,10 +54,16 @@ final class HTTPServer: @unchecked Sendable {
     /// Serves on `listeningFD` (which the server then owns and closes at ``stop()``).
     func start(listeningFD: Int32) throws(SystemError) {
         precondition(daemon == nil, "start() is called once")
+        if let failure = cmhd_load() {
+            close(listeningFD)
+            throw SystemError(
+                "loading libmicrohttpd (apt-get install libmicrohttpd12): \(String(cString: failure))", code: ELIBACC)
+        }
         let retained = Unmanaged.passRetained(self)
         var settings = cmhd_settings(
             flags: MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-                | MHD_USE_ERROR_LOG.rawValue, listen_fd: listeningFD, handler: accessHandler, completed: requestCompleted,
+                | MHD_USE_ERROR_LOG.rawValue, listen_fd: listeningFD, handler: accessHandler,
+            completed: requestCompleted,
             notify_connection: connectionNotice, logger: libraryLog, context: retained.toOpaque(),
             connection_limit: UInt32(limits.connections), connection_timeout_seconds: UInt32(limits.idleTimeoutSeconds),
             connection_memory_limit: limits.requestBytes)
@@ -83,7 +89,7 @@ final class HTTPServer: @unchecked Sendable {
             if idle { continuation.resume() }
         }
         // No connection is suspended now: every one was resumed with its response.
-        MHD_stop_daemon(daemon)
+        cmhd_stop(daemon)
         self.daemon = nil
         retained?.release()
         retained = nil
@@ -120,11 +126,11 @@ final class HTTPServer: @unchecked Sendable {
         }
         guard admitted else { return queue(.text(503, "blectld is stopping"), on: connection) }
         let respond = respond
-        MHD_suspend_connection(connection)
+        cmhd_suspend(connection)
         let suspended = SuspendedConnection(pointer: connection)
         Task {
             exchange.setResponse(await respond(exchange.request))
-            MHD_resume_connection(suspended.pointer)
+            cmhd_resume(suspended.pointer)
             self.finishedWork()
         }
         return .YES
@@ -141,23 +147,19 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        let body = response.body.isEmpty ? [0] : response.body
-        let made = body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(
-                response.body.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-        }
+        let made = response.body.withUnsafeBytes { cmhd_response($0.baseAddress, $0.count) }
         guard let made else { return .NO }
-        defer { MHD_destroy_response(made) }
-        MHD_add_response_header(made, "Content-Type", response.contentType)
-        for header in response.headers { MHD_add_response_header(made, header.name, header.value) }
-        return MHD_queue_response(connection, UInt32(response.status), made)
+        defer { cmhd_release(made) }
+        cmhd_add_header(made, "Content-Type", response.contentType)
+        for header in response.headers { cmhd_add_header(made, header.name, header.value) }
+        return cmhd_queue(connection, UInt32(response.status), made)
     }
 
     /// The query's arguments, at most 32 (the request's size bounds them anyway).
     private static func arguments(of connection: OpaquePointer) -> [String: String] {
         let collected = ArgumentCollector()
         let context = Unmanaged.passUnretained(collected).toOpaque()
-        MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectArgument, context)
+        cmhd_arguments(connection, collectArgument, context)
         return collected.values
     }
 

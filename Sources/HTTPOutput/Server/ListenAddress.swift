@@ -1,5 +1,5 @@
 import Glibc
-public import UnixSupport
+import UnixSupport
 
 /// Where the HTTP output listens: a numeric IPv4 or IPv6 address and a port, written
 /// `127.0.0.1:9266` or `[::1]:9266` (`[::]:9266`: every address).
