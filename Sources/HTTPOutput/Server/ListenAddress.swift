@@ -52,7 +52,14 @@ public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
     /// A listening, non-blocking TCP socket on this address; returns it and the port it got.
     func listen(backlog: Int32 = 128) throws(SystemError) -> (fd: Int32, port: UInt16) {
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw .current("socket(\(self), http_listen)") }
+        guard fd >= 0 else {
+            let error = SystemError.current("socket(\(self), http_listen)")
+            guard error.code == EAFNOSUPPORT else { throw error }
+            // systemd's RestrictAddressFamilies= (the unit allows only AF_UNIX) looks like this.
+            throw SystemError(
+                "socket(\(self), http_listen; under systemd install systemd/blectld-http.conf, see docs/http.md)",
+                code: error.code)
+        }
         do throws(SystemError) {
             var on: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
