@@ -48,15 +48,23 @@ PHASES = ["idle", "metrics", "page", "garbage"]
 # The load (run as a child: `http_load.py --flood PORT KIND CONNECTIONS SECONDS`)
 
 
+async def connect(port, stats):
+    """A connection, or None (counted) after a short pause when connecting failed."""
+    try:
+        return await asyncio.open_connection("127.0.0.1", port)
+    except OSError:
+        stats["connect_errors"] += 1
+        await asyncio.sleep(0.01)
+        return None
+
+
 async def keep_asking(port, path, stop_at, stats):
     request = f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
     while time.monotonic() < stop_at:
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            stats["connect_errors"] += 1
-            await asyncio.sleep(0.01)
+        connection = await connect(port, stats)
+        if connection is None:
             continue
+        reader, writer = connection
         try:
             while time.monotonic() < stop_at:
                 writer.write(request)
@@ -77,12 +85,10 @@ async def keep_asking(port, path, stop_at, stats):
 
 async def dribble(port, stop_at, stats):
     while time.monotonic() < stop_at:
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            stats["connect_errors"] += 1
-            await asyncio.sleep(0.01)
+        connection = await connect(port, stats)
+        if connection is None:
             continue
+        reader, writer = connection
         try:
             writer.write(b"GET /" + os.urandom(2048).hex().encode()[:4000])
             await writer.drain()

@@ -1,4 +1,5 @@
 @testable import HTTPOutput
+import UnixSupport
 import Glibc
 import Testing
 
@@ -27,10 +28,24 @@ struct ListenAddressTests {
         }
     }
 
-    @Test("port 0 binds a free port and reports it")
+    @Test("port 0 binds a free port and reports it, on IPv4 and IPv6")
     func freePort() throws {
+        for address in ["127.0.0.1:0", "[::1]:0"] {
+            let (fd, port) = try ListenAddress(address)!.listen()
+            defer { close(fd) }
+            #expect(port != 0)
+        }
+    }
+
+    @Test("a port in use is an error naming the address and http_listen")
+    func portInUse() throws {
         let (fd, port) = try ListenAddress("127.0.0.1:0")!.listen()
         defer { close(fd) }
-        #expect(port != 0)
+        #expect(throws: SystemError.self) { _ = try ListenAddress("127.0.0.1:\(port)")!.listen() }
+        do {
+            _ = try ListenAddress("127.0.0.1:\(port)")!.listen()
+        } catch {
+            #expect(error.description == "bind(127.0.0.1:\(port), http_listen): Address already in use")
+        }
     }
 }

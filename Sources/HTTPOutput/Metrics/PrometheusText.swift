@@ -45,16 +45,13 @@ struct PrometheusText {
     }
 
     static func escaped(_ text: String, quotes: Bool) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\"" where quotes: result += "\\\""
-            default: result.unicodeScalars.append(character)
+        text.replacingScalars { scalar in
+            switch scalar {
+            case "\\": "\\\\"
+            case "\n": "\\n"
+            case "\"" where quotes: "\\\""
+            default: nil
             }
         }
-        return result
     }
 }

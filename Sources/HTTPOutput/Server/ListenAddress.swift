@@ -74,31 +74,22 @@ public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Calls `body` with this address as a `sockaddr` (getaddrinfo with numeric host and port).
     private func withSocketAddress(
         _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> Void
     ) throws(SystemError) {
-        var storage = sockaddr_storage()
-        if family == AF_INET6 {
-            try withUnsafeMutableBytes(of: &storage) { raw throws(SystemError) in
-                let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
-                address.pointee.sin6_family = sa_family_t(AF_INET6)
-                address.pointee.sin6_port = port.bigEndian
-                inet_pton(AF_INET6, host, &address.pointee.sin6_addr)
-                try body(
-                    UnsafeRawPointer(address).assumingMemoryBound(to: sockaddr.self),
-                    socklen_t(MemoryLayout<sockaddr_in6>.size))
-            }
-        } else {
-            try withUnsafeMutableBytes(of: &storage) { raw throws(SystemError) in
-                let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
-                address.pointee.sin_family = sa_family_t(AF_INET)
-                address.pointee.sin_port = port.bigEndian
-                inet_pton(AF_INET, host, &address.pointee.sin_addr)
-                try body(
-                    UnsafeRawPointer(address).assumingMemoryBound(to: sockaddr.self),
-                    socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        var hints = addrinfo()
+        hints.ai_family = family
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE
+        var found: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &found)
+        guard status == 0, let found, let address = found.pointee.ai_addr else {
+            throw SystemError(
+                "getaddrinfo(\(self), http_listen): \(String(cString: gai_strerror(status)))", code: EINVAL)
         }
+        defer { freeaddrinfo(found) }
+        try body(address, found.pointee.ai_addrlen)
     }
 
     /// The port `fd` is bound to (the kernel's choice when asked for 0).
