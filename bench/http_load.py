@@ -48,71 +48,62 @@ PHASES = ["idle", "metrics", "page", "garbage"]
 # The load (run as a child: `http_load.py --flood PORT KIND CONNECTIONS SECONDS`)
 
 
-async def connect(port, stats):
-    """A connection, or None (counted) after a short pause when connecting failed."""
-    try:
-        return await asyncio.open_connection("127.0.0.1", port)
-    except OSError:
-        stats["connect_errors"] += 1
-        await asyncio.sleep(0.01)
-        return None
-
-
-async def keep_asking(port, path, stop_at, stats):
-    request = f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
+async def client(port, stop_at, stats, talk):
+    """Connects again and again until `stop_at`, each time letting `talk` use the connection
+    (a connection refused or closed by the server is counted and followed by a 10 ms pause)."""
     while time.monotonic() < stop_at:
-        connection = await connect(port, stats)
-        if connection is None:
-            continue
-        reader, writer = connection
         try:
-            while time.monotonic() < stop_at:
-                writer.write(request)
-                await writer.drain()
-                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-                length = 0
-                for line in head.split(b"\r\n"):
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":")[1])
-                await asyncio.wait_for(reader.readexactly(length), 10)
-                stats["responses"] += 1
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            stats["connect_errors"] += 1
+            await asyncio.sleep(0.01)
+            continue
+        try:
+            await talk(reader, writer)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError):
-            stats["closed"] += 1
+            pass
         finally:
+            stats["closed"] += 1
             writer.close()
         await asyncio.sleep(0.01)
 
 
-async def dribble(port, stop_at, stats):
-    while time.monotonic() < stop_at:
-        connection = await connect(port, stats)
-        if connection is None:
-            continue
-        reader, writer = connection
-        try:
-            writer.write(b"GET /" + os.urandom(2048).hex().encode()[:4000])
+def keep_asking(path, stop_at, stats):
+    """Requests for `path` back to back on one connection, each response read whole."""
+    request = f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
+
+    async def talk(reader, writer):
+        while time.monotonic() < stop_at:
+            writer.write(request)
             await writer.drain()
-            while time.monotonic() < stop_at:
-                await asyncio.sleep(1)
-                writer.write(b"x")
-                await writer.drain()
-                if reader.at_eof():
-                    break
-        except OSError:
-            pass
-        stats["closed"] += 1
-        writer.close()
-        await asyncio.sleep(0.01)
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+            length = 0
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            await asyncio.wait_for(reader.readexactly(length), 10)
+            stats["responses"] += 1
+    return talk
+
+
+def dribble(stop_at):
+    """4 KB of junk, then one more byte a second (slowloris) until the server closes."""
+    async def talk(reader, writer):
+        writer.write(b"GET /" + os.urandom(2048).hex().encode()[:4000])
+        await writer.drain()
+        while time.monotonic() < stop_at and not reader.at_eof():
+            await asyncio.sleep(1)
+            writer.write(b"x")
+            await writer.drain()
+    return talk
 
 
 async def flood(port, kind, connections, seconds):
     stats = {"responses": 0, "closed": 0, "connect_errors": 0}
     stop_at = time.monotonic() + seconds
-    if kind == "garbage":
-        tasks = [dribble(port, stop_at, stats) for _ in range(connections)]
-    else:
-        path = "/metrics" if kind == "metrics" else "/"
-        tasks = [keep_asking(port, path, stop_at, stats) for _ in range(connections)]
+    talk = dribble(stop_at) if kind == "garbage" else keep_asking(
+        "/metrics" if kind == "metrics" else "/", stop_at, stats)
+    tasks = [client(port, stop_at, stats, talk) for _ in range(connections)]
     await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), seconds + 30)
     return stats
 
