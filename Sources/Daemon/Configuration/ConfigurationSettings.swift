@@ -148,7 +148,7 @@ extension ConfigurationSetting {
         },
         single(
             "http_listen", flag: "http", "ADDRESS:PORT",
-            "Serve the page, /metrics and /api over HTTP, e.g. 127.0.0.1:9266 or [::]:9266 (default: off)"
+            "Serve the page, /metrics and /api over HTTP, e.g. 127.0.0.1:9266 (default off)"
         ) { config, value throws(SettingError) in
             guard let address = ListenAddress(value) else {
                 throw SettingError(
