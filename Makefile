@@ -9,13 +9,15 @@
 #   make fuzz     libFuzzer on the parsers and decoders (see docs/testing.md)
 #   make install  binaries, systemd units and a sample config under $(PREFIX)
 
-APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev dbus dbus-daemon pkg-config \
+APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev libmicrohttpd-dev dbus dbus-daemon pkg-config \
 	mosquitto mosquitto-clients openssl
+# What only the tests use: a real browser for the HTTP page, Prometheus' own parser for /metrics.
+TEST_APT_PACKAGES := chromium python3-prometheus-client
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: check-layers deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e bench bench-check flood-soak \
+.PHONY: check-layers deps test-deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e bench bench-check flood-soak \
 	install uninstall format lint clean
 
 deps:
@@ -30,7 +32,10 @@ release: deps
 # Heavy suites (the device flood) run alone, after the others (see TestSupport's heavyTestsRun).
 HEAVY_TESTS := FloodTests
 
-test: deps
+test-deps: deps
+	@scripts/install-deps.sh $(TEST_APT_PACKAGES)
+
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	BLECTL_HEAVY_TESTS=1 $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
@@ -49,11 +54,11 @@ ASAN_FLAGS := --sanitize=address -Xswiftc -Xcc -Xswiftc -fsanitize=undefined --s
 # tables, multi-payload enums such as DBusValue), so it reports live objects as leaked.
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
-test-tsan: deps
+test-tsan: test-deps
 	$(SWIFT) build --build-tests $(TSAN_FLAGS)
 	BLECTL_TEST_TIME_SCALE=$(SANITIZER_TIME_SCALE) $(SWIFT) test --skip-build $(TSAN_FLAGS)
 
-test-asan: deps
+test-asan: test-deps
 	$(SWIFT) build --build-tests $(ASAN_FLAGS)
 	$(ASAN_ENV) BLECTL_TEST_TIME_SCALE=$(SANITIZER_TIME_SCALE) $(SWIFT) test --skip-build $(ASAN_FLAGS)
 

@@ -3,7 +3,7 @@
 //
 // The modules and the rules they keep: README.md, "How it is built" (`make check-layers`).
 //   blectld → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
-//   Daemon → outputs (SocketOutput, HistoryStore, MQTTOutput) → ReadingHub
+//   Daemon → outputs (SocketOutput, HistoryStore, MQTTOutput, HTTPOutput) → ReadingHub
 //   blectl → BlectlProtocol; blectl-mock → MockBlueZ → DBusCore
 //   SensorModel and UnixSupport are below everything.
 import PackageDescription
@@ -94,11 +94,19 @@ let package = Package(
             name: "MQTTOutput",
             dependencies: ["CMosquitto", "ReadingHub", "BlectlProtocol", "SensorModel", "UnixSupport"],
             swiftSettings: strictSwift),
+        // C: libmicrohttpd's header; the library is loaded when the HTTP output starts (see
+        // the shim), so blectld without HTTP maps none of it.
+        .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+        // An output of the hub: the HTTP server of the page, /metrics and /api (docs/http.md).
+        .target(
+            name: "HTTPOutput",
+            dependencies: ["CMicroHTTPD", "ReadingHub", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            swiftSettings: strictSwift),
         // The daemon: configuration, the wiring of the central, the hub and its outputs, systemd.
         .target(
             name: "Daemon",
             dependencies: [
-                "Central", "ReadingHub", "SocketOutput", "HistoryStore", "MQTTOutput", "BlectlProtocol", "SensorModel",
+                "Central", "ReadingHub", "SocketOutput", "HistoryStore", "MQTTOutput", "HTTPOutput", "BlectlProtocol", "SensorModel",
                 "UnixSupport",
             ],
             swiftSettings: strictSwift
@@ -169,12 +177,19 @@ let package = Package(
             ],
             swiftSettings: strictSwift),
         .testTarget(
+            name: "HTTPOutputTests",
+            dependencies: [
+                "HTTPOutput", "ReadingHub", "HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport",
+                "TestSupport",
+            ],
+            swiftSettings: strictSwift),
+        .testTarget(
             name: "MQTTOutputTests",
             dependencies: ["MQTTOutput", "ReadingHub", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport"],
+            dependencies: ["Daemon", "HTTPOutput", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(
             name: "HistoryStoreTests",

@@ -22,6 +22,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var history: HistoryStatus?
     /// The MQTT output's state; null when blectld publishes to no broker.
     public var mqtt: MQTTStatus?
+    /// The socket server's state; null when the daemon serves no socket.
+    public var socket: SocketStatus?
 
     /// Creates a status.
     public init(
@@ -39,10 +41,21 @@ public struct StatusResult: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case daemon, version, adapter, state, reason, connected, started, history, mqtt
+        case daemon, version, adapter, state, reason, connected, started, history, mqtt, socket
         case lastSeq = "last_seq"
     }
 
+}
+
+/// The socket server's part of `status`.
+public struct SocketStatus: Codable, Equatable, Sendable {
+    /// Clients connected now.
+    public var clients: Int
+
+    /// Creates a status.
+    public init(clients: Int) {
+        self.clients = clients
+    }
 }
 
 /// A connected thermometer in a status.

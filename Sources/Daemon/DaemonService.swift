@@ -1,5 +1,6 @@
 import BlectlProtocol
 import HistoryStore
+import HTTPOutput
 import MQTTOutput
 public import ReadingHub
 import SocketOutput
@@ -29,6 +30,8 @@ public final class DaemonService: Sendable {
     let history: HistoryStore
     /// The outputs the configuration asks for beyond the socket (MQTT).
     let outputs: [any HubOutput]
+    /// The page, /metrics and /api over HTTP, when `http_listen` is set.
+    let http: HTTPOutput?
 
     /// Opens the history store in `stateDirectory` and builds the hub, numbering on from the
     /// store's last sequence number, and the socket server; nothing is served yet.
@@ -52,10 +55,14 @@ public final class DaemonService: Sendable {
         } catch {
             throw ServiceError(description: "\(error)")
         }
-        hub = Hub(limits: Hub.Limits(configuration: configuration), lastSeq: history.lastSeq, executor: executor)
+        let hub = Hub(limits: Hub.Limits(configuration: configuration), lastSeq: history.lastSeq, executor: executor)
+        self.hub = hub
         server = SocketServer(
             configuration: SocketServer.Configuration(configuration: configuration),
             handler: RequestDispatcher(hub: hub), log: log, eventLoop: hub.executor)
+        http = HTTPOutput.Configuration(configuration: configuration).map {
+            HTTPOutput(configuration: $0, hub: hub, log: log)
+        }
     }
 
     /// Connects the outputs to the hub, then starts listening (on `fd` under socket
@@ -64,15 +71,18 @@ public final class DaemonService: Sendable {
         let server = server
         await hub.attach(history: history)
         let registration = await hub.addListener { server.broadcast($0) }
+        await hub.addStatusContributor { $0.socket = SocketStatus(clients: await server.currentStatistics().clients) }
         server.noteSequence(registration.lastSeq)
         for output in outputs { await output.attach(to: hub) }
+        try await http?.start()
         try server.start(inheriting: fd)
     }
 
-    /// Closes the socket and every client and the other outputs, then commits and closes
-    /// the history.
+    /// Closes the socket, the HTTP output, every client and the other outputs, then commits
+    /// and closes the history.
     public func stop() async {
         await server.stop()
+        await http?.stop()
         await withTaskGroup(of: Void.self) { group in
             for output in outputs { group.addTask { await output.close() } }
         }

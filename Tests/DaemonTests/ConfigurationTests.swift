@@ -1,5 +1,6 @@
 import BlectlProtocol
 import Daemon
+import HTTPOutput
 import Glibc
 import TestSupport
 import SensorModel
@@ -88,6 +89,16 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("HTTP is off by default; --http and http_listen turn it on")
+    func http() throws {
+        #expect(try configuration().httpListen == nil)
+        let fromFile = try configuration(file: "http_listen = [::]:9266\nhttp_max_connections = 200")
+        #expect(fromFile.httpListen?.description == "[::]:9266")
+        #expect(fromFile.httpMaxConnections == 200)
+        let fromFlag = try configuration(["--http", "127.0.0.1:8080"], file: "http_listen = [::]:9266")
+        #expect(fromFlag.httpListen == ListenAddress("127.0.0.1:8080"))
+    }
+
     @Test("Command line beats environment beats file")
     func precedence() throws {
         let file = "socket = /from/file.sock\nadapter = hci1\nnames = A, B"
@@ -123,6 +134,8 @@ struct ConfigurationTests {
             // Found by the `config` fuzz target: too large for Int64 milliseconds, it trapped.
             ("reconnect_max = 444444444444444444444444444444444444444430", 1, "out of range"),
             ("history_retention = 1e300d", 1, "out of range"),
+            ("http_listen = localhost:9266", 1, "expected a numeric address and a port such as 127.0.0.1:9266"),
+            ("http_max_connections = 0", 1, "http_max_connections: expected a whole number from 1 to 4096"),
         ])
     func fileErrors(text: String, line: Int, message: String) {
         do {
@@ -143,7 +156,10 @@ struct ConfigurationTests {
 
     @Test(
         "Command-line mistakes are usage errors (exit 64)",
-        arguments: [["--frob"], ["--max-clients", "0"], ["--log-level"], ["extra"], ["--service-uuid", "zz"]])
+        arguments: [
+            ["--frob"], ["--max-clients", "0"], ["--log-level"], ["extra"], ["--service-uuid", "zz"],
+            ["--http", "9266"], ["--http", "::1:9266"],
+        ])
     func usageErrors(arguments: [String]) {
         do {
             _ = try load(arguments)

@@ -78,7 +78,8 @@ extension DaemonConfiguration {
         Usage: blectld [OPTIONS]
 
         Keeps BLE thermometers connected and publishes peripherals and temperatures on a
-        Unix socket (JSON Lines; see docs/protocol.md). Runs in the foreground and logs to
+        Unix socket (JSON Lines; see docs/protocol.md), and with --http as a page, Prometheus
+        metrics and JSON over HTTP (docs/http.md). Runs in the foreground and logs to
         stderr, as a systemd service expects. Settings come from \(defaultConfigPath),
         then BLECTL_SOCKET, then these options.
 

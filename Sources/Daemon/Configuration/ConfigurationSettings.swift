@@ -1,5 +1,6 @@
 import Central
 import BlectlProtocol
+import HTTPOutput
 import UnixSupport
 
 /// One configurable setting: its file key, its command-line flag, and how to apply a value.
@@ -147,6 +148,20 @@ extension ConfigurationSetting {
             single("max_queued_bytes_total", flag: nil, "BYTES", "Output queued for all clients together") {
                 config, value throws(SettingError) in
                 config.maxQueuedBytesTotal = try ValueParser.integer(value, within: (64 << 10)...(1 << 30))
+            },
+            single(
+                "http_listen", flag: "http", "ADDRESS:PORT",
+                "Serve the page, /metrics and /api over HTTP, e.g. 127.0.0.1:9266 (default off)"
+            ) { config, value throws(SettingError) in
+                guard let address = ListenAddress(value) else {
+                    throw SettingError(
+                        "expected a numeric address and a port such as 127.0.0.1:9266 or [::1]:9266, got '\(value)'")
+                }
+                config.httpListen = address
+            },
+            single("http_max_connections", flag: nil, "N", "Most HTTP connections open at once") {
+                config, value throws(SettingError) in
+                config.httpMaxConnections = try ValueParser.integer(value, within: 1...4096)
             },
             single("scan_timeout", flag: "scan-timeout", "SECONDS", "Default scan duration") {
                 config, value throws(SettingError) in

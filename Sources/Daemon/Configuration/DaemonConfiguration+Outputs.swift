@@ -1,5 +1,6 @@
 import Glibc
 import HistoryStore
+import HTTPOutput
 import MQTTOutput
 import ReadingHub
 import SocketOutput
@@ -77,5 +78,14 @@ extension MQTTOutput.Configuration {
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "blectl" }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return name.isEmpty ? "blectl" : name
+    }
+}
+
+extension HTTPOutput.Configuration {
+    /// The configured address; nil when no HTTP is configured.
+    init?(configuration: DaemonConfiguration) {
+        guard let address = configuration.httpListen else { return nil }
+        self.init(address: address)
+        maxConnections = configuration.httpMaxConnections
     }
 }

@@ -1,5 +1,6 @@
 import BlectlProtocol
 public import Central
+public import HTTPOutput
 public import SensorModel
 public import MQTTOutput
 public import UnixSupport
@@ -65,6 +66,10 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var maxPendingRequestsPerUser = 32
     /// The most bytes queued for all clients together before the slowest is dropped.
     public var maxQueuedBytesTotal = 8 << 20
+    /// Where the HTTP output (the page, /metrics, /api) listens; nil: no HTTP.
+    public var httpListen: ListenAddress?
+    /// The most HTTP connections open at once.
+    public var httpMaxConnections = 64
     /// How long a `scan` lasts when the request gives no timeout.
     public var scanTimeout: Duration = .seconds(10)
     /// Whether to switch the adapter on when it is off.

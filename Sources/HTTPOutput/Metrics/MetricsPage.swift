@@ -1,0 +1,114 @@
+import BlectlProtocol
+import SensorModel
+
+/// `/metrics`: the snapshot in Prometheus names and base units.
+///
+/// Per-device gauges (temperature, humidity, battery, pressure, RSSI) list only devices
+/// whose newest reading is current (``TrackedDevice/isStale(at:)``): a stale value is not
+/// reported as if it were measured now. `blectl_last_reading_timestamp_seconds` stays for
+/// every device with a reading, so that an alert can see how old it is. Counters count the
+/// events the output received since blectld started.
+enum MetricsPage {
+    static func render(_ snapshot: HubSnapshot, process: ProcessMetrics?) -> String {
+        var out = PrometheusText()
+        let devices = snapshot.devices
+        let current = devices.filter { !$0.isStale }
+        writeQuantities(current, to: &out)
+        out.family("blectl_rssi_dbm", .gauge, help: "Signal strength of each current device when last seen, in dBm.")
+        for device in current {
+            guard let rssi = device.peripheral?.rssi else { continue }
+            out.sample("blectl_rssi_dbm", ["address": device.address, "name": device.name ?? ""], Double(rssi))
+        }
+        out.family(
+            "blectl_last_reading_timestamp_seconds", .gauge,
+            help: "When each device's newest reading arrived, in seconds since the Unix epoch.")
+        for device in devices {
+            guard let reading = device.latest else { continue }
+            out.sample(
+                "blectl_last_reading_timestamp_seconds", identity(device),
+                Double(reading.time.millisecondsSince1970) / 1000)
+        }
+        writeCounters(snapshot.tracked, to: &out)
+        writeDaemon(snapshot.status, to: &out)
+        if let process {
+            out.single(
+                "process_resident_memory_bytes", .gauge, help: "Resident memory size in bytes.", process.residentBytes)
+            out.single(
+                "process_cpu_seconds_total", .counter, help: "Total user and system CPU time spent in seconds.",
+                process.cpuSeconds)
+        }
+        return out.text
+    }
+
+    private static func identity(_ device: DeviceView) -> KeyValuePairs<String, String> {
+        ["address": device.address, "name": device.name ?? ""]
+    }
+
+    /// One family per quantity, in base units: ratios for percentages, pascals for hPa.
+    private static func writeQuantities(_ devices: [DeviceView], to out: inout PrometheusText) {
+        let families: [(Quantity, String, String, Double)] = [
+            (.temperature, "blectl_temperature_celsius", "Newest temperature of each current device, in °C.", 1),
+            (.humidity, "blectl_humidity_ratio", "Newest relative humidity of each current device, 0 to 1.", 0.01),
+            (.battery, "blectl_battery_ratio", "Newest battery charge of each current device, 0 to 1.", 0.01),
+            (.pressure, "blectl_pressure_pascals", "Newest air pressure of each current device, in pascals.", 100),
+        ]
+        for (quantity, name, help, scale) in families {
+            out.family(name, .gauge, help: help)
+            for device in devices {
+                guard let reading = device.latest, let value = reading.measurement.quantities[quantity] else {
+                    continue
+                }
+                out.sample(
+                    name,
+                    [
+                        "address": device.address, "name": device.name ?? "",
+                        "profile": reading.measurement.profile.rawValue,
+                    ],
+                    value * scale)
+            }
+        }
+    }
+
+    private static func writeCounters(_ tracked: [TrackedDevice], to out: inout PrometheusText) {
+        let devices = tracked.sorted { $0.address < $1.address }
+        let counters: [(String, String, (TrackedDevice) -> UInt64)] = [
+            ("blectl_readings_total", "Readings received from each device.", \.readings),
+            ("blectl_reading_errors_total", "Values from each device that could not be decoded.", \.readingErrors),
+            ("blectl_connects_total", "Connections made to each device.", \.connects),
+        ]
+        for (name, help, count) in counters {
+            out.family(name, .counter, help: help)
+            for device in devices {
+                out.sample(name, ["address": device.address, "name": device.name ?? ""], Double(count(device)))
+            }
+        }
+        out.family("blectl_disconnects_total", .counter, help: "Disconnections of each device, by reason.")
+        for device in devices {
+            for (reason, count) in device.disconnects.sorted(by: { $0.key < $1.key }) {
+                out.sample(
+                    "blectl_disconnects_total",
+                    ["address": device.address, "name": device.name ?? "", "reason": reason],
+                    Double(count))
+            }
+        }
+    }
+
+    private static func writeDaemon(_ status: StatusResult, to out: inout PrometheusText) {
+        out.single(
+            "blectl_adapter_powered", .gauge, help: "1 when the Bluetooth adapter is powered on, else 0.",
+            status.state == .poweredOn ? 1 : 0)
+        out.single(
+            "blectl_bluez_up", .gauge,
+            help: "1 when bluetoothd answers with a usable adapter (powered on or off, or refusing access), else 0.",
+            [.poweredOn, .poweredOff, .unauthorized].contains(status.state) ? 1 : 0)
+        if let history = status.history {
+            out.single(
+                "blectl_history_rows", .gauge, help: "Readings and reading errors in the history database.",
+                Double(history.rows))
+        }
+        if let socket = status.socket {
+            out.single(
+                "blectl_socket_clients", .gauge, help: "Clients connected to the Unix socket.", Double(socket.clients))
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import BlectlProtocol
+import SensorModel
+
+/// `/`: every device with its newest values and a plot of its temperatures, as one HTML
+/// page with inline SVG; nothing is loaded from elsewhere.
+///
+/// `/refresh.js` (``RefreshScript``) swaps in a fresh copy of `<main>` every 10 s; without
+/// JavaScript the page reloads itself every 30 s.
+struct DashboardPage {
+    /// What the page shows of one device: its view and its plot's points (nil: no history kept).
+    struct Device {
+        var view: DeviceView
+        var points: [PlotSeries.Point]?
+    }
+
+    let snapshot: HubSnapshot
+    let devices: [Device]
+    /// The plots' window.
+    let window: Duration
+
+    /// The page's headers: it is made fresh for every request and runs only our script.
+    static let headers: [(name: String, value: String)] = [
+        (name: "Cache-Control", value: "no-store"),
+        (
+            name: "Content-Security-Policy",
+            value: "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; "
+                + "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        ),
+        (name: "X-Content-Type-Options", value: "nosniff"),
+        (name: "Referrer-Policy", value: "no-referrer"),
+    ]
+
+    func render() -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="color-scheme" content="light dark">
+        <title>blectl — thermometers</title>
+        <link rel="icon" href="data:,">
+        <noscript><meta http-equiv="refresh" content="30"></noscript>
+        <style>\(PageStyle.css)</style>
+        <script src="/refresh.js" defer></script>
+        </head>
+        <body>
+        \(main())
+        </body>
+        </html>
+
+        """
+    }
+
+    private var hours: Double { Double(window.components.seconds) / 3600 }
+
+    private func main() -> String {
+        var html = "<main data-devices=\"\(devices.count)\">\n<header>\n<h1>Thermometers</h1>\n"
+        html += "<p class=\"summary\">\(summary())</p>\n"
+        html += "<nav>" + windowLinks() + "</nav>\n</header>\n"
+        if devices.isEmpty {
+            html += "<p class=\"none\">No thermometers yet. blectld connects to them as it finds them; "
+            html += "this page shows them as they report.</p>\n"
+        }
+        for device in devices { html += section(device) }
+        html += "<footer>blectld \(escaped(snapshot.status.version)) · updated "
+        html += "<time datetime=\"\(snapshot.time.rfc3339)\">\(clock(snapshot.time)) UTC</time> · "
+        html += "<a href=\"/metrics\">metrics</a> · <a href=\"/api/devices\">api</a></footer>\n</main>"
+        return html
+    }
+
+    private func summary() -> String {
+        let status = snapshot.status
+        let adapter = status.adapter.map { "adapter \(escaped($0))" } ?? "no adapter yet"
+        return "\(adapter) \(escaped(status.state.rawValue)) · \(status.connected.count) connected"
+    }
+
+    private func windowLinks() -> String {
+        [(1.0, "1 h"), (6, "6 h"), (24, "24 h"), (168, "7 d")].map { value, label in
+            let current = abs(value - hours) < 0.001 ? " aria-current=\"page\"" : ""
+            return "<a href=\"/?hours=\(decimal(value, digits: 3))\"\(current)>\(label)</a>"
+        }.joined(separator: " ")
+    }
+
+    private func section(_ device: Device) -> String {
+        let view = device.view
+        let name = view.name ?? "(unnamed)"
+        var html =
+            "<section class=\"device\(view.isStale ? " stale" : "")\" data-address=\"\(escaped(view.address))\">\n"
+        html +=
+            "<h2>\(escaped(name))</h2>\n<p class=\"identity\"><span class=\"address\">\(escaped(view.address))</span>"
+        if let profile = view.latest?.measurement.profile {
+            html += " · <span class=\"profile\">\(escaped(profile.rawValue))</span>"
+        }
+        html += "</p>\n" + values(view) + "<p class=\"state\">\(state(view))</p>\n"
+        html += plot(device, name: name) + "\n</section>\n"
+        return html
+    }
+
+    private func values(_ view: DeviceView) -> String {
+        guard let reading = view.latest else { return "<p class=\"values\">no reading yet</p>\n" }
+        var html = "<p class=\"values\" data-seq=\"\(reading.seq)\">"
+        if let celsius = reading.celsius {
+            html += "<span class=\"temperature\" data-celsius=\"\(celsius)\">\(fixed(celsius, digits: 1)) °C</span>"
+        }
+        for quantity in [Quantity.humidity, .battery] {
+            guard let value = reading.measurement.quantities[quantity] else { continue }
+            html += " <span class=\"\(quantity.key)\" data-value=\"\(value)\">\(quantity.key) "
+            html += "\(decimal(value, digits: 0))\(quantity.symbol)</span>"
+        }
+        html += " <time class=\"age\" datetime=\"\(reading.time.rfc3339)\">\(age(of: reading.time))</time></p>\n"
+        return html
+    }
+
+    private func state(_ view: DeviceView) -> String {
+        var parts: [String] = []
+        if view.peripheral?.connected == true {
+            parts.append("connected")
+        } else if let rssi = view.peripheral?.rssi {
+            parts.append("seen, \(rssi) dBm")
+        } else {
+            parts.append("not connected")
+        }
+        if view.isStale, view.latest != nil { parts.append("no recent reading") }
+        return escaped(parts.joined(separator: " · "))
+    }
+
+    private func plot(_ device: Device, name: String) -> String {
+        guard let points = device.points else { return "<p class=\"nohistory\">blectld keeps no history</p>" }
+        let label = "Temperature of \(name) over the last \(decimal(hours, digits: 1)) hours"
+        return PlotSVG(
+            points: points, end: snapshot.time.millisecondsSince1970, window: Int64(window.components.seconds) * 1000,
+            label: label
+        ).render()
+    }
+
+    /// How long ago `time` was, in the largest unit that fits.
+    private func age(of time: Timestamp) -> String {
+        let seconds = max(0, (snapshot.time.millisecondsSince1970 - time.millisecondsSince1970) / 1000)
+        switch seconds {
+        case ..<2: return "just now"
+        case ..<120: return "\(seconds) s ago"
+        case ..<7200: return "\(seconds / 60) min ago"
+        case ..<172_800: return "\(seconds / 3600) h ago"
+        default: return "\(seconds / 86400) d ago"
+        }
+    }
+
+    private func clock(_ time: Timestamp) -> String {
+        let text = time.rfc3339
+        let start = text.index(text.startIndex, offsetBy: 11)
+        return String(text[start..<text.index(start, offsetBy: 8)])
+    }
+}
