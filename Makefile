@@ -4,14 +4,20 @@
 #   make test     install missing Debian packages (as root), build, run every test
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
 #   make bench    the benchmark (see docs/benchmarks.md)
-#   make install  binaries, systemd units and a sample config under $(PREFIX)
+#   make install  binaries, systemd units, a sample config, man pages and completions under $(PREFIX)
+#   make deb      the Debian package blectl_VERSION_ARCH.deb (see debian/rules)
+#   make man      the man pages from man/*.scd (scdoc) into man/build
+#   make e2e-systemd  the .deb under real systemd in a qemu guest (see Tests/E2E/README.md)
 
-APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev dbus dbus-daemon pkg-config
+APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev dbus dbus-daemon pkg-config scdoc
+# What `make deb` needs on top (not `make test`): debhelper builds, lintian checks the result.
+DEB_PACKAGES := debhelper dpkg-dev lintian
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: deps build release test test-tsan run e2e bench bench-check install uninstall format lint clean
+.PHONY: deps build release test test-tsan run e2e e2e-systemd bench bench-check install uninstall format lint clean \
+	man completions deb
 
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
@@ -37,6 +43,11 @@ run: release
 e2e: release
 	Tests/E2E/run-e2e.sh --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
 
+# The .deb under real systemd (socket activation, watchdog, reload, the journal) in a qemu
+# guest booting a small Debian 12; takes a few minutes (Tests/E2E/README.md).
+e2e-systemd: deb
+	Tests/E2E/run-e2e-systemd.sh --deb "$$(ls -t blectl_*.deb | head -1)"
+
 bench: release
 	bench/run.sh
 
@@ -52,10 +63,39 @@ SYSCONFDIR ?= /etc
 # the toolchain on its PATH), it installs what is there.
 BUILD_DIR ?= .build/release
 BINARIES := blectld blectl blectl-mock
+MAN_PAGES := man/build/blectl.1 man/build/blectl-mock.1 man/build/blectld.conf.5 man/build/blectld.8
+# Completion directories: Debian's vendor ones in /usr, the local ones elsewhere.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+
+man: $(MAN_PAGES)
+
+man/build/%: man/%.scd
+	@command -v scdoc > /dev/null || { echo "scdoc is missing: apt-get install scdoc (or make deps)" >&2; exit 1; }
+	@mkdir -p man/build
+	scdoc < $< > $@.$$$$.tmp && mv $@.$$$$.tmp $@
+
+# The shell completions come from the programs' own --dump-spec; a test fails when they are stale.
+completions: release
+	/usr/bin/python3 completions/generate.py --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
+
+# blectl_VERSION_ARCH.deb here, from `swift build -c release` (incremental after `make release`).
+# dpkg-buildpackage writes next to the source directory; the results are moved here.
+deb: release
+	@scripts/install-deps.sh $(DEB_PACKAGES)
+	dpkg-checkbuilddeps
+	dpkg-buildpackage -b --no-sign
+	@version=$$(dpkg-parsechangelog -SVersion); arch=$$(dpkg-architecture -qDEB_HOST_ARCH); \
+	mkdir -p .build/deb && mv ../blectl_$${version}_$${arch}.deb . && \
+	mv ../blectl_$${version}_$${arch}.buildinfo ../blectl_$${version}_$${arch}.changes .build/deb/ && \
+	echo "built blectl_$${version}_$${arch}.deb; lintian:" && \
+	lintian --fail-on error,warning blectl_$${version}_$${arch}.deb && \
+	echo "install with: sudo apt install ./blectl_$${version}_$${arch}.deb"
 
 # blectl-mock is installed next to blectld: `blectld --mock` (the way to try blectl
 # without a thermometer, and what blectl suggests when no daemon runs) starts it from there.
-install:
+install: man
 	@for binary in $(BINARIES); do \
 		test -x $(BUILD_DIR)/$$binary || { \
 			echo "nothing to install: $(BUILD_DIR)/$$binary is missing; run 'make release' first (as yourself), then 'sudo make install'" >&2; \
@@ -73,12 +113,25 @@ install:
 	test -e $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf || \
 		install -m 0644 etc/blectld.conf $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/blectl/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 man/build/blectl.1 man/build/blectl-mock.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 man/build/blectld.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 0644 man/build/blectld.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 0644 $(addprefix completions/bash/,$(BINARIES)) $(DESTDIR)$(BASHCOMPDIR)/
+	install -m 0644 $(addprefix completions/zsh/_,$(BINARIES)) $(DESTDIR)$(ZSHCOMPDIR)/
+	install -m 0644 $(addsuffix .fish,$(addprefix completions/fish/,$(BINARIES))) $(DESTDIR)$(FISHCOMPDIR)/
 	@echo "installed; enable with: systemctl daemon-reload && systemctl enable --now blectld.socket blectld.service"
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(BINARIES))
 	rm -f $(DESTDIR)$(UNITDIR)/blectld.service $(DESTDIR)$(UNITDIR)/blectld.socket
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/blectl
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/blectl.1 $(DESTDIR)$(PREFIX)/share/man/man1/blectl-mock.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5/blectld.conf.5 $(DESTDIR)$(PREFIX)/share/man/man8/blectld.8
+	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(BINARIES)) $(addprefix $(DESTDIR)$(ZSHCOMPDIR)/_,$(BINARIES)) \
+		$(addsuffix .fish,$(addprefix $(DESTDIR)$(FISHCOMPDIR)/,$(BINARIES)))
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
@@ -87,4 +140,4 @@ lint:
 	$(SWIFT) format lint --recursive Sources Tests Package.swift
 
 clean:
-	rm -rf .build
+	rm -rf .build man/build
