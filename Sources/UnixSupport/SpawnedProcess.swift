@@ -19,8 +19,10 @@ import CLinux
 /// environment without the variables systemd addresses to this process alone
 /// (``ProcessEnvironment/forChildren(_:)``).
 public final class SpawnedProcess: Sendable {
-    /// The child's process id.
-    public let pid: Glibc.pid_t
+    /// The child's process id (a `pid_t`, spelled `Int32`: this file imports CLinux, whose
+    /// headers may own `pid_t`'s declaration, and then a release build refuses `pid_t` in a
+    /// public declaration as an internally imported type).
+    public let pid: Int32
     /// The executable's file name, for messages.
     public let name: String
     private let stdout: Int32
