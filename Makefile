@@ -88,7 +88,8 @@ deb: release
 	dpkg-buildpackage -b --no-sign
 	@version=$$(dpkg-parsechangelog -SVersion); arch=$$(dpkg-architecture -qDEB_HOST_ARCH); \
 	mkdir -p .build/deb && mv ../blectl_$${version}_$${arch}.deb . && \
-	mv ../blectl_$${version}_$${arch}.buildinfo ../blectl_$${version}_$${arch}.changes .build/deb/ && \
+	mv ../blectl_$${version}_$${arch}.buildinfo ../blectl_$${version}_$${arch}.changes \
+		../blectl-dbgsym_$${version}_$${arch}.deb .build/deb/ && \
 	echo "built blectl_$${version}_$${arch}.deb; lintian:" && \
 	lintian --fail-on error,warning blectl_$${version}_$${arch}.deb && \
 	echo "install with: sudo apt install ./blectl_$${version}_$${arch}.deb"
