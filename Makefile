@@ -59,6 +59,8 @@ bench-check: build
 # where an administrator's own units go.
 UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,/etc/systemd/system)
 SYSCONFDIR ?= /etc
+# The unit's system user is made by systemd-sysusers from here (it reads /usr/lib and /etc only).
+SYSUSERSDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/sysusers.d,/etc/sysusers.d)
 # What `make release` built; `install` builds nothing (it runs as root, often without
 # the toolchain on its PATH), it installs what is there.
 BUILD_DIR ?= .build/release
@@ -103,7 +105,8 @@ install: man
 			exit 1; }; \
 	done
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/blectl \
-		$(DESTDIR)$(PREFIX)/share/doc/blectl
+		$(DESTDIR)$(PREFIX)/share/doc/blectl $(DESTDIR)$(SYSUSERSDIR)
+	install -m 0644 systemd/blectl.sysusers $(DESTDIR)$(SYSUSERSDIR)/blectl.conf
 	install -m 0755 $(addprefix $(BUILD_DIR)/,$(BINARIES)) $(DESTDIR)$(PREFIX)/bin/
 	for unit in blectld.service blectld.socket; do \
 		sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' -e 's|/usr/local/share/|$(PREFIX)/share/|g' \
@@ -123,11 +126,11 @@ install: man
 	install -m 0644 $(addprefix completions/bash/,$(BINARIES)) $(DESTDIR)$(BASHCOMPDIR)/
 	install -m 0644 $(addprefix completions/zsh/_,$(BINARIES)) $(DESTDIR)$(ZSHCOMPDIR)/
 	install -m 0644 $(addsuffix .fish,$(addprefix completions/fish/,$(BINARIES))) $(DESTDIR)$(FISHCOMPDIR)/
-	@echo "installed; enable with: systemctl daemon-reload && systemctl enable --now blectld.socket blectld.service"
+	@echo "installed; enable with: systemd-sysusers && systemctl daemon-reload && systemctl enable --now blectld.socket blectld.service"
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(BINARIES))
-	rm -f $(DESTDIR)$(UNITDIR)/blectld.service $(DESTDIR)$(UNITDIR)/blectld.socket
+	rm -f $(DESTDIR)$(UNITDIR)/blectld.service $(DESTDIR)$(UNITDIR)/blectld.socket $(DESTDIR)$(SYSUSERSDIR)/blectl.conf
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/blectl
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/blectl.1 $(DESTDIR)$(PREFIX)/share/man/man1/blectl-mock.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5/blectld.conf.5 $(DESTDIR)$(PREFIX)/share/man/man8/blectld.8
