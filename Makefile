@@ -46,7 +46,7 @@ e2e: release
 # The .deb under real systemd (socket activation, watchdog, reload, the journal) in a qemu
 # guest booting a small Debian 12; takes a few minutes (Tests/E2E/README.md).
 e2e-systemd: deb
-	Tests/E2E/run-e2e-systemd.sh --deb "$$(ls -t blectl_*.deb | head -1)"
+	Tests/E2E/run-e2e.sh --systemd --deb "blectl_$$(dpkg-parsechangelog -SVersion)_$$(dpkg-architecture -qDEB_HOST_ARCH).deb"
 
 bench: release
 	bench/run.sh
