@@ -22,11 +22,6 @@ struct SpecDump: Encodable {
         }
     }
 
-    struct Status: Encodable {
-        var status: Int32
-        var meaning: String
-    }
-
     var program = "blectl"
     var version = ProtocolInfo.softwareVersion
     var options = CommandTable.globals
@@ -38,7 +33,7 @@ struct SpecDump: Encodable {
             examples: verb.examples)
     }
     var environment = CommandTable.environment
-    var exitStatuses = ExitStatus.all.map { Status(status: $0.code, meaning: $0.meaning) }
+    var exitStatuses = ExitStatus.all.map { ExitStatusEntry(status: $0.code, meaning: $0.meaning) }
 
     private enum CodingKeys: String, CodingKey {
         case program, version, options, commands, environment

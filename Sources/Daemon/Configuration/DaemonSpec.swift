@@ -1,26 +1,6 @@
 import BlectlProtocol
 import UnixSupport
 
-/// A signal or environment variable as `--dump-spec` lists it.
-struct SpecEntry: Encodable, Sendable {
-    /// The signal's name (`SIGHUP`) or the variable's name.
-    var name: String
-    /// What it means, for a person.
-    var meaning: String
-}
-
-/// An exit status as help and `--dump-spec` list it (the form `blectl --dump-spec` uses).
-struct ExitStatusEntry: Encodable, Sendable {
-    var status: Int32
-    /// What it means, for a person.
-    var meaning: String
-
-    /// The status as `--help` lists it: `   64  a usage error on the command line`.
-    var helpLine: String {
-        String(repeating: " ", count: max(0, 4 - "\(status)".count)) + "\(status)  \(meaning)"
-    }
-}
-
 /// What blectld documents besides its settings: one table for `--help`, the man page's
 /// test (through `--dump-spec`) and the README.
 enum DaemonSpec {
@@ -36,18 +16,18 @@ enum DaemonSpec {
         ExitStatusEntry(status: ExitCode.configuration, meaning: "a bad configuration file"),
     ]
 
-    static let signals: [SpecEntry] = [
-        SpecEntry(name: "SIGTERM", meaning: "stop cleanly: unsubscribe, disconnect, remove the socket, exit 0"),
-        SpecEntry(name: "SIGINT", meaning: "the same as SIGTERM"),
-        SpecEntry(
+    static let signals: [DocumentedName] = [
+        DocumentedName(name: "SIGTERM", help: "stop cleanly: unsubscribe, disconnect, remove the socket, exit 0"),
+        DocumentedName(name: "SIGINT", help: "the same as SIGTERM"),
+        DocumentedName(
             name: "SIGHUP",
-            meaning: "read the configuration again: the log level applies at once, other settings at the next start"),
+            help: "read the configuration again: the log level applies at once, other settings at the next start"),
     ]
 
-    static let environment: [SpecEntry] = [
-        SpecEntry(name: ProtocolInfo.socketEnvironmentVariable, meaning: "the socket, over the file's socket ="),
-        SpecEntry(name: "DBUS_SYSTEM_BUS_ADDRESS", meaning: "the system bus to find BlueZ on"),
-        SpecEntry(name: "BLECTL_MOCK_OPTIONS", meaning: "options blectld --mock passes to blectl-mock"),
+    static let environment: [DocumentedName] = [
+        DocumentedName(name: ProtocolInfo.socketEnvironmentVariable, help: "the socket, over the file's socket ="),
+        DocumentedName(name: "DBUS_SYSTEM_BUS_ADDRESS", help: "the system bus to find BlueZ on"),
+        DocumentedName(name: "BLECTL_MOCK_OPTIONS", help: "options blectld --mock passes to blectl-mock"),
     ]
 }
 

@@ -5,16 +5,7 @@
 # Starts the system dbus-daemon, btvirt (4 emulated LE controllers), dbus-monitor,
 # then runs the scenario driver (which owns bluetoothd, the peripherals and the
 # central), collects logs and ALWAYS powers the VM off. Never exits (PID 1).
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/root LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
-for kv in $(cat /proc/cmdline); do
-  case "$kv" in e2e_w=*) W=${kv#e2e_w=};; e2e_out=*) OUT=${kv#e2e_out=};; esac
-done
-mkdir -p "$OUT"
-. "$OUT/guest.env"          # DRIVER_ARGS, DRIVER_TIMEOUT (written by run-e2e.sh)
-STEPS=$OUT/steps.log
-up() { cut -d' ' -f1 /proc/uptime; }
-step() { echo "[guest $(up)] $*" | tee -a "$STEPS"; }
+. "$(dirname "$0")/common.sh"   # PATH, W, OUT, guest.env, step, start_btvirt
 finish() {   # $1 = rc for the host (0 pass, 1 fail, 2 setup)  $2 = reason
   step "finish rc=$1 $2"
   echo "$1 $2" > "$OUT/guest.rc"
@@ -41,7 +32,6 @@ step "system dbus-daemon up"
 # btvirt: one process, N emulated LE-only controllers sharing one virtual radio.
 # hci0 central, hci1 peripheral A, hci2 peripheral B, hci3 the "spacer" that keeps
 # connection handles aligned (see spacer_link in driver.py)
-. "$W/guest/btvirt.sh"
 start_btvirt "hci0 hci1 hci2 hci3"
 
 # every message on the system bus, for post-mortems (BlueZ's side of the story)

@@ -4,18 +4,10 @@
 # blectl-e2e.service runs this once the system is up. It starts btvirt (hci0 the central,
 # hci1 the peripheral), dbus-monitor, then guest/systemd-driver.py (which installs the .deb
 # and drives systemd), saves the journal and ALWAYS powers the VM off.
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/root LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
-for kv in $(cat /proc/cmdline); do
-  case "$kv" in e2e_w=*) W=${kv#e2e_w=};; e2e_out=*) OUT=${kv#e2e_out=};; esac
-done
-. "$OUT/guest.env"          # DRIVER_TIMEOUT (written by run-e2e.sh)
-# btmgmt (in btvirt.sh) quits at end of input before its reply arrives: give it the
+. "$(dirname "$0")/common.sh"   # PATH, W, OUT, guest.env, step, start_btvirt
+# btmgmt (in common.sh) quits at end of input before its reply arrives: give it the
 # console, as the busybox guest's PID 1 has, rather than the service's /dev/null.
 exec < /dev/console
-STEPS=$OUT/steps.log
-up() { cut -d' ' -f1 /proc/uptime; }
-step() { echo "[guest $(up)] $*" | tee -a "$STEPS"; }
 finish() {   # $1 = rc for the host (0 pass, 1 fail, 2 setup)  $2 = reason
   step "finish rc=$1 $2"
   echo "$1 $2" > "$OUT/guest.rc"
@@ -31,7 +23,6 @@ finish() {   # $1 = rc for the host (0 pass, 1 fail, 2 setup)  $2 = reason
 
 step "systemd guest up: $(systemctl --version | head -1), $(systemctl is-system-running)"
 [ -c /dev/vhci ] || finish 2 "/dev/vhci missing (hci_vhci not loaded)"
-. "$W/guest/btvirt.sh"
 start_btvirt "hci0 hci1"
 dbus-monitor --system > "$OUT/dbus-monitor.log" 2>&1 &
 MONPID=$!

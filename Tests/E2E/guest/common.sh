@@ -1,6 +1,20 @@
-# Sourced by guest-main.sh and systemd-main.sh (which define step, finish and OUT):
-# start_btvirt "hci0 hci1 ..." starts btvirt with that many emulated LE-only controllers
-# on one virtual radio and returns once the kernel has set up every one; sets BTVIRTPID.
+# Sourced first by both guests' stage 2 (guest-main.sh, systemd-main.sh; each defines
+# finish): the environment, W and OUT from the kernel command line, the run's settings
+# (guest.env, written by run-e2e.sh), step logging, and start_btvirt "hci0 hci1 ...",
+# which starts btvirt with that many emulated LE-only controllers on one virtual radio
+# and returns once the kernel has set up every one (sets BTVIRTPID).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+for kv in $(cat /proc/cmdline); do
+  case "$kv" in e2e_w=*) W=${kv#e2e_w=};; e2e_out=*) OUT=${kv#e2e_out=};; esac
+done
+mkdir -p "$OUT"
+. "$OUT/guest.env"          # DRIVER_ARGS, DRIVER_TIMEOUT
+STEPS=$OUT/steps.log
+up() { cut -d' ' -f1 /proc/uptime; }
+step() { echo "[guest $(up)] $*" | tee -a "$STEPS"; }
+
+# btvirt:
 #
 # The kernel sends HCI Reset to each emulated controller the moment btvirt creates
 # it, but btvirt answers only once it has created all of them and entered its main
