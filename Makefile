@@ -7,18 +7,23 @@
 #   make flood-soak  blectld under a flood of 10,000 devices for 5 minutes (FLOOD_SECONDS)
 #   make test-tsan, make test-asan    every test under ThreadSanitizer, or Address+UB Sanitizer
 #   make fuzz     libFuzzer on the parsers and decoders (see docs/testing.md)
-#   make install  binaries, systemd units and a sample config under $(PREFIX)
+#   make install  binaries, systemd units, a sample config, man pages and completions under $(PREFIX)
+#   make deb      the Debian package blectl_VERSION_ARCH.deb (see debian/rules)
+#   make man      the man pages from man/*.scd (scdoc) into man/build
+#   make e2e-systemd  the .deb under real systemd in a qemu guest (see Tests/E2E/README.md)
 
-APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev libmicrohttpd-dev dbus dbus-daemon pkg-config \
+APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev libmicrohttpd-dev dbus dbus-daemon pkg-config scdoc \
 	mosquitto mosquitto-clients openssl
 # What only the tests use: a real browser for the HTTP page, Prometheus' own parser for /metrics.
 TEST_APT_PACKAGES := chromium python3-prometheus-client
+# What `make deb` needs on top (not `make test`): debhelper builds, lintian checks the result.
+DEB_PACKAGES := debhelper dpkg-dev lintian
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: check-layers deps test-deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e bench bench-check flood-soak \
-	install uninstall format lint clean
+.PHONY: check-layers deps test-deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e e2e-systemd bench \
+	bench-check flood-soak install uninstall format lint clean man completions deb
 
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
@@ -78,6 +83,11 @@ run: release
 e2e: release
 	Tests/E2E/run-e2e.sh --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
 
+# The .deb under real systemd (socket activation, watchdog, reload, the journal) in a qemu
+# guest booting a small Debian 12; takes a few minutes (Tests/E2E/README.md).
+e2e-systemd: deb
+	Tests/E2E/run-e2e.sh --systemd --deb "blectl_$$(dpkg-parsechangelog -SVersion)_$$(dpkg-architecture -qDEB_HOST_ARCH).deb"
+
 bench: release
 	bench/run.sh
 
@@ -93,21 +103,54 @@ bench-check: build
 # where an administrator's own units go.
 UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,/etc/systemd/system)
 SYSCONFDIR ?= /etc
+# The unit's system user is made by systemd-sysusers from here (it reads /usr/lib and /etc only).
+SYSUSERSDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/sysusers.d,/etc/sysusers.d)
 # What `make release` built; `install` builds nothing (it runs as root, often without
 # the toolchain on its PATH), it installs what is there.
 BUILD_DIR ?= .build/release
 BINARIES := blectld blectl blectl-mock
+MAN_PAGES := man/build/blectl.1 man/build/blectl-mock.1 man/build/blectld.conf.5 man/build/blectld.8
+# Completion directories: Debian's vendor ones in /usr, the local ones elsewhere.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+
+man: $(MAN_PAGES)
+
+man/build/%: man/%.scd
+	@command -v scdoc > /dev/null || { echo "scdoc is missing: apt-get install scdoc (or make deps)" >&2; exit 1; }
+	@mkdir -p man/build
+	scdoc < $< > $@.$$$$.tmp && mv $@.$$$$.tmp $@
+
+# The shell completions come from the programs' own --dump-spec; a test fails when they are stale.
+completions: release
+	/usr/bin/python3 completions/generate.py --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
+
+# blectl_VERSION_ARCH.deb here, from `swift build -c release` (incremental after `make release`).
+# dpkg-buildpackage writes next to the source directory; the results are moved here.
+deb: release
+	@scripts/install-deps.sh $(DEB_PACKAGES)
+	dpkg-checkbuilddeps
+	dpkg-buildpackage -b --no-sign
+	@version=$$(dpkg-parsechangelog -SVersion); arch=$$(dpkg-architecture -qDEB_HOST_ARCH); \
+	mkdir -p .build/deb && mv ../blectl_$${version}_$${arch}.deb . && \
+	mv ../blectl_$${version}_$${arch}.buildinfo ../blectl_$${version}_$${arch}.changes \
+		../blectl-dbgsym_$${version}_$${arch}.deb .build/deb/ && \
+	echo "built blectl_$${version}_$${arch}.deb; lintian:" && \
+	lintian --fail-on error,warning blectl_$${version}_$${arch}.deb && \
+	echo "install with: sudo apt install ./blectl_$${version}_$${arch}.deb"
 
 # blectl-mock is installed next to blectld: `blectld --mock` (the way to try blectl
 # without a thermometer, and what blectl suggests when no daemon runs) starts it from there.
-install:
+install: man
 	@for binary in $(BINARIES); do \
 		test -x $(BUILD_DIR)/$$binary || { \
 			echo "nothing to install: $(BUILD_DIR)/$$binary is missing; run 'make release' first (as yourself), then 'sudo make install'" >&2; \
 			exit 1; }; \
 	done
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/blectl \
-		$(DESTDIR)$(PREFIX)/share/doc/blectl
+		$(DESTDIR)$(PREFIX)/share/doc/blectl $(DESTDIR)$(SYSUSERSDIR)
+	install -m 0644 systemd/blectl.sysusers $(DESTDIR)$(SYSUSERSDIR)/blectl.conf
 	install -m 0755 $(addprefix $(BUILD_DIR)/,$(BINARIES)) $(DESTDIR)$(PREFIX)/bin/
 	for unit in blectld.service blectld.socket; do \
 		sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' -e 's|/usr/local/share/|$(PREFIX)/share/|g' \
@@ -117,13 +160,26 @@ install:
 	@# Never overwrite an administrator's configuration.
 	test -e $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf || \
 		install -m 0644 etc/blectld.conf $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf
-	install -m 0644 README.md docs/*.md systemd/blectld-mqtt.conf $(DESTDIR)$(PREFIX)/share/doc/blectl/
-	@echo "installed; enable with: systemctl daemon-reload && systemctl enable --now blectld.socket blectld.service"
+	install -m 0644 README.md docs/*.md systemd/blectld-mqtt.conf systemd/blectld-http.conf $(DESTDIR)$(PREFIX)/share/doc/blectl/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 man/build/blectl.1 man/build/blectl-mock.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 man/build/blectld.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 0644 man/build/blectld.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 0644 $(addprefix completions/bash/,$(BINARIES)) $(DESTDIR)$(BASHCOMPDIR)/
+	install -m 0644 $(addprefix completions/zsh/_,$(BINARIES)) $(DESTDIR)$(ZSHCOMPDIR)/
+	install -m 0644 $(addsuffix .fish,$(addprefix completions/fish/,$(BINARIES))) $(DESTDIR)$(FISHCOMPDIR)/
+	@echo "installed; enable with: systemd-sysusers && systemctl daemon-reload && systemctl enable --now blectld.socket blectld.service"
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(BINARIES))
-	rm -f $(DESTDIR)$(UNITDIR)/blectld.service $(DESTDIR)$(UNITDIR)/blectld.socket
+	rm -f $(DESTDIR)$(UNITDIR)/blectld.service $(DESTDIR)$(UNITDIR)/blectld.socket $(DESTDIR)$(SYSUSERSDIR)/blectl.conf
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/blectl
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/blectl.1 $(DESTDIR)$(PREFIX)/share/man/man1/blectl-mock.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5/blectld.conf.5 $(DESTDIR)$(PREFIX)/share/man/man8/blectld.8
+	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(BINARIES)) $(addprefix $(DESTDIR)$(ZSHCOMPDIR)/_,$(BINARIES)) \
+		$(addsuffix .fish,$(addprefix $(DESTDIR)$(FISHCOMPDIR)/,$(BINARIES)))
 
 # The module rules of README's "How it is built", checked on the imports (CI runs it).
 check-layers:
@@ -136,4 +192,4 @@ lint:
 	$(SWIFT) format lint --recursive Sources Tests Package.swift
 
 clean:
-	rm -rf .build
+	rm -rf .build man/build

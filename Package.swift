@@ -16,6 +16,10 @@ let strictSwift: [SwiftSetting] = [
     .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
 ]
 
+/// Release executables carry the Swift runtime inside them: Debian has no package of it, so
+/// the .deb (debian/) depends only on what `dpkg-shlibdeps` finds (libdbus, libc, libstdc++…).
+let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+
 let package = Package(
     name: "blectl",
     products: [
@@ -56,7 +60,7 @@ let package = Package(
         .executableTarget(
             name: "blectl-mock",
             dependencies: ["MockBlueZ", "BlectlProtocol", "PrivateBus", "UnixSupport"],
-            swiftSettings: strictSwift
+            swiftSettings: strictSwift, linkerSettings: staticSwiftRuntime
         ),
         // The one configuration of a private dbus-daemon: blectld --mock's, the tests', the benchmark's.
         .target(name: "PrivateBus", swiftSettings: strictSwift),
@@ -132,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "blectl",
             dependencies: ["BlectlProtocol", "SensorModel", "UnixSupport"],
-            swiftSettings: strictSwift
+            swiftSettings: strictSwift, linkerSettings: staticSwiftRuntime
         ),
 
         // Test helpers: a private dbus-daemon and child processes that are always stopped.

@@ -229,3 +229,24 @@ extension [OptionSpec] {
         }.joined(separator: "\n")
     }
 }
+
+/// The form `--dump-spec` prints an option in, for man-page and completion tests:
+/// `{"name","short","value","repeatable","choices","hidden","help"}`, `value` being the
+/// placeholder (`PATH`) or null for a flag.
+extension OptionSpec: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case name, short, value, repeatable, choices, hidden, help
+    }
+
+    /// Encodes the option as `--dump-spec` shows it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encodeIfPresent(short.map { String($0) }, forKey: .short)
+        try container.encodeIfPresent(kind == .flag ? nil : valueName, forKey: .value)
+        try container.encode(kind == .repeatedValue, forKey: .repeatable)
+        try container.encode(choices, forKey: .choices)
+        try container.encode(hidden, forKey: .hidden)
+        try container.encode(help, forKey: .help)
+    }
+}

@@ -31,12 +31,23 @@ enum MockCommandLine {
         .value("print-bus-config", "SOCKET", help: "print a private dbus-daemon's configuration for SOCKET, and exit"),
         .flag("help", short: "h", help: "show this help"),
         .flag("version", help: "show the version"),
+        .flag("dump-spec", hidden: true, help: "print the options as JSON (man page tests)"),
     ]
 
     /// What `--version` prints: the version blectld and blectl share.
     static let versionText = "blectl-mock \(ProtocolInfo.softwareVersion)"
 
     static let parser = ArgvParser(globals: options)
+
+    /// What `--dump-spec` prints: the options as JSON, for the man page's test.
+    static var specText: String {
+        struct Dump: Encodable {
+            var program = "blectl-mock"
+            var version = ProtocolInfo.softwareVersion
+            var options = MockCommandLine.options
+        }
+        return (try? JSONLines.encodeString(Dump(), pretty: true)) ?? "{}"
+    }
 
     static var helpText: String {
         """

@@ -29,6 +29,10 @@ do {
         writeAll(STDOUT_FILENO, Array((MockCommandLine.versionText + "\n").utf8))
         exit(ExitCode.success)
     }
+    if parsed.flag("dump-spec") {
+        writeAll(STDOUT_FILENO, Array((MockCommandLine.specText + "\n").utf8))
+        exit(ExitCode.success)
+    }
     if let socket = parsed.value("print-bus-config") {
         writeAll(STDOUT_FILENO, Array(PrivateBusConfiguration.text(socket: socket).utf8))
         exit(ExitCode.success)

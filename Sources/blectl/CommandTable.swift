@@ -21,12 +21,6 @@ struct Example: Encodable, Sendable {
     var what: String
 }
 
-/// An environment variable blectl reads.
-struct EnvironmentVariable: Encodable, Sendable {
-    var name: String
-    var help: String
-}
-
 /// The single source of blectl's command line: the parser, the dispatch, `--help`,
 /// `blectl help VERB`, the README's table and `--dump-spec` (for man pages and shell
 /// completions) all come from here.
@@ -50,10 +44,10 @@ enum CommandTable {
 
     static let verbs: [Verb] = [status, scan, read, history, watch, help]
 
-    static let environment: [EnvironmentVariable] = [
-        EnvironmentVariable(name: ProtocolInfo.socketEnvironmentVariable, help: "the daemon socket, unless --socket"),
-        EnvironmentVariable(name: "BLECTL_UNIT", help: "C or F: the unit text shows, unless --unit"),
-        EnvironmentVariable(name: "NO_COLOR", help: "no colour, even on a terminal"),
+    static let environment: [DocumentedName] = [
+        DocumentedName(name: ProtocolInfo.socketEnvironmentVariable, help: "the daemon socket, unless --socket"),
+        DocumentedName(name: "BLECTL_UNIT", help: "C or F: the unit text shows, unless --unit"),
+        DocumentedName(name: "NO_COLOR", help: "no colour, even on a terminal"),
     ]
 
     static let parser = ArgvParser(globals: globals, verbs: verbs.map(\.spec))

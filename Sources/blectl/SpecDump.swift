@@ -4,27 +4,6 @@ import UnixSupport
 /// `blectl --dump-spec`: ``CommandTable`` as JSON, so man pages and shell completions can
 /// be generated from (or tested against) the same table the parser and help use.
 struct SpecDump: Encodable {
-    struct Option: Encodable {
-        var name: String
-        var short: String?
-        /// The value's placeholder (`PATH`), null for a flag.
-        var value: String?
-        var repeatable: Bool
-        var choices: [String]
-        var hidden: Bool
-        var help: String
-
-        init(_ spec: OptionSpec) {
-            name = spec.name
-            short = spec.short.map { String($0) }
-            value = spec.kind == .flag ? nil : spec.valueName
-            repeatable = spec.kind == .repeatedValue
-            choices = spec.choices
-            hidden = spec.hidden
-            help = spec.help
-        }
-    }
-
     struct Command: Encodable {
         var name: String
         var synopsis: String
@@ -33,7 +12,7 @@ struct SpecDump: Encodable {
         var maxPositionals: Int
         var help: String
         var details: String
-        var options: [Option]
+        var options: [OptionSpec]
         var examples: [Example]
 
         private enum CodingKeys: String, CodingKey {
@@ -43,23 +22,18 @@ struct SpecDump: Encodable {
         }
     }
 
-    struct Status: Encodable {
-        var status: Int32
-        var meaning: String
-    }
-
     var program = "blectl"
     var version = ProtocolInfo.softwareVersion
-    var options = CommandTable.globals.map(Option.init)
+    var options = CommandTable.globals
     var commands = CommandTable.verbs.map { verb in
         Command(
             name: verb.name, synopsis: HelpCommand.synopsis(verb), positionals: verb.spec.positionalUsage,
             minPositionals: verb.spec.positionalCount.lowerBound, maxPositionals: verb.spec.positionalCount.upperBound,
-            help: verb.spec.help, details: verb.details, options: verb.spec.options.map(Option.init),
+            help: verb.spec.help, details: verb.details, options: verb.spec.options,
             examples: verb.examples)
     }
     var environment = CommandTable.environment
-    var exitStatuses = ExitStatus.all.map { Status(status: $0.code, meaning: $0.meaning) }
+    var exitStatuses = ExitStatus.all.map { ExitStatusEntry(status: $0.code, meaning: $0.meaning) }
 
     private enum CodingKeys: String, CodingKey {
         case program, version, options, commands, environment

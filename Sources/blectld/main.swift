@@ -17,8 +17,8 @@ do {
 switch invocation {
 case .help(let text):
     writeAll(1, Array((text + "\n").utf8))
-case .version(let line):
-    writeAll(1, Array((line + "\n").utf8))
+case .version(let text), .specDump(let text):
+    writeAll(1, Array((text + "\n").utf8))
 case .run(let configuration):
     let log = Log(level: configuration.logLevel)
     // It watches the stop signals from here on, through the mock stack's start.

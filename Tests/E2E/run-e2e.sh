@@ -11,11 +11,15 @@
 #
 # Usage: run-e2e.sh --bin-dir DIR [options]         (DIR holds blectld and blectl)
 #        run-e2e.sh --central standin [options]     (rig validation, no binaries)
+#        run-e2e.sh --systemd --deb FILE [options]  (the .deb under real systemd)
 #   --central blectl|standin  the central under test (default blectl)
 #   --scenarios LIST    comma list of 1..6 (default 1,2,3,4,5,6); "scanprobe" measures the rig
 #   --keep-logs         keep the guest logs of a passing run (a failing run always keeps them)
 #   --quiet             do not echo the guest console (it is saved to console.log)
 #   --driver-arg ARG    pass ARG to guest/driver.py (repeatable, no spaces in ARG)
+#   --systemd --deb F   boot a small Debian 12 with systemd instead (debootstrapped once into
+#                       the scratch dir), install the package F there and run
+#                       guest/systemd-driver.py: socket activation, watchdog, reload...
 # Env: E2E_DIR (scratch dir under /tmp, default /tmp/blectl-e2e), VM_TIMEOUT
 #      (default 480 s), DRIVER_TIMEOUT (default 400 s), MEM_MB, KPKG (kernel package)
 # Exit: 0 every scenario passed, 1 a scenario failed, 2 setup error.
@@ -28,7 +32,7 @@ elapsed() { echo "$(date +%s.%N) $T_START" | awk '{printf "%.1f", $1-$2}'; }
 say() { echo "[e2e $(elapsed)s] $*"; }
 setup_error() { say "SETUP ERROR: $*"; exit 2; }
 
-CENTRAL=blectl BIN_DIR="" SCENARIOS=1,2,3,4,5,6 KEEP=0 QUIET=0 DRIVER_EXTRA=""
+CENTRAL=blectl BIN_DIR="" SCENARIOS=1,2,3,4,5,6 KEEP=0 QUIET=0 DRIVER_EXTRA="" SYSTEMD=0 DEB=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin-dir) BIN_DIR=$2; shift 2;;
@@ -37,7 +41,9 @@ while [ $# -gt 0 ]; do
     --keep-logs) KEEP=1; shift;;
     --quiet) QUIET=1; shift;;
     --driver-arg) DRIVER_EXTRA="$DRIVER_EXTRA $2"; shift 2;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0;;
+    --systemd) SYSTEMD=1; CENTRAL=deb; shift;;
+    --deb) DEB=$2; shift 2;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2;;
   esac
 done
@@ -48,6 +54,7 @@ case "$CENTRAL" in
     [ -n "$BIN_DIR" ] || setup_error "--bin-dir DIR (with blectld and blectl) is required"
     for b in blectld blectl; do [ -x "$BIN_DIR/$b" ] || setup_error "no executable $BIN_DIR/$b"; done;;
   standin) ;;
+  deb) [ -f "$DEB" ] || setup_error "--systemd needs --deb FILE (make deb builds it)";;
   *) setup_error "--central must be blectl or standin";;
 esac
 mkdir -p "$W" "$B" || setup_error "cannot create $W"
@@ -57,6 +64,7 @@ flock -n 9 || setup_error "another run-e2e.sh is using $W"
 
 # ------------------------------------------------------------- 1. packages
 PKGS="qemu-system-x86 busybox-static bluez bluez-test-tools dbus python3-dbus python3-gi kmod"
+[ "$SYSTEMD" = 1 ] && PKGS="$PKGS debootstrap e2fsprogs"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -105,6 +113,75 @@ if [ "$CENTRAL" = blectl ]; then
   mkdir -p "$W/bin" && cp "$BIN_DIR/blectld" "$BIN_DIR/blectl" "$W/bin/" \
     || setup_error "cannot copy the binaries to $W/bin"
 fi
+rm -rf "${W:?}/deb"
+if [ "$SYSTEMD" = 1 ]; then
+  mkdir -p "$W/deb" && cp "$DEB" "$W/deb/" || setup_error "cannot copy $DEB to $W/deb"
+fi
+
+# ------------------------------- 3b. the systemd guest's root: Debian 12, once per package set
+# debootstrap (minbase) with systemd-sysv, dbus, bluez and what the .deb depends on, so that
+# `apt install ./blectl_*.deb` in the guest needs no network. Made into an ext4 image that
+# qemu opens with snapshot=on: every run starts from the same, untouched system.
+if [ "$SYSTEMD" = 1 ]; then
+  deb_depends=$(dpkg-deb -f "$DEB" Depends Recommends | sed 's/^[A-Za-z-]*: //' | tr ',' '\n' \
+    | sed 's/[(|].*//; s/ //g' | grep -v '^$')
+  ROOT_PKGS=$(printf '%s\n' systemd-sysv dbus bluez bluez-test-tools python3-dbus python3-gi kmod \
+    $deb_depends | sort -u | tr '\n' ',' | sed 's/,$//')
+  ROOT_RECIPE=1   # bump when the set-up below changes: the image is made again
+  KEY=$(echo "$ROOT_PKGS" | md5sum | cut -c1-12)
+  BASE=$B/rootfs-$KEY        # debootstrap's result, kept for the next image
+  IMAGE=$B/rootfs-$KEY-r$ROOT_RECIPE.ext4
+  if [ ! -f "$IMAGE" ]; then
+    if [ ! -f "$BASE/.complete" ]; then
+      MIRROR=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
+      MIRROR=${MIRROR:-http://deb.debian.org/debian}
+      say "debootstrapping the systemd guest's root from $MIRROR (minutes): $ROOT_PKGS"
+      rm -rf "$B"/rootfs-*
+      timeout 1200 debootstrap --variant=minbase --include="$ROOT_PKGS" bookworm "$BASE.tmp" "$MIRROR" \
+        > "$B/debootstrap.log" 2>&1 \
+        || { tail -5 "$B/debootstrap.log"; setup_error "debootstrap failed (log: $B/debootstrap.log)"; }
+      rm -f "$BASE.tmp"/var/cache/apt/archives/*.deb
+      mv "$BASE.tmp" "$BASE" && touch "$BASE/.complete"
+    fi
+    say "making the systemd guest's root image"
+    R=$B/rootfs.tmp; rm -rf "$R" "$B"/rootfs-*.ext4
+    cp -a "$BASE" "$R" || setup_error "cannot copy $BASE"
+    echo blectl-e2e > "$R/etc/hostname"
+    # Nothing on the console to log in to, and no timers doing work of their own mid-test.
+    for unit in serial-getty@ttyS0.service getty@tty1.service apt-daily.timer apt-daily-upgrade.timer \
+        e2scrub_all.timer e2scrub_reap.service fstrim.timer; do
+      ln -sf /dev/null "$R/etc/systemd/system/$unit"
+    done
+    cat > "$R/usr/local/sbin/blectl-e2e" <<'ENTRY'
+#!/bin/sh
+# Runs the scratch dir's guest/systemd-main.sh (kernel argument e2e_w=, the 9p share).
+for kv in $(cat /proc/cmdline); do
+  case "$kv" in e2e_w=*) exec /bin/sh "${kv#e2e_w=}/guest/systemd-main.sh";; esac
+done
+echo "blectl-e2e: no e2e_w= on the kernel command line"; systemctl poweroff --force --force
+ENTRY
+    chmod 0755 "$R/usr/local/sbin/blectl-e2e"
+    cat > "$R/etc/systemd/system/blectl-e2e.service" <<'UNIT'
+[Unit]
+Description=blectl end-to-end tests under systemd (run-e2e.sh --systemd)
+After=multi-user.target
+
+[Service]
+Type=simple
+ExecStart=/usr/local/sbin/blectl-e2e
+StandardOutput=journal+console
+StandardError=journal+console
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+    mkdir -p "$R/etc/systemd/system/multi-user.target.wants"
+    ln -sf /etc/systemd/system/blectl-e2e.service "$R/etc/systemd/system/multi-user.target.wants/"
+    mkfs.ext4 -q -F -L blectl-e2e -d "$R" "$IMAGE.tmp" 2G && mv "$IMAGE.tmp" "$IMAGE" \
+      || setup_error "mkfs.ext4 of the guest's root failed"
+    rm -rf "$R"
+  fi
+fi
 
 # ------------------------------------------------------------- 4. initramfs
 # busybox + modules for the 9p root and the Bluetooth stack, in dependency
@@ -112,9 +189,9 @@ fi
 # its helpers must come before ecdh_generic (its self-test needs an RNG); ecb,
 # cmac, algif_*: AF_ALG crypto btvirt needs ("Failed to open Virtual HCI device");
 # bnep: bluetoothd opens a BNEP socket at start and would otherwise wait for an
-# on-demand modprobe over 9p.
+# on-demand modprobe over 9p. virtio_blk, ext4: the systemd guest's root image.
 INITRD_MODS="virtio_pci 9pnet_virtio 9p virtio_rng sha3_generic jitterentropy_rng
-  sha512_generic ctr drbg ecb cmac algif_skcipher algif_hash hci_vhci bnep"
+  sha512_generic ctr drbg ecb cmac algif_skcipher algif_hash hci_vhci bnep virtio_blk ext4"
 INITRD=$B/initramfs-$KVER.cpio.gz
 if [ ! -f "$INITRD" ] || [ "$HERE/guest/init" -nt "$INITRD" ] || [ "$0" -nt "$INITRD" ]; then
   say "building the initramfs"
@@ -140,8 +217,13 @@ ls -1d "$W"/out/2* 2>/dev/null | sort | head -n -10 | xargs -r rm -rf
 mkdir -p "$OUT"; ln -sfn "$RUN_ID" "$W/out/last"
 DRIVER_ARGS="--central $CENTRAL --scenarios $SCENARIOS $DRIVER_EXTRA"
 [ "$CENTRAL" = blectl ] && DRIVER_ARGS="$DRIVER_ARGS --bin-dir $W/bin"
-VM_TIMEOUT=${VM_TIMEOUT:-480}
-DRIVER_TIMEOUT=${DRIVER_TIMEOUT:-400}
+# The systemd guest boots systemd from its image (e2e_root=) and has a watchdog to wait out.
+ROOT_ARGS="" ROOT_DRIVE=""
+if [ "$SYSTEMD" = 1 ]; then
+  ROOT_ARGS="e2e_root=/dev/vda" ROOT_DRIVE="-drive file=$IMAGE,if=virtio,format=raw,snapshot=on"
+fi
+VM_TIMEOUT=${VM_TIMEOUT:-$([ "$SYSTEMD" = 1 ] && echo 600 || echo 480)}
+DRIVER_TIMEOUT=${DRIVER_TIMEOUT:-$([ "$SYSTEMD" = 1 ] && echo 480 || echo 400)}
 { echo "DRIVER_ARGS='$DRIVER_ARGS'"; echo "DRIVER_TIMEOUT=$DRIVER_TIMEOUT"; } > "$OUT/guest.env"
 say "booting $KVER under qemu (tcg, ${VM_TIMEOUT}s limit); central: $CENTRAL; logs: $OUT"
 show() { if [ "$QUIET" = 1 ]; then cat > /dev/null; else cat; fi; }
@@ -163,7 +245,7 @@ boot_vm() {
     timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -pidfile "$OUT/qemu.pid" \
       -smp "$(nproc)" -m "${MEM_MB:-1024}" -nographic -no-reboot -nic none \
       -kernel "$KERNEL" -initrd "$INITRD" \
-      -append "console=ttyS0 panic=1 loglevel=4 e2e_w=$W e2e_out=$OUT" \
+      -append "console=ttyS0 panic=1 loglevel=4 e2e_w=$W e2e_out=$OUT $ROOT_ARGS" $ROOT_DRIVE \
       -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
       -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
       -fsdev local,id=work,path="$W",security_model=none,multidevs=remap \
@@ -240,8 +322,13 @@ if [ "$RC" = 0 ]; then
   if [ "$KEEP" = 1 ]; then echo "PASS (logs: $OUT)"; else rm -rf "$OUT"; echo "PASS"; fi
 else
   echo "  guest logs kept in $OUT:"
-  echo "    driver.log console.log bluetoothd.log (-d) dbus-monitor.log watch.log cli.log"
-  echo "    $( [ "$CENTRAL" = blectl ] && echo blectld.log || echo standin-central.log ) peripheral-A.log peripheral-B.log dmesg.txt"
+  if [ "$SYSTEMD" = 1 ]; then
+    echo "    driver.log console.log journal.txt (the guest's whole journal) commands.log units.txt"
+    echo "    dbus-monitor.log peripheral-A.log dmesg.txt"
+  else
+    echo "    driver.log console.log bluetoothd.log (-d) dbus-monitor.log watch.log cli.log"
+    echo "    $( [ "$CENTRAL" = blectl ] && echo blectld.log || echo standin-central.log ) peripheral-A.log peripheral-B.log dmesg.txt"
+  fi
   echo "$( [ "$RC" = 2 ] && echo "SETUP ERROR" || echo FAIL )"
 fi
 exit "${RC:-2}"

@@ -93,6 +93,20 @@ struct CLIUsageTests {
         #expect(try await Self.spec()["version"] as? String == ProtocolInfo.softwareVersion)
     }
 
+    @Test("the one version is the package's (debian/changelog) and the daemon's hello and status")
+    func versionEverywhere() async throws {
+        let changelog = try String(contentsOfFile: InstallTests.repository + "/debian/changelog", encoding: .utf8)
+        let top = changelog.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(top.hasPrefix("blectl (\(ProtocolInfo.softwareVersion)) "), "debian/changelog: \(top)")
+        try await DaemonFixture.with { daemon in
+            let client = try SocketClient(path: daemon.socket)
+            #expect(client.readObject()?["version"] as? String == ProtocolInfo.softwareVersion, "hello")
+            #expect(client.send(#"{"v":1,"id":1,"cmd":"status"}"# + "\n"))
+            let status = client.readObject()?["result"] as? [String: Any]
+            #expect(status?["version"] as? String == ProtocolInfo.softwareVersion, "status")
+        }
+    }
+
     @Test("usage errors: --timeout past the daemon's limits, a bad --unit or --events exit 64 and say why")
     func usageErrors() async throws {
         let socket = ["--socket", "/nonexistent/blectld.sock"]

@@ -23,6 +23,10 @@ struct InstallTests {
         for file in [
             "usr/bin/blectld", "usr/bin/blectl", "usr/bin/blectl-mock", "lib/systemd/system/blectld.service",
             "lib/systemd/system/blectld.socket", "etc/blectl/blectld.conf", "usr/share/doc/blectl/README.md",
+            "usr/share/man/man1/blectl.1", "usr/share/man/man1/blectl-mock.1", "usr/share/man/man5/blectld.conf.5",
+            "usr/share/man/man8/blectld.8", "usr/share/bash-completion/completions/blectl",
+            "usr/share/zsh/vendor-completions/_blectld", "usr/share/fish/vendor_completions.d/blectl-mock.fish",
+            "usr/lib/sysusers.d/blectl.conf",
         ] {
             #expect(FileManager.default.fileExists(atPath: root.path + "/" + file), "\(file)")
         }

@@ -11,6 +11,9 @@ extension DaemonConfiguration {
                 .flag("mock", help: "Use the built-in mock adapter instead of BlueZ (its own bus and blectl-mock)"),
                 .flag("help", short: "h", help: "Show this help"),
                 .flag("version", help: "Show the version"),
+                .flag(
+                    "dump-spec", hidden: true,
+                    help: "Print options, configuration keys, exit statuses and signals as JSON (man pages)"),
             ]
     }
 
@@ -32,6 +35,7 @@ extension DaemonConfiguration {
         }
         if parsed.flag("help") { return .help(helpText) }
         if parsed.flag("version") { return .version("blectld \(ProtocolInfo.softwareVersion)") }
+        if parsed.flag("dump-spec") { return .specDump(DaemonSpecDump.text) }
 
         var configuration = DaemonConfiguration()
         if let path = parsed.value("config") { configuration.configPath = path }
@@ -86,10 +90,8 @@ extension DaemonConfiguration {
         Options:
         \(options.helpLines())
 
-        Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot start, or when its D-Bus
-        connection drops (the unit's Restart=on-failure starts it again); 64 for a usage
-        error; 75 when another blectld already serves the socket (nothing is started);
-        78 for a bad configuration file.
+        Exit status:
+        \(DaemonSpec.exitStatuses.map(\.helpLine).joined(separator: "\n"))
         """
     }
 }

@@ -138,6 +138,8 @@ public enum DaemonInvocation: Equatable, Sendable {
     case help(String)
     /// Print this version line and exit 0.
     case version(String)
+    /// Print this JSON (`--dump-spec`: options and configuration keys) and exit 0.
+    case specDump(String)
 }
 
 /// A configuration mistake, with where it is and how to exit.
