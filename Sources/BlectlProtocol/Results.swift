@@ -22,6 +22,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var history: HistoryStatus?
     /// The MQTT output's state; null when blectld publishes to no broker.
     public var mqtt: MQTTStatus?
+    /// The advertisement sensors' state; null when no advertisement format is read.
+    public var advertisements: AdvertisementStatus?
 
     /// Creates a status.
     public init(
@@ -39,7 +41,7 @@ public struct StatusResult: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case daemon, version, adapter, state, reason, connected, started, history, mqtt
+        case daemon, version, adapter, state, reason, connected, started, history, mqtt, advertisements
         case lastSeq = "last_seq"
     }
 
