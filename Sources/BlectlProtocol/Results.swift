@@ -86,6 +86,9 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
     public var connected: Bool
     /// When it was last seen or heard from.
     public var lastSeen: Timestamp
+    /// The profile its latest reading was decoded by (`bthome`, `pi-cputemp`, …); null
+    /// before any reading.
+    public var profile: String?
 
     /// Creates a row.
     public init(address: String, name: String?, rssi: Int?, thermometer: Bool, connected: Bool, lastSeen: Timestamp) {
@@ -98,7 +101,7 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case address, name, rssi, thermometer, connected
+        case address, name, rssi, thermometer, connected, profile
         case lastSeen = "last_seen"
     }
 
