@@ -65,15 +65,21 @@ enum ReadCommand {
     }
 
     private static func printTable(_ reports: [Row], _ terminal: Terminal) {
-        let rows = reports.map { report in
-            [
-                Format.name(report.name), report.address, report.celsius.map(terminal.temperature) ?? "–",
-                Format.quantities(report.others), Format.origin(profile: report.profile, raw: report.raw),
-                Format.age(seconds: report.ageSeconds),
-            ]
+        // The other quantities' column only when some device measures them.
+        let others = reports.map { Format.quantities($0.others) }
+        let showOthers = others.contains { !$0.isEmpty }
+        let rows = reports.enumerated().map { index, report in
+            [Format.name(report.name), report.address, report.celsius.map(terminal.temperature) ?? "–"]
+                + (showOthers ? [others[index]] : [])
+                + [
+                    Format.origin(profile: report.profile, raw: report.raw), Format.age(seconds: report.ageSeconds),
+                ]
         }
+        let ageColumn = showOthers ? 5 : 4
         let lines = terminal.table(rows) { row, column, text in
-            guard column == 2 else { return column == 5 && !reports[row].fresh ? terminal.paint(text, .yellow) : text }
+            guard column == 2 else {
+                return column == ageColumn && !reports[row].fresh ? terminal.paint(text, .yellow) : text
+            }
             return terminal.paint(text, .bold)
         }
         for line in lines { terminal.print(line) }
