@@ -126,7 +126,7 @@ struct ThermalZone: Sendable, Equatable {
         } catch {
             return .failure(ReadingError(.empty, raw: [], detail: "\(error)"))
         }
-        let trimmed = text.trimmed
+        let trimmed = text.withoutSpaceAround
         let raw = Array(trimmed.utf8)
         guard let millidegrees = Int(trimmed) else {
             return .failure(ReadingError(.notANumber, raw: raw, detail: "\(directory)/temp is not a whole number"))
@@ -140,7 +140,7 @@ struct ThermalZone: Sendable, Equatable {
     }
 
     private static func readType(_ directory: String) -> String? {
-        ((try? readTextFile(directory + "/type", limit: 256)) ?? nil).map(\.trimmed)
+        ((try? readTextFile(directory + "/type", limit: 256)) ?? nil).map(\.withoutSpaceAround)
     }
 
     private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
@@ -157,5 +157,14 @@ struct ThermalZone: Sendable, Equatable {
             if name.hasPrefix("thermal_zone"), Int(name.dropFirst("thermal_zone".count)) != nil { names.append(name) }
         }
         return names.sorted { Int($0.dropFirst(12))! < Int($1.dropFirst(12))! }
+    }
+}
+
+extension String {
+    /// The text without white space (newlines too: sysfs files end with one) at either end.
+    fileprivate var withoutSpaceAround: String {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return String(self[first...last])
     }
 }

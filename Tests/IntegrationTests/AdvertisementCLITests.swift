@@ -109,3 +109,41 @@ extension CLITests {
         }
     }
 }
+
+extension CLITests {
+    @Test("host_cpu: the gateway's CPU temperature is a device of its own; no thermal zone, no device, and a note")
+    func hostCPU() async throws {
+        let zone = FileManager.default.temporaryDirectory.appendingPathComponent("blectl-zone-\(UUID())")
+        try FileManager.default.createDirectory(at: zone, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: zone) }
+        try "cpu-thermal\n".write(to: zone.appendingPathComponent("type"), atomically: true, encoding: .utf8)
+        try "51234\n".write(to: zone.appendingPathComponent("temp"), atomically: true, encoding: .utf8)
+        let configuration = "host_cpu = yes\nhost_cpu_zone = \(zone.path)\nhost_cpu_interval = 1s\n"
+        try await DaemonFixture.with(mockOptions: "--fast --thermometers 0 --others 0 --advertisers 0",
+            configuration: configuration) { fixture in
+            let reports = try await Self.readAll(fixture, count: 1)
+            let report = try #require(reports.first)
+            #expect(report["profile"] as? String == "host-cpu")
+            #expect(report["celsius"] as? Double == 51.23)
+            #expect((report["name"] as? String)?.hasSuffix(" CPU") == true)
+            // A locally administered address, the same every start.
+            let address = try #require(report["address"] as? String)
+            #expect(UInt8(address.prefix(2), radix: 16).map { $0 & 0x03 == 0x02 } == true, "\(address)")
+            // The next sample comes on the timer.
+            try "52000\n".write(to: zone.appendingPathComponent("temp"), atomically: true, encoding: .utf8)
+            let deadline = ContinuousClock.now + .seconds(10)
+            var latest = 51.23
+            while ContinuousClock.now < deadline, latest != 52 {
+                latest = try await Self.readAll(fixture, count: 1).first?["celsius"] as? Double ?? latest
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(latest == 52)
+        }
+        try await DaemonFixture.with(mockOptions: "--fast --thermometers 0 --others 0 --advertisers 0",
+            configuration: "host_cpu = yes\nhost_cpu_zone = /nonexistent/zone\n") { fixture in
+            #expect(fixture.daemon.log().contains("host_cpu: /nonexistent/zone is not a thermal zone"))
+            let read = try await fixture.blectl(["read", "--json", "--timeout", "1"])
+            #expect(read.status == 75)
+        }
+    }
+}
