@@ -90,7 +90,9 @@ extension AdvertisementStatus {
             sensors: statistics.sensors.map { sensor in
                 Sensor(
                     address: sensor.address.description, profile: sensor.profile?.rawValue, readings: sensor.readings,
-                    lostPackets: sensor.lostPackets, staleAfter: Double(sensor.staleAfter.components.seconds) + Double(sensor.staleAfter.components.attoseconds) / 1e18, lost: sensor.lost)
+                    lostPackets: sensor.lostPackets,
+                    staleAfter: Double(sensor.staleAfter.components.seconds) + Double(
+                        sensor.staleAfter.components.attoseconds) / 1e18, lost: sensor.lost)
             })
     }
 }

@@ -207,7 +207,8 @@ public struct DaemonRunner: Sendable {
             registry = AdvertisementRegistry(profiles: registry.profiles.filter { ids.contains($0.id) })
         }
         return AdvertisementConfiguration(
-            registry: registry, bthomeKeys: configuration.bthomeKeys, devices: settings.devices.map { .only($0) } ?? .all,
+            registry: registry, bthomeKeys: configuration.bthomeKeys,
+            devices: settings.devices.map { .only($0) } ?? .all,
             minInterval: settings.minInterval, staleAfter: settings.staleAfter, maxDevices: settings.maxDevices)
     }
 }

@@ -41,7 +41,8 @@ enum StatusCommand {
     static func advertisementLine(_ adverts: AdvertisementStatus) -> String {
         func count(_ value: Int, _ noun: String) -> String { "\(value) \(noun)\(value == 1 ? "" : "s")" }
         let heard = adverts.sensors.filter { !$0.lost }.count
-        var line = count(heard, "sensor") + " heard (\(adverts.scanMode) scanning), " + count(adverts.readings, "reading")
+        var line =
+            count(heard, "sensor") + " heard (\(adverts.scanMode) scanning), " + count(adverts.readings, "reading")
         line += ", " + count(adverts.lostPackets, "lost packet")
         if adverts.errors > 0 { line += ", " + count(adverts.errors, "reading error") }
         return line

@@ -94,7 +94,8 @@ struct AdvertisementBadInputTests {
             // a new battery level) is the same measurement too.
             for (id, celsius) in [(10, 2000), (10, 2000), (11, 2010), (11, 2020), (14, 2040), (5, 2100), (6, 2110)] {
                 await Self.send(
-                    monitor, fixture, address, service: [Self.bthome: Self.bthomePacket(id: UInt8(id), centiCelsius: Int16(celsius))])
+                    monitor, fixture, address,
+                    service: [Self.bthome: Self.bthomePacket(id: UInt8(id), centiCelsius: Int16(celsius))])
             }
             #expect(Self.readings(log, address).map(\.celsius) == [20, 20.1, 20.4, 21, 21.1])
             let statistics = await monitor.statistics

@@ -102,8 +102,11 @@ struct AdvertisementMonitorTests {
             // The other sensor, still heard, is not lost.
             #expect(
                 !log.all.contains { event in
-                    if case .peripheralLost(let lost) = event { lost.description == AdvertisementFixture.address(1) }
-                    else { false }
+                    if case .peripheralLost(let lost) = event {
+                        lost.description == AdvertisementFixture.address(1)
+                    } else {
+                        false
+                    }
                 })
             await fixture.mock.clearFaults()
             _ = try await log.first(after: log.count, within: .seconds(5), reading(from: address))
@@ -119,7 +122,8 @@ struct AdvertisementMonitorTests {
             _ = try await log.first(reading(from: MockFixture.celsiusPi))
             // Discovery resumed after the connects: advertisements keep coming.
             for index in 0..<6 {
-                _ = try await log.first(after: log.count, within: .seconds(10), reading(from: AdvertisementFixture.address(index)))
+                _ = try await log.first(
+                    after: log.count, within: .seconds(10), reading(from: AdvertisementFixture.address(index)))
             }
             let mark = log.count
             _ = try await log.first(after: mark, within: .seconds(3), reading(from: MockFixture.fahrenheitPi))

@@ -37,7 +37,9 @@ struct HostCPUSourceTests {
         try Self.withZones([("cpu-thermal", "48312"), ("cpu-thermal", "hot"), ("cpu-thermal", "250000")]) { root in
             let good = try ThermalZone.find(root + "/thermal_zone0", root: root)!.read().get()
             #expect(good.celsius == 48.31 && good.raw == "48312" && good.profile == "host-cpu")
-            #expect(throws: ReadingError.self) { try ThermalZone.find(root + "/thermal_zone1", root: root)!.read().get() }
+            #expect(throws: ReadingError.self) {
+                try ThermalZone.find(root + "/thermal_zone1", root: root)!.read().get()
+            }
             let absurd = ThermalZone.find(root + "/thermal_zone2", root: root)!.read()
             guard case .failure(let error) = absurd else { Issue.record("250 °C read as \(absurd)"); return }
             #expect(error.kind == .outOfRange && error.raw == Array("250000".utf8))

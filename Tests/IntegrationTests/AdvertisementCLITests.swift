@@ -69,7 +69,8 @@ extension CLITests {
             let scan = try await fixture.blectl(["scan", "--timeout", "1"])
             #expect(scan.output.contains("PROFILE") && scan.output.contains("govee-h5075"))
             let scanJSON = try await fixture.blectl(["scan", "--timeout", "1", "--json"])
-            let rows = try #require(try JSONSerialization.jsonObject(with: Data(scanJSON.output.utf8)) as? [[String: Any]])
+            let rows = try #require(
+                try JSONSerialization.jsonObject(with: Data(scanJSON.output.utf8)) as? [[String: Any]])
             #expect(rows.contains { $0["profile"] as? String == "ruuvi" })
         }
     }
@@ -119,8 +120,10 @@ extension CLITests {
         try "cpu-thermal\n".write(to: zone.appendingPathComponent("type"), atomically: true, encoding: .utf8)
         try "51234\n".write(to: zone.appendingPathComponent("temp"), atomically: true, encoding: .utf8)
         let configuration = "host_cpu = yes\nhost_cpu_zone = \(zone.path)\nhost_cpu_interval = 1s\n"
-        try await DaemonFixture.with(mockOptions: "--fast --thermometers 0 --others 0 --advertisers 0",
-            configuration: configuration) { fixture in
+        try await DaemonFixture.with(
+            mockOptions: "--fast --thermometers 0 --others 0 --advertisers 0",
+            configuration: configuration
+        ) { fixture in
             let reports = try await Self.readAll(fixture, count: 1)
             let report = try #require(reports.first)
             #expect(report["profile"] as? String == "host-cpu")
@@ -139,8 +142,10 @@ extension CLITests {
             }
             #expect(latest == 52)
         }
-        try await DaemonFixture.with(mockOptions: "--fast --thermometers 0 --others 0 --advertisers 0",
-            configuration: "host_cpu = yes\nhost_cpu_zone = /nonexistent/zone\n") { fixture in
+        try await DaemonFixture.with(
+            mockOptions: "--fast --thermometers 0 --others 0 --advertisers 0",
+            configuration: "host_cpu = yes\nhost_cpu_zone = /nonexistent/zone\n"
+        ) { fixture in
             #expect(fixture.daemon.log().contains("host_cpu: /nonexistent/zone is not a thermal zone"))
             let read = try await fixture.blectl(["read", "--json", "--timeout", "1"])
             #expect(read.status == 75)

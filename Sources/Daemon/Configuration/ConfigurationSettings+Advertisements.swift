@@ -38,7 +38,8 @@ extension ConfigurationSetting {
         ) { config, values throws(SettingError) in
             config.advertisements.devices = try AdvertisementSettings.parseDevices(values)
         },
-        single("advert_max_devices", flag: nil, "N", "Advertising sensors tracked; the one unheard longest goes first") {
+        single("advert_max_devices", flag: nil, "N", "Advertising sensors tracked; the one unheard longest goes first")
+        {
             config, value throws(SettingError) in
             config.advertisements.maxDevices = try ValueParser.integer(value, within: 16...100_000)
         },
@@ -113,7 +114,8 @@ public struct AdvertisementSettings: Equatable, Sendable {
         var addresses: Set<BluetoothAddress> = []
         for value in values {
             guard let address = BluetoothAddress(value) else {
-                throw SettingError("not a Bluetooth address: '\(value)' (use all, or addresses such as A4:C1:38:00:00:01)")
+                throw SettingError(
+                    "not a Bluetooth address: '\(value)' (use all, or addresses such as A4:C1:38:00:00:01)")
             }
             addresses.insert(address)
         }
