@@ -56,7 +56,8 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         // The mock adapter: a fake bluetoothd serving BlueZ's D-Bus API.
-        .target(name: "MockBlueZ", dependencies: ["DBusCore", "UnixSupport"], swiftSettings: strictSwift),
+        // (Nettle seals its encrypted BTHome sensors' advertisements.)
+        .target(name: "MockBlueZ", dependencies: ["DBusCore", "UnixSupport", "CNettle"], swiftSettings: strictSwift),
         .executableTarget(
             name: "blectl-mock",
             dependencies: ["MockBlueZ", "BlectlProtocol", "PrivateBus", "UnixSupport"],

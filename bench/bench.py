@@ -214,7 +214,8 @@ class Stack:
         self.emit_log = os.path.join(directory, "emit.log")
         self.mock = spawn(
             [os.path.join(binaries, "blectl-mock"), "--address", self.address, "--emit-log", self.emit_log,
-             "--log-level", "warning", "--fast", "--others", "0", "--pattern", "counter", "--temperature", "40"]
+             "--log-level", "warning", "--fast", "--others", "0", "--advertisers", "0", "--pattern", "counter",
+             "--temperature", "40"]
             + mock_options,
             stderr=open(os.path.join(directory, "mock.log"), "w"),
             name="blectl-mock",

@@ -86,7 +86,7 @@ def start_broker(stack, work, port):
 
 def start_daemon(stack, args, work, name, mqtt_url):
     sock = os.path.join(work, f"{name}.sock")
-    env = dict(os.environ, BLECTL_MOCK_OPTIONS=f"--thermometers {args.thermometers} --others 0 "
+    env = dict(os.environ, BLECTL_MOCK_OPTIONS=f"--thermometers {args.thermometers} --others 0 --advertisers 0 "
                f"--notify-interval {int(1000 / args.hz)}ms", XDG_RUNTIME_DIR=work)
     command = [f"{args.bin}/blectld", "--mock", "--socket", sock, "--config", "/dev/null",
                "--state-dir", os.path.join(work, f"{name}-state"), "--log-level", "notice"]

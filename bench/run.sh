@@ -43,6 +43,12 @@ if [ "${BENCH_MQTT:-1}" != 0 ]; then
     cp "$root/.build/release/blectl" "$bin/" 2>/dev/null || true
     /usr/bin/python3 "$root/bench/mqtt_bench.py" --bin "$bin" || status=$?
 fi
+# Advertising sensors: 200 of every format at 1 Hz through the mock (bench/advert_bench.py;
+# BENCH_ADVERTS=0 skips it).
+if [ "${BENCH_ADVERTS:-1}" != 0 ]; then
+    cp "$root/.build/release/blectl" "$bin/" 2>/dev/null || true
+    /usr/bin/python3 "$root/bench/advert_bench.py" --bin "$bin" || status=$?
+fi
 echo "Machine: $machine."
 [ -n "$venv_python" ] && echo "Bleak $("$venv_python" -c 'import importlib.metadata as m; print(m.version("bleak"), "with dbus-fast", m.version("dbus-fast"))'), $("$venv_python" --version)."
 exit $status

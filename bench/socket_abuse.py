@@ -187,7 +187,7 @@ def main():
     path, log_path, config = f"{work}/blectld.sock", f"{work}/blectld.log", f"{work}/blectld.conf"
     with open(config, "w") as file:
         file.write("\n".join(options.config) + "\n")
-    env = dict(os.environ, BLECTL_MOCK_OPTIONS=f"--fast --notify-interval {options.notify_interval}",
+    env = dict(os.environ, BLECTL_MOCK_OPTIONS=f"--fast --advertisers 0 --notify-interval {options.notify_interval}",
                XDG_RUNTIME_DIR=work, PATH=f"{os.path.abspath(options.bin)}:{os.environ['PATH']}")
     with open(log_path, "w") as log:
         daemon = subprocess.Popen([f"{options.bin}/blectld", "--mock", "--socket", path, "--config", config],

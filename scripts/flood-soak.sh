@@ -12,7 +12,7 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/blectl-flood-XXXXXX")
 socket="$dir/blectld.sock"
 log="$dir/blectld.log"
 : >"$dir/blectld.conf"
-export BLECTL_MOCK_OPTIONS="--notify-interval 1s --thermometers 1 --others 0 --decoys 10000 \
+export BLECTL_MOCK_OPTIONS="--notify-interval 1s --thermometers 1 --others 0 --advertisers 0 --decoys 10000 \
 --fake-thermometers 500 --hanging-connects 100 --decoy-interval 10s --decoys-after 5s"
 
 "$bin/blectld" --mock --socket "$socket" --config "$dir/blectld.conf" --log-level notice 2>"$log" &

@@ -13,7 +13,10 @@ socket="$dir/blectld.sock"
 log="$dir/blectld.log"
 export BLECTL_SOCKET="$socket"
 
-set -- --mock --socket "$socket" --log-level info
+# The mock's encrypted BTHome sensor (A4:C1:38:AD:00:02) has a known key; its owner would
+# put the same line in /etc/blectl/blectld.conf.
+printf 'bthome_key A4:C1:38:AD:00:02 = 231d39c1d7cc1ab1aee224cd096db932\n' >"$dir/blectld.conf"
+set -- --mock --socket "$socket" --config "$dir/blectld.conf" --log-level info
 if [ -n "${MQTT:-}" ]; then
     set -- "$@" --mqtt "$MQTT" --mqtt-gateway "${MQTT_GATEWAY:-$(hostname)}"
 fi

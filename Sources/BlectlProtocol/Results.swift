@@ -24,6 +24,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var mqtt: MQTTStatus?
     /// The socket server's state; null when the daemon serves no socket.
     public var socket: SocketStatus?
+    /// The advertisement sensors' state; null when no advertisement format is read.
+    public var advertisements: AdvertisementStatus?
 
     /// Creates a status.
     public init(
@@ -41,7 +43,7 @@ public struct StatusResult: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case daemon, version, adapter, state, reason, connected, started, history, mqtt, socket
+        case daemon, version, adapter, state, reason, connected, started, history, mqtt, socket, advertisements
         case lastSeq = "last_seq"
     }
 
@@ -97,6 +99,9 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
     public var connected: Bool
     /// When it was last seen or heard from.
     public var lastSeen: Timestamp
+    /// The profile its latest reading was decoded by (`bthome`, `pi-cputemp`, …); null
+    /// before any reading.
+    public var profile: String?
 
     /// Creates a row.
     public init(address: String, name: String?, rssi: Int?, thermometer: Bool, connected: Bool, lastSeen: Timestamp) {
@@ -109,7 +114,7 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case address, name, rssi, thermometer, connected
+        case address, name, rssi, thermometer, connected, profile
         case lastSeen = "last_seen"
     }
 

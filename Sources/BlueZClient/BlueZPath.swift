@@ -35,6 +35,16 @@ public struct BlueZPath: Hashable, Sendable, Comparable, CustomStringConvertible
         device.flatMap { BluetoothAddress(devicePathElement: $0.objectPath.lastElement) }
     }
 
+    /// Whether this path is directly below `parent` (a device of an adapter), compared
+    /// without building the parent's path.
+    public func isChild(of parent: BlueZPath) -> Bool {
+        let text = objectPath.rawValue.utf8
+        let prefix = parent.objectPath.rawValue.utf8
+        guard text.count > prefix.count + 1, text.starts(with: prefix) else { return false }
+        let rest = text.dropFirst(prefix.count)
+        return rest.first == UInt8(ascii: "/") && !rest.dropFirst().contains(UInt8(ascii: "/"))
+    }
+
     /// The path BlueZ gives the device with `address` on this adapter.
     public func device(_ address: BluetoothAddress) -> BlueZPath? {
         objectPath.appending(address.devicePathElement).map(BlueZPath.init)

@@ -20,3 +20,5 @@ public typealias EnvironmentalSensingProfile = ThermometerProfiles.Environmental
 public typealias BTHomeKey = ThermometerProfiles.BTHomeKey
 /// A BlueZ error, classified (from the BlueZ client layer).
 public typealias BlueZError = BlueZClient.BlueZError
+/// The advertisement formats known.
+public typealias AdvertisementRegistry = ThermometerProfiles.AdvertisementRegistry

@@ -7,17 +7,36 @@ public import UnixSupport
 /// Connects the BLE side to the hub: thermometer events become hub events, in
 /// order, and the hub's scan and read requests go to the monitor.
 public final class CentralBridge: CentralControl {
+    private let hub: Hub
     private let monitor: ThermometerMonitor
+    /// The advertising sensors' monitor, when some advertisement format is read.
+    private let advertisements: AdvertisementMonitor?
+    private let scanMode: ScanMode
 
     /// Creates the monitor over `central` and starts forwarding its events to `hub`.
     ///
     /// Events are applied on the hub's event loop in the order the monitor reported
     /// them; when the hub shares the central's executor (as in blectld) that is the
     /// thread the monitor reports on, so a reading reaches the hub without a hop.
+    ///
+    /// - Parameter advertisements: what the advertisement monitor reads; nil for none (the
+    ///   thermometer configuration should then not keep discovery on).
     public init(
-        hub: Hub, central: CentralManager, configuration: ThermometerConfiguration, log: Log
+        hub: Hub, central: CentralManager, configuration: ThermometerConfiguration,
+        advertisements: AdvertisementConfiguration? = nil, scanMode: ScanMode = .auto, log: Log
     ) {
-        monitor = ThermometerMonitor(central: central, configuration: configuration, log: log) { [hub] event in
+        self.hub = hub
+        self.scanMode = scanMode
+        let report = Self.reporter(to: hub)
+        monitor = ThermometerMonitor(central: central, configuration: configuration, log: log, report: report)
+        self.advertisements = advertisements.map {
+            AdvertisementMonitor(central: central, configuration: $0, log: log, report: report)
+        }
+    }
+
+    /// Applies a source's events to `hub`, in the order the source reported them.
+    public static func reporter(to hub: Hub) -> @Sendable (SensorEvent) -> Void {
+        { [hub] event in
             // On the hub's loop already (blectld): apply now. Every event comes this one
             // way, so the order holds either way.
             if hub.executor.isCurrent {
@@ -28,11 +47,21 @@ public final class CentralBridge: CentralControl {
         }
     }
 
-    /// Starts the monitor: scanning and connecting begin.
-    public func start() async { await monitor.start() }
+    /// Starts the monitors: scanning and connecting begin, advertisements are read.
+    public func start() async {
+        if let advertisements {
+            await advertisements.start()
+            let mode = scanMode.resolved.rawValue
+            await hub.addStatusContributor { status in
+                status.advertisements = AdvertisementStatus(await advertisements.statistics, scanMode: mode)
+            }
+        }
+        await monitor.start()
+    }
 
     /// Unsubscribes, disconnects and stops scanning.
     public func shutdown() async {
+        await advertisements?.shutdown()
         await monitor.shutdown()
     }
 
@@ -48,5 +77,22 @@ public final class CentralBridge: CentralControl {
         } catch {
             throw ErrorInfo(.unavailable, "\(error)")
         }
+    }
+}
+
+extension AdvertisementStatus {
+    /// The monitor's counts as `status` shows them.
+    init(_ statistics: AdvertisementStatistics, scanMode: String) {
+        self.init(
+            scanMode: scanMode, advertisements: statistics.advertisements, readings: statistics.readings,
+            duplicates: statistics.duplicates, lostPackets: statistics.lostPackets, errors: statistics.errors,
+            forgotten: statistics.forgotten,
+            sensors: statistics.sensors.map { sensor in
+                Sensor(
+                    address: sensor.address.description, profile: sensor.profile?.rawValue, readings: sensor.readings,
+                    lostPackets: sensor.lostPackets,
+                    staleAfter: Double(sensor.staleAfter.components.seconds) + Double(
+                        sensor.staleAfter.components.attoseconds) / 1e18, lost: sensor.lost)
+            })
     }
 }

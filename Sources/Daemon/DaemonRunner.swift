@@ -50,7 +50,9 @@ public struct DaemonRunner: Sendable {
             return ExitCode.configuration
         }
         let bridge = CentralBridge(
-            hub: service.hub, central: central, configuration: thermometerConfiguration, log: log)
+            hub: service.hub, central: central, configuration: thermometerConfiguration,
+            advertisements: advertisementConfiguration, scanMode: configuration.advertisements.scanMode, log: log)
+        let hostCPU = await startHostCPU(central.executor, service.hub)
         await service.hub.attach(bridge)
         do {
             try await service.start(inheriting: listenFDs().first)
@@ -70,6 +72,7 @@ public struct DaemonRunner: Sendable {
         let cause = await serve(until: stops, bus: mockBus == nil ? "system" : "mock adapter's")
         log.notice("stopping")
         try? notifier.stopping()
+        await hostCPU?.stop()
         await bridge.shutdown()
         await service.stop()
         await central.close()
@@ -174,7 +177,7 @@ public struct DaemonRunner: Sendable {
 
     private var thermometerConfiguration: ThermometerConfiguration {
         let extra = configuration.serviceUUIDs.compactMap(BluetoothUUID.init)
-        return ThermometerConfiguration(
+        var thermometers = ThermometerConfiguration(
             names: configuration.names,
             profiles: ProfileRegistry.standard.addingPiCPUTemperatureUUIDs(services: extra),
             reconnect: ReconnectPolicy(
@@ -182,5 +185,30 @@ public struct DaemonRunner: Sendable {
                 jitter: configuration.reconnect.jitter),
             maxConnecting: configuration.maxConnecting, maxConnections: configuration.maxConnections,
             maxDevices: configuration.maxDevices)
+        thermometers.keepsScanning = configuration.advertisements.isEnabled
+        return thermometers
+    }
+
+    /// The host CPU device, when `host_cpu = yes` and the machine has a thermal zone.
+    private func startHostCPU(_ executor: EventLoop, _ hub: Hub) async -> HostCPUSource? {
+        let settings = configuration.advertisements
+        guard settings.hostCPU else { return nil }
+        return await HostCPUSource.start(
+            zone: settings.hostCPUZone, interval: settings.hostCPUInterval, executor: executor, log: log,
+            report: CentralBridge.reporter(to: hub))
+    }
+
+    /// What the advertisement monitor reads; nil when `advert_profiles = none`.
+    private var advertisementConfiguration: AdvertisementConfiguration? {
+        let settings = configuration.advertisements
+        guard settings.isEnabled else { return nil }
+        var registry = AdvertisementRegistry.standard
+        if let ids = settings.profiles {
+            registry = AdvertisementRegistry(profiles: registry.profiles.filter { ids.contains($0.id) })
+        }
+        return AdvertisementConfiguration(
+            registry: registry, bthomeKeys: configuration.bthomeKeys,
+            devices: settings.devices.map { .only($0) } ?? .all,
+            minInterval: settings.minInterval, staleAfter: settings.staleAfter, maxDevices: settings.maxDevices)
     }
 }

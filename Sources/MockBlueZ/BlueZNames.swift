@@ -19,6 +19,11 @@ enum BlueZ {
     static let healthManager = "org.bluez.HealthManager1"
 
     /// The object path of a device: `dev_` and the address with `_` for `:`.
+    /// The six bytes of an address written `XX:XX:XX:XX:XX:XX`, most significant first.
+    static func addressBytes(_ address: String) -> [UInt8] {
+        address.split(separator: ":").compactMap { UInt8($0, radix: 16) }
+    }
+
     static func devicePath(adapter: ObjectPath, address: String) -> ObjectPath {
         adapter.appending("dev_" + address.uppercased().replacingColons(with: "_"))!
     }

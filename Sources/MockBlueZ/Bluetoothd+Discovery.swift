@@ -149,17 +149,28 @@ extension Bluetoothd {
         guard let adapter = adapters[name], adapter.discovering, adapter.clients.anyDiscovering else { return }
         // A connected peripheral has stopped advertising (a Pi takes one central at a time).
         guard !(devicesByPeripheral[index] ?? []).contains(where: { devices[$0]?.link != .down }) else { return }
-        let state = world.withState { world -> PeripheralState in
+        let heard = world.withState { world -> PeripheralState? in
             let spec = world.peripherals[index].spec
+            guard FaultPlan.take(&world.faults.outOfRange, address: spec.address) == nil else { return nil }
             let step = Int16(world.jitter(-3...3))
             // Signal strength wanders within ±6 dBm of the peripheral's typical value.
             world.peripherals[index].rssi = min(max(world.peripherals[index].rssi + step, spec.rssi - 6), spec.rssi + 6)
+            world.peripherals[index].advertiser?.advance(using: &world.random)
             return world.peripherals[index]
         }
+        guard let state = heard else { return }
         let spec = state.spec
-        let report = AdvertisingReport(
+        var report = AdvertisingReport(
             address: spec.address, name: spec.advertisedName, rssi: state.rssi, txPower: spec.txPower,
             uuids: spec.advertisedUUIDs, discoverable: spec.discoverable)
+        report.manufacturerData = spec.manufacturerData
+        report.serviceData = spec.serviceData
+        if let advertiser = state.advertiser {
+            // The sensor's current measurement, on top of what it always advertises.
+            let data = advertiser.advertisement(address: BlueZ.addressBytes(spec.address))
+            report.manufacturerData.merge(data.manufacturerData) { $1 }
+            report.serviceData.merge(data.serviceData) { $1 }
+        }
         guard adapter.clients.kernelAccepts(report) else { return }
         let discoverable = adapter.clients.isDiscoverable(report)
         let path = BlueZ.devicePath(adapter: adapter.path, address: spec.address)
@@ -214,13 +225,13 @@ extension Bluetoothd {
                 changes.append(("UUIDs", .strings(uuids)))
             }
         }
-        if !spec.manufacturerData.isEmpty, duplicates || device.manufacturerData != spec.manufacturerData {
-            device.manufacturerData = spec.manufacturerData
-            changes.append(("ManufacturerData", PropertyTables.manufacturerData(spec.manufacturerData)))
+        if !report.manufacturerData.isEmpty, duplicates || device.manufacturerData != report.manufacturerData {
+            device.manufacturerData = report.manufacturerData
+            changes.append(("ManufacturerData", PropertyTables.manufacturerData(report.manufacturerData)))
         }
-        if !spec.serviceData.isEmpty, duplicates || device.serviceData != spec.serviceData {
-            device.serviceData = spec.serviceData
-            changes.append(("ServiceData", PropertyTables.serviceData(spec.serviceData)))
+        if !report.serviceData.isEmpty, duplicates || device.serviceData != report.serviceData {
+            device.serviceData = report.serviceData
+            changes.append(("ServiceData", PropertyTables.serviceData(report.serviceData)))
         }
         return changes
     }

@@ -87,6 +87,9 @@ struct AdvertisingReport: Sendable {
     var txPower: Int16?
     var uuids: [String]
     var discoverable: Bool
+    /// What the advertisement (with its scan response) carries.
+    var manufacturerData: [UInt16: [UInt8]] = [:]
+    var serviceData: [String: [UInt8]] = [:]
 }
 
 /// The discovery state of every client of one adapter, and bluetoothd's merge of their filters.

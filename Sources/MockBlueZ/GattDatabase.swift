@@ -227,7 +227,7 @@ struct GattDatabase: Sendable, Equatable {
                 service(GattUUID.sig(0x180F), application: true) { b in
                     b.characteristic(GattUUID.sig(0x2A19), ["read", "notify"], .fixed([0x5A]))
                 }
-            case .beacon:
+            case .beacon, .advertiser:
                 break
             }
         }

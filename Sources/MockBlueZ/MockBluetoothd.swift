@@ -127,6 +127,10 @@ public actor MockBluetoothd {
             world.withState {
                 $0.faults.malformedValues.append(.init(value: kind, remaining: times, address: address?.uppercased()))
             }
+        case .outOfRange(let times, let address):
+            world.withState {
+                $0.faults.outOfRange.append(.init(value: (), remaining: times, address: address?.uppercased()))
+            }
         case .stopBluetoothd(let restartAfter):
             let daemon = try running()
             self.daemon = nil
@@ -291,6 +295,9 @@ public struct MockDeviceInfo: Sendable, Equatable {
             kind = "heart-rate-strap"
         case .beacon:
             kind = "beacon"
+        case .advertiser(let advertiser):
+            kind = "advertiser-" + advertiser.format.rawValue
+            celsius = state.advertiser.map { Double($0.centiCelsius) / 100 }
         }
         self.objectPaths = objectPaths
         self.connected = connected

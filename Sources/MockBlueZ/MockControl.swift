@@ -116,6 +116,8 @@ enum MockControl {
                 throw invalid("kind must be one of \(MockMalformedValue.allCases.map(\.rawValue))")
             }
             return .malformedValues(kind, times: try reader.count(default: 1), address: try reader.string("address"))
+        case "out-of-range":
+            return .outOfRange(times: try reader.count(default: nil), address: try reader.string("address"))
         case "bluetoothd-stop":
             return .stopBluetoothd(restartAfter: try reader.integer("restart_ms").map { .milliseconds($0) })
         case "bluetoothd-crash":

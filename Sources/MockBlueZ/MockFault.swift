@@ -33,6 +33,9 @@ public enum MockFault: Sendable, Equatable {
     /// The next `times` temperature values (reads and notifications; forever when nil) are
     /// malformed.
     case malformedValues(MockMalformedValue, times: Int?, address: String?)
+    /// The next `times` advertisements of `address` (of every device when nil; forever when
+    /// `times` is nil, until the faults are cleared) are not heard: the device is out of range.
+    case outOfRange(times: Int?, address: String?)
     /// bluetoothd stops cleanly (SIGTERM): `Connected=false`, `InterfacesRemoved` for
     /// everything, then the name is released; it starts again after `restartAfter` if set.
     case stopBluetoothd(restartAfter: Duration?)
@@ -97,6 +100,7 @@ struct FaultPlan: Sendable {
     var stopDiscoveryInProgress: [Armed<Void>] = []
     var malformedValues: [Armed<MockMalformedValue>] = []
     var slowReplies: [Armed<(Duration, Set<String>)>] = []
+    var outOfRange: [Armed<Void>] = []
 
     /// Takes one occasion of the first fault in `list` that applies to `address`.
     static func take<Value>(_ list: inout [Armed<Value>], address: String?) -> Value? {

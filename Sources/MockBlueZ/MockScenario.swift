@@ -124,6 +124,8 @@ public struct MockPeripheral: Sendable, Equatable {
         case heartRateStrap
         /// A non-connectable beacon that only advertises.
         case beacon
+        /// A non-connectable sensor broadcasting its measurements (BTHome, pvvx, Ruuvi, …).
+        case advertiser(MockAdvertiser)
     }
 
     /// The device address, `XX:XX:XX:XX:XX:XX`.

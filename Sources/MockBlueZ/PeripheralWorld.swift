@@ -94,12 +94,15 @@ struct PeripheralState: Sendable {
     var heartRate: UInt8 = 72
     /// When the temperature last moved.
     var lastSample = ContinuousClock.now
+    /// An advertising sensor's measurement and counter.
+    var advertiser: AdvertiserState?
 
     init(spec: MockPeripheral) {
         self.spec = spec
         temperature = spec.thermometer.map { TemperatureSource(celsius: $0.startCelsius, pattern: $0.pattern) }
         unit = spec.thermometer?.unit ?? .celsius
         rssi = spec.rssi
+        advertiser = spec.advertiser.map(AdvertiserState.init)
     }
 
     /// The GATT database as it is now.

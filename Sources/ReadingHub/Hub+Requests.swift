@@ -31,9 +31,11 @@ extension Hub {
     /// The peripheral table: connected first, then thermometers, then by signal strength.
     public func peripherals() -> [PeripheralInfo] {
         table.records.values.map { record in
-            PeripheralInfo(
+            var info = PeripheralInfo(
                 address: record.address, name: record.name, rssi: record.rssi, thermometer: record.isThermometer,
                 connected: record.connectedSince != nil, lastSeen: record.lastSeen)
+            info.profile = record.latestReading?.measurement.profile.rawValue
+            return info
         }.sorted(by: Self.displayOrder)
     }
 
@@ -66,22 +68,27 @@ extension Hub {
         return peripherals().filter { $0.connected || $0.lastSeen >= startedAt }
     }
 
-    /// A current temperature from each connected thermometer matching `selector` (an
-    /// address or a name; all when nil), waiting up to `timeout` for one to connect.
+    /// A current temperature from each connected thermometer and each sensor heard
+    /// broadcasting matching `selector` (an address or a name; all when nil), waiting up to
+    /// `timeout` for one.
     ///
     /// Each thermometer is read afresh when the central can; otherwise its latest
-    /// reading is reported with its age. With nothing connected, the latest readings of
-    /// matching devices are reported; with none of those either, the reply is an error.
+    /// reading is reported with its age. A broadcasting sensor's latest reading is its
+    /// current value (`fresh`) as long as it is heard: a lost one leaves the table. With
+    /// none of those, the latest readings of matching devices are reported; with none of
+    /// those either, the reply is an error.
     public func read(matching selector: String?, timeout: Duration?) async throws(ErrorInfo) -> [ReadingReport] {
         let requestedAt = now()
         let wait = min(max(timeout ?? limits.defaultReadTimeout, .zero), limits.maxReadTimeout)
         let deadline = ContinuousClock.now + wait
-        _ = await self.wait(until: deadline) { !self.connectedThermometers(matching: selector).isEmpty }
+        _ = await self.wait(until: deadline) {
+            !self.connectedThermometers(matching: selector).isEmpty || !self.broadcasting(matching: selector).isEmpty
+        }
         let targets = connectedThermometers(matching: selector)
-        guard !targets.isEmpty else {
+        var reports = broadcasting(matching: selector).map { report($0, fresh: true) }
+        guard !targets.isEmpty || !reports.isEmpty else {
             return try storedReports(matching: selector, waited: wait)
         }
-        var reports: [ReadingReport] = []
         await withTaskGroup(of: ReadingReport?.self) { group in
             for address in targets {
                 group.addTask { await self.report(for: address, since: requestedAt, deadline: deadline) }
@@ -127,6 +134,10 @@ extension Hub {
         // Nothing connected because Bluetooth is not there: say so, not "wait longer".
         if let adapterReason { throw ErrorInfo(.unavailable, adapterReason) }
         throw ErrorInfo(.timeout, "no thermometer connected within \(Self.format(waited))")
+    }
+
+    private func broadcasting(matching selector: String?) -> [Reading] {
+        table.broadcasting.compactMap { matches(selector, address: $0.address, name: $0.name) ? $0.latestReading : nil }
     }
 
     private func connectedThermometers(matching selector: String?) -> [String] {

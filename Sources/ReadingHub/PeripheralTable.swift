@@ -14,6 +14,9 @@ struct PeripheralRecord: Equatable, Sendable {
     var connectedSince: Timestamp?
     /// Its newest reading (not reading error); older ones are in the history store.
     var latestReading: Reading?
+    /// Whether its readings come without a link (an advertising sensor, the host's CPU):
+    /// its latest reading is its current value, `read` reports it without waiting.
+    var broadcasting = false
 }
 
 extension PeripheralRecord {
@@ -43,6 +46,12 @@ struct PeripheralTable {
         records.values.filter { $0.connectedSince != nil }.sorted { $0.address < $1.address }
     }
 
+    /// The devices whose readings come without a link and that are heard now (a lost one
+    /// leaves the table), by address.
+    var broadcasting: [PeripheralRecord] {
+        records.values.filter { $0.broadcasting && $0.latestReading != nil }.sorted { $0.address < $1.address }
+    }
+
     /// Records a sighting; returns whether it deserves a `peripheral_seen` event: new,
     /// renamed, changed kind, or not announced for `refresh` (RSSI alone changes too
     /// often to announce every time).
@@ -58,7 +67,8 @@ struct PeripheralTable {
         let stale = record.lastAnnounced.map { now.duration(since: $0) >= refresh } ?? true
         record.name = name ?? record.name
         record.rssi = rssi ?? record.rssi
-        record.isThermometer = isThermometer
+        // A sensor read from its advertisements is a thermometer whatever the GATT side says.
+        record.isThermometer = isThermometer || record.broadcasting
         record.lastSeen = now
         let announce = changed || stale
         if announce { record.lastAnnounced = now }
@@ -80,6 +90,7 @@ struct PeripheralTable {
         record.name = name ?? record.name
         record.lastSeen = now
         record.connectedSince = record.connectedSince ?? now
+        record.broadcasting = false
         insert(record)
     }
 
@@ -108,6 +119,7 @@ struct PeripheralTable {
         let connected = records.modify(reading.address) { record in
             record.heard(name: reading.name, at: reading.time)
             record.latestReading = reading
+            if record.connectedSince == nil { record.broadcasting = true }
             return record.connectedSince != nil
         }
         switch connected {
@@ -119,6 +131,7 @@ struct PeripheralTable {
             var record = PeripheralRecord(
                 address: reading.address, name: reading.name, isThermometer: true, lastSeen: reading.time)
             record.latestReading = reading
+            record.broadcasting = true
             insert(record)
         }
     }

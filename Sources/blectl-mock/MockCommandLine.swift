@@ -10,6 +10,11 @@ enum MockCommandLine {
         .value("thermometers", "N", help: "Pi thermometers in range (default 2)"),
         .value("others", "N", help: "devices that are not thermometers (default 2)"),
         .value("adapters", "N", help: "adapters hci0… (default 1)"),
+        .value(
+            "advertisers", "N",
+            help: "sensors broadcasting in advertisements, the formats in turn: BTHome, encrypted BTHome, pvvx, "
+                + "ATC1441, Ruuvi, Govee (default 6)"),
+        .value("advertiser-interval", "TIME", help: "each advertising sensor advertises this often (default 1s)"),
         .value("decoys", "N", help: "a flood: N more devices that are not thermometers (default 0)"),
         .value("fake-thermometers", "N", help: "of the decoys, N advertise the name \"Thermometer\" (default 0)"),
         .value("hanging-connects", "N", help: "of those, N never answer Connect (default 0)"),
@@ -90,6 +95,15 @@ enum MockCommandLine {
             others: try count("others", parsed, default: 2, range: 0...1000),
             adapters: try count("adapters", parsed, default: 1, range: 1...16))
         if parsed.flag("fast") { scenario.timings = .fast }
+        var advertiserInterval: Duration?
+        if let text = parsed.value("advertiser-interval") {
+            advertiserInterval = try duration(text, option: "advertiser-interval")
+            guard advertiserInterval! >= .milliseconds(10) else {
+                throw UsageError("--advertiser-interval is at least 10ms")
+            }
+        }
+        scenario.addAdvertisers(
+            try count("advertisers", parsed, default: 6, range: 0...10_000), interval: advertiserInterval)
         if let flood = try flood(parsed) { scenario.add(flood) }
         if let text = parsed.value("notify-interval") {
             let interval = try duration(text, option: "notify-interval")

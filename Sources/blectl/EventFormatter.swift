@@ -16,16 +16,23 @@ struct EventFormatter {
         if let reading = ReadingFields(json) {
             return columns(
                 reading.time, EventType.reading.rawValue, Format.name(reading.name), reading.address,
-                readingDetails(reading.celsius, raw: reading.raw, seq: reading.seq))
+                readingDetails(
+                    reading.celsius, others: reading.others, profile: reading.profile, raw: reading.raw,
+                    seq: reading.seq))
         }
         guard let event = try? JSONLines.decode(Event.self, from: json) else { return unknownLine(json) }
         let (time, name, address, details) = fields(event)
         return columns(time, event.type.rawValue, name, address, details)
     }
 
-    private func readingDetails(_ celsius: Double?, raw: String, seq: UInt64) -> [String] {
+    private func readingDetails(
+        _ celsius: Double?, others: OtherQuantities, profile: String?, raw: String, seq: UInt64
+    ) -> [String] {
         let value = Format.rightAligned(celsius.map(terminal.temperature) ?? "–", Self.temperatureWidth)
-        return [terminal.paint(value, .bold), "(raw \"\(raw)\")", "#\(seq)"]
+        return [
+            terminal.paint(value, .bold), Format.quantities(others), Format.origin(profile: profile, raw: raw),
+            "#\(seq)",
+        ]
     }
 
     private func columns(_ time: Timestamp?, _ type: String, _ name: String, _ address: String, _ details: [String])
@@ -44,7 +51,14 @@ struct EventFormatter {
         case .reading(let reading):
             return (
                 reading.time, Format.name(reading.name), reading.address,
-                readingDetails(reading.celsius, raw: reading.measurement.raw, seq: reading.seq)
+                readingDetails(
+                    reading.celsius,
+                    others: OtherQuantities(
+                        humidity: reading.measurement.quantities[.humidity],
+                        battery: reading.measurement.quantities[.battery],
+                        pressure: reading.measurement.quantities[.pressure],
+                        voltage: reading.measurement.quantities[.voltage]),
+                    profile: reading.measurement.profile.rawValue, raw: reading.measurement.raw, seq: reading.seq)
             )
         case .readingError(let failure):
             return (
@@ -89,6 +103,8 @@ struct ReadingFields {
     var celsius: Double
     var raw: String
     var seq: UInt64
+    var profile: String?
+    var others = OtherQuantities()
 
     init?(_ json: Slice<UnsafeBufferPointer<UInt8>>) {
         let scanner = JSONScanner(json.base)
@@ -99,6 +115,9 @@ struct ReadingFields {
         var celsius: Double?
         var raw: String?
         var seq: UInt64?
+        var profile: String?
+        var others = OtherQuantities()
+        func number(_ range: Range<Int>) -> Double? { Double(String(decoding: json.base[range], as: UTF8.self)) }
         func text(_ range: Range<Int>) -> String? {
             guard range.count >= 2, json.base[range.lowerBound] == UInt8(ascii: "\"") else { return nil }
             let inner = json.base[(range.lowerBound + 1)..<(range.upperBound - 1)]
@@ -119,6 +138,16 @@ struct ReadingFields {
                 raw = text(value)
             } else if scanner.equals(key, "seq") {
                 seq = scanner.unsignedInteger(value)
+            } else if scanner.equals(key, "profile") {
+                profile = text(value)
+            } else if scanner.equals(key, "humidity") {
+                others.humidity = number(value)
+            } else if scanner.equals(key, "battery") {
+                others.battery = number(value)
+            } else if scanner.equals(key, "pressure") {
+                others.pressure = number(value)
+            } else if scanner.equals(key, "voltage") {
+                others.voltage = number(value)
             }
             return true
         }
@@ -126,5 +155,7 @@ struct ReadingFields {
         (self.time, self.address, self.name, self.celsius, self.raw, self.seq) = (
             time, address, name, celsius, raw, seq
         )
+        self.profile = profile
+        self.others = others
     }
 }

@@ -17,10 +17,24 @@ enum ReadCommand {
         var raw: String?
         var ageSeconds: Double
         var fresh: Bool
+        var profile: String?
+        var others: OtherQuantities
 
         private enum CodingKeys: String, CodingKey {
-            case address, name, celsius, raw, fresh
+            case address, name, celsius, raw, fresh, profile
             case ageSeconds = "age_seconds"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            address = try container.decode(String.self, forKey: .address)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            celsius = try container.decodeIfPresent(Double.self, forKey: .celsius)
+            raw = try container.decodeIfPresent(String.self, forKey: .raw)
+            ageSeconds = try container.decode(Double.self, forKey: .ageSeconds)
+            fresh = try container.decode(Bool.self, forKey: .fresh)
+            profile = try container.decodeIfPresent(String.self, forKey: .profile)
+            others = try OtherQuantities(from: decoder)
         }
     }
 
@@ -51,14 +65,21 @@ enum ReadCommand {
     }
 
     private static func printTable(_ reports: [Row], _ terminal: Terminal) {
-        let rows = reports.map { report in
-            [
-                Format.name(report.name), report.address, report.celsius.map(terminal.temperature) ?? "–",
-                report.raw.map { "(raw \"\($0)\")" } ?? "", Format.age(seconds: report.ageSeconds),
-            ]
+        // The other quantities' column only when some device measures them.
+        let others = reports.map { Format.quantities($0.others) }
+        let showOthers = others.contains { !$0.isEmpty }
+        let rows = reports.enumerated().map { index, report in
+            [Format.name(report.name), report.address, report.celsius.map(terminal.temperature) ?? "–"]
+                + (showOthers ? [others[index]] : [])
+                + [
+                    Format.origin(profile: report.profile, raw: report.raw), Format.age(seconds: report.ageSeconds),
+                ]
         }
+        let ageColumn = showOthers ? 5 : 4
         let lines = terminal.table(rows) { row, column, text in
-            guard column == 2 else { return column == 4 && !reports[row].fresh ? terminal.paint(text, .yellow) : text }
+            guard column == 2 else {
+                return column == ageColumn && !reports[row].fresh ? terminal.paint(text, .yellow) : text
+            }
             return terminal.paint(text, .bold)
         }
         for line in lines { terminal.print(line) }

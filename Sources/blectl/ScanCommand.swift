@@ -10,6 +10,7 @@ enum ScanCommand {
         var rssi: Int?
         var thermometer: Bool
         var connected: Bool
+        var profile: String?
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -18,9 +19,10 @@ enum ScanCommand {
             try container.encode(rssi, forKey: .rssi)
             try container.encode(thermometer, forKey: .thermometer)
             try container.encode(connected, forKey: .connected)
+            try container.encode(profile, forKey: .profile)
         }
 
-        private enum CodingKeys: String, CodingKey { case address, name, rssi, thermometer, connected }
+        private enum CodingKeys: String, CodingKey { case address, name, rssi, thermometer, connected, profile }
     }
 
     static func run(_ context: Context) throws(CLIError) -> ExitStatus {
@@ -37,7 +39,7 @@ enum ScanCommand {
                 shown.map {
                     Row(
                         address: $0.address, name: $0.name, rssi: $0.rssi, thermometer: $0.thermometer,
-                        connected: $0.connected)
+                        connected: $0.connected, profile: $0.profile)
                 })
             return .success
         }
@@ -47,11 +49,12 @@ enum ScanCommand {
             terminal.print("No thermometers seen\(span)\(hint).")
             return .success
         }
-        var rows = [["NAME", "ADDRESS", "RSSI", "THERMOMETER"]]
+        var rows = [["NAME", "ADDRESS", "RSSI", "THERMOMETER", "PROFILE"]]
         for peripheral in shown {
             let kind = peripheral.thermometer ? (peripheral.connected ? "yes, connected" : "yes") : "no"
             rows.append([
                 Format.name(peripheral.name), peripheral.address, peripheral.rssi.map { "\($0) dBm" } ?? "–", kind,
+                peripheral.profile ?? "",
             ])
         }
         let lines = terminal.table(rows) { row, column, text in

@@ -145,4 +145,32 @@ enum Format {
     static func name(_ name: String?) -> String {
         name ?? "(unnamed)"
     }
+
+    /// The quantities beside the temperature, when the profile measures them:
+    /// `48.5 %RH  87 %  1013.2 hPa  3.02 V`.
+    static func quantities(_ values: OtherQuantities) -> String {
+        func number(_ value: Double, _ places: Double) -> String {
+            let rounded = (value * places).rounded() / places
+            return rounded == rounded.rounded() ? "\(Int(rounded))" : "\(rounded)"
+        }
+        return [
+            values.humidity.map { number($0, 10) + " %RH" }, values.battery.map { number($0, 1) + " %" },
+            values.pressure.map { number($0, 10) + " hPa" }, values.voltage.map { number($0, 100) + " V" },
+        ].compactMap { $0 }.joined(separator: "  ")
+    }
+
+    /// How text shows where a value came from: the text a text profile sent (`(raw "112.5
+    /// F")`), else the profile's name (`[bthome]`: its bytes are in `--json`).
+    static func origin(profile: String?, raw: String?) -> String {
+        guard let profile, profile != "pi-cputemp" else { return raw.map { "(raw \"\($0)\")" } ?? "" }
+        return "[\(profile)]"
+    }
+}
+
+/// A reading's quantities other than the temperature, as `--json` names them.
+struct OtherQuantities: Decodable, Equatable {
+    var humidity: Double?
+    var battery: Double?
+    var pressure: Double?
+    var voltage: Double?
 }

@@ -229,7 +229,8 @@ struct CLIUsageTests {
         defer { plain.stop() }
         let shown = try await plain.firstText { _ in true }
         #expect(
-            shown.contains(" reading ") && shown.contains("Sensor") && shown.contains("21.5 °C  (raw \"0868\")  #8"))
+            shown.contains(" reading ") && shown.contains("Sensor")
+                && shown.contains("21.5 °C  40.5 %RH  (raw \"0868\")  #8"), "\(shown)")
         let unknown = try await plain.firstText { _ in true }
         #expect(unknown.contains("  battery  ") && unknown.contains("Sensor"), "\(unknown)")
     }

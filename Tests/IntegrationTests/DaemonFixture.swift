@@ -70,7 +70,9 @@ struct DaemonFixture {
     ) throws -> (ChildProcess, socket: String, configuration: URL) {
         let socket = directory.appendingPathComponent("\(name).sock").path
         var environment = ProcessInfo.processInfo.environment
-        environment["BLECTL_MOCK_OPTIONS"] = mockOptions
+        // No advertising sensors unless a test asks for them: the others count Pis.
+        environment["BLECTL_MOCK_OPTIONS"] =
+            mockOptions.contains("--advertisers") ? mockOptions : mockOptions + " --advertisers 0"
         environment["XDG_RUNTIME_DIR"] = directory.path
         environment.merge(extra) { $1 }
         let config = directory.appendingPathComponent("\(name).conf")

@@ -100,7 +100,10 @@ struct ControlInterfaceTests {
             FileManager.default.isExecutableFile(atPath: Self.binary), "build blectl-mock first: \(Self.binary)")
         try await withPrivateBus { bus in
             let process = try ChildProcess.start(
-                Self.binary, ["--address", bus.address, "--fast", "--thermometers", "3", "--others", "0"],
+                Self.binary,
+                [
+                    "--address", bus.address, "--fast", "--thermometers", "3", "--others", "0", "--advertisers", "0",
+                ],
                 logFile: bus.directory.appendingPathComponent("blectl-mock.log"), captureStdout: true)
             do {
                 let ready = try await process.firstStdoutLine(timeout: .seconds(10))

@@ -16,4 +16,7 @@ public enum CentralEvent: Sendable {
     case servicesChanged(BluetoothAddress, BlueZPath)
     /// A characteristic's value changed: a notification, or the echo of a read.
     case valueUpdated(BlueZPath, [UInt8])
+    /// A device on our adapter advertised service or manufacturer data, whether or not we
+    /// scan: the entries of this one update (a new device: all it carries).
+    case advertised(BluetoothAddress, BlueZPath, AdvertisementUpdate)
 }

@@ -96,3 +96,31 @@ extension CentralManager {
                     isConnected: device.connected)))
     }
 }
+
+extension CentralManager {
+    /// Passes on a device's advertisement data when it has any, from our adapter only.
+    ///
+    /// Runs for every advertisement of every device in range: a look at the update and at
+    /// the path's parent, no view of the device.
+    func reportAdvertisement(_ path: BlueZPath, _ update: AdvertisementUpdate) {
+        guard !update.serviceData.isEmpty || !update.manufacturerData.isEmpty, isOnOurAdapter(path),
+            let address = path.deviceAddress
+        else { return }
+        emit(.advertised(address, path, update))
+    }
+
+    /// A new device object carries its first advertisement in its properties.
+    func reportFirstAdvertisement(_ path: BlueZPath) {
+        guard isOnOurAdapter(path), let device = device(path) else { return }
+        reportAdvertisement(
+            path,
+            AdvertisementUpdate(
+                rssi: device.rssi, name: device.name, manufacturerData: device.manufacturerData,
+                serviceData: device.serviceData))
+    }
+
+    private func isOnOurAdapter(_ path: BlueZPath) -> Bool {
+        guard let adapter = adapterPath else { return false }
+        return path.isChild(of: adapter)
+    }
+}

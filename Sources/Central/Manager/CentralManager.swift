@@ -183,7 +183,9 @@ public actor CentralManager {
         case .added(let path, let kind):
             switch kind {
             case .adapter: recomputeState()
-            case .device: reportDiscovery(path)
+            case .device:
+                reportDiscovery(path)
+                reportFirstAdvertisement(path)
             case .service, .characteristic, .descriptor: servicesChanged(path)
             }
         case .removed(let path, let kind):
@@ -195,8 +197,9 @@ public actor CentralManager {
             guard let address = path.deviceAddress else { return }
             disconnects[path, default: 0] += 1
             emit(.disconnected(address, path))
-        case .deviceAdvertised(let path, _):
+        case .deviceAdvertised(let path, let update):
             if scanFilter != nil { reportDiscovery(path) }
+            reportAdvertisement(path, update)
         case .characteristicValue(let path, let bytes):
             // Every value, notification or read echo, in the order BlueZ sent it.
             emit(.valueUpdated(path, bytes))

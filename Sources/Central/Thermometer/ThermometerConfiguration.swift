@@ -42,6 +42,9 @@ public struct ThermometerConfiguration: Sendable {
     /// Devices remembered (names, sightings, sessions), thermometers known to work and those
     /// holding a link aside: the one unseen longest is forgotten first (`max_devices`).
     public var maxDevices: Int
+    /// Whether discovery stays on all the time (advertising sensors are read from it), paused
+    /// only while connects are under way, for at most ``scanPauseLimit`` each time.
+    public var keepsScanning = false
 
     /// Creates a configuration with the defaults that suit the Pi thermometer.
     public init(

@@ -216,8 +216,8 @@ public actor ThermometerMonitor {
             report(.peripheralLost(address))
         case .valueUpdated(let path, let bytes):
             deliver(path, bytes)
-        case .disconnected, .servicesChanged:
-            break  // sessions wait on the central's state for these
+        case .disconnected, .servicesChanged, .advertised:
+            break  // sessions wait on the central's state for these; adverts are another monitor's
         }
     }
 
@@ -372,7 +372,8 @@ public actor ThermometerMonitor {
     /// paused while connects are under way (within a window for at most `scanPauseLimit`).
     private func scanWanted() -> Bool {
         guard central.assumeIsolated({ $0.state }) == .poweredOn else { return false }
-        let windowOpen = scanUntil.map { $0 > .now } ?? false
+        // Advertising sensors need discovery all the time: one window that never closes.
+        let windowOpen = configuration.keepsScanning || scanUntil.map { $0 > .now } ?? false
         if let paused = connectPauseStarted {
             return windowOpen && ContinuousClock.now - paused >= configuration.scanPauseLimit
         }

@@ -185,7 +185,7 @@ extension ConfigurationSetting {
             ) { config, values throws(SettingError) in
                 config.powerOnAdapter = try ValueParser.boolean(values[0])
             },
-        ] + mqtt
+        ] + mqtt + advertisements
 
     static func named(_ key: String) -> ConfigurationSetting? {
         all.first { $0.key == key }

@@ -88,6 +88,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var bthomeKeys: [BluetoothAddress: BTHomeKey] = [:]
     /// MQTT: the broker, and the `mqtt_*` settings (docs/mqtt.md).
     public var mqtt = MQTTSettings()
+    /// Advertising sensors (`scan_mode`, `advert_*`) and the host's CPU (`host_cpu*`).
+    public var advertisements = AdvertisementSettings()
 
     /// The defaults.
     public init() {}

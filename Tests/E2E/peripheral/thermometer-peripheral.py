@@ -29,7 +29,13 @@ Usage (run with /usr/bin/python3: it needs python3-dbus and python3-gi):
   thermometer-peripheral.py --adapter hci1 --temp-file /tmp/t [--unit F|C]
       [--uuid-spelling code|printed] [--readvertise 2] [--ready-file PATH]
       [--app-path /com/blectl/e2e/thermometer]
---ready-file is created once the application AND the advertisement are
+--sensor FORMAT_FILE makes it an advertising sensor instead (no GATT application, a
+non-connectable "broadcast" advertisement): its service data carries the temperature of
+--temp-file, 55.5 % humidity and 77 % battery in the format named in FORMAT_FILE
+(bthome, bthome-encrypted with the key of --bthome-key, or pvvx), read again at every
+re-registration, each one a new measurement (the sensor's counter one higher).
+
+--ready-file is created once the application (if any) AND the advertisement are
 registered. Exit status: 0 on SIGTERM/SIGINT, 1 on a registration failure or
 when bluetoothd goes away (a peripheral does not outlive its bluetoothd here).
 """
@@ -313,6 +319,57 @@ class Advertisement(dbus.service.Object):
         log("advertisement released by BlueZ")
 
 
+# ---------------------------------------------------------------- advertising sensor
+BTHOME_UUID = "0000fcd2-0000-1000-8000-00805f9b34fb"
+ENVIRONMENTAL_UUID = "0000181a-0000-1000-8000-00805f9b34fb"
+HUMIDITY, BATTERY, MILLIVOLTS = 55.5, 77, 2950
+
+
+class SensorAdvertisement(Advertisement):
+    """A BTHome v2 (plain or encrypted) or pvvx sensor's broadcast, per docs/advertisements.md."""
+
+    def __init__(self, bus, path, address, temp_file, format_file, key):
+        Advertisement.__init__(self, bus, path)
+        self.address = bytes(int(b, 16) for b in address.split(":"))
+        self.temp_file, self.format_file, self.key = temp_file, format_file, key
+        self.counter = 0
+        self.payload = None
+
+    def measure(self):
+        """A new measurement: the counter moves on, the files are read again."""
+        self.counter += 1
+        with open(self.temp_file) as f:
+            celsius = float(f.read().strip())
+        with open(self.format_file) as f:
+            fmt = f.read().strip()
+        centi = round(celsius * 100).to_bytes(2, "little", signed=True)
+        humidity = round(HUMIDITY * 100).to_bytes(2, "little")
+        if fmt == "pvvx":
+            uuid = ENVIRONMENTAL_UUID
+            data = (self.address[::-1] + centi + humidity + MILLIVOLTS.to_bytes(2, "little")
+                    + bytes([BATTERY, self.counter & 0xFF, 0x04]))
+        elif fmt == "bthome":
+            uuid = BTHOME_UUID
+            data = bytes([0x40, 0x00, self.counter & 0xFF, 0x01, BATTERY, 0x02]) + centi + b"\x03" + humidity
+        elif fmt == "bthome-encrypted":
+            from cryptography.hazmat.primitives.ciphers.aead import AESCCM
+            uuid = BTHOME_UUID
+            counter = self.counter.to_bytes(4, "little")
+            nonce = self.address + b"\xd2\xfc\x41" + counter
+            sealed = AESCCM(self.key, tag_length=4).encrypt(
+                nonce, bytes([0x01, BATTERY, 0x02]) + centi + b"\x03" + humidity, None)
+            data = b"\x41" + sealed[:-4] + counter + sealed[-4:]
+        else:
+            raise SystemExit("unknown sensor format %r in %s" % (fmt, self.format_file))
+        self.payload = (uuid, data)
+        log("sensor measurement %d: %s %.2f C -> %s" % (self.counter, fmt, celsius, data.hex()))
+
+    def props(self):
+        uuid, data = self.payload
+        return {"Type": "broadcast",
+                "ServiceData": dbus.Dictionary({uuid: dbus.Array(data, signature="y")}, signature="sv")}
+
+
 # ---------------------------------------------------------------- main
 def main():
     ap = argparse.ArgumentParser()
@@ -324,6 +381,9 @@ def main():
                     help="re-register the advertisement every S s (0 = never)")
     ap.add_argument("--ready-file", default=None)
     ap.add_argument("--app-path", default="/com/blectl/e2e/thermometer")
+    ap.add_argument("--sensor", metavar="FORMAT_FILE", default=None,
+                    help="an advertising sensor in the format named in this file, no GATT")
+    ap.add_argument("--bthome-key", default="231d39c1d7cc1ab1aee224cd096db932")
     args = ap.parse_args()
     if args.ready_file and os.path.exists(args.ready_file):
         os.unlink(args.ready_file)
@@ -350,11 +410,18 @@ def main():
     app.services.append(ThermometerService(bus, args.app_path + "/service0000",
                                            SUFFIX[args.uuid_spelling], args.temp_file,
                                            args.unit))
-    adv = Advertisement(bus, args.app_path + "/advertisement0")
-    log("adapter %s, service %s, unit %s, readvertise %ss"
-        % (args.adapter, app.services[0].uuid, args.unit, args.readvertise))
+    if args.sensor:
+        address = str(dbus.Interface(adapter_obj, PROP_IFACE).Get("org.bluez.Adapter1", "Address"))
+        adv = SensorAdvertisement(bus, args.app_path + "/advertisement0", address, args.temp_file,
+                                  args.sensor, bytes.fromhex(args.bthome_key))
+        adv.measure()
+        log("adapter %s (%s), advertising sensor, readvertise %ss" % (args.adapter, address, args.readvertise))
+    else:
+        adv = Advertisement(bus, args.app_path + "/advertisement0")
+        log("adapter %s, service %s, unit %s, readvertise %ss"
+            % (args.adapter, app.services[0].uuid, args.unit, args.readvertise))
 
-    state = {"app": False, "adv": False, "adv_busy": False, "readv": 0, "readv_err": 0}
+    state = {"app": bool(args.sensor), "adv": False, "adv_busy": False, "readv": 0, "readv_err": 0}
 
     def maybe_ready():
         if state["app"] and state["adv"] and args.ready_file and \
@@ -397,6 +464,8 @@ def main():
 
         def unreg_done(*_):
             state["adv"] = False
+            if args.sensor:
+                adv.measure()      # the next measurement, in the next registration
             adv_mgr.RegisterAdvertisement(adv.get_path(), {}, reply_handler=adv_ok,
                                           error_handler=adv_err, timeout=10)
         adv_mgr.UnregisterAdvertisement(adv.get_path(), reply_handler=unreg_done,
@@ -408,8 +477,9 @@ def main():
             quit_with(1, "org.bluez left the bus (bluetoothd stopped)")
 
     bus.watch_name_owner(BLUEZ, bluez_owner)
-    gatt_mgr.RegisterApplication(app.path, {}, reply_handler=app_ok,
-                                 error_handler=app_err, timeout=20)
+    if not args.sensor:
+        gatt_mgr.RegisterApplication(app.path, {}, reply_handler=app_ok,
+                                     error_handler=app_err, timeout=20)
     adv_mgr.RegisterAdvertisement(adv.get_path(), {}, reply_handler=adv_ok,
                                   error_handler=adv_err, timeout=20)
     if args.readvertise > 0:

@@ -1,0 +1,94 @@
+public import SensorModel
+public import ThermometerProfiles
+
+/// What the advertisement monitor reads, from whom, and how often it reports.
+public struct AdvertisementConfiguration: Sendable {
+    /// Which devices are read.
+    public enum Devices: Sendable, Equatable {
+        /// Every device whose advertisements a profile decodes (`advert_devices = all`).
+        case all
+        /// Only these addresses.
+        case only(Set<BluetoothAddress>)
+
+        /// Whether `address` is read.
+        public func admits(_ address: BluetoothAddress) -> Bool {
+            switch self {
+            case .all: true
+            case .only(let addresses): addresses.contains(address)
+            }
+        }
+    }
+
+    /// The formats decoded (`advert_profiles`).
+    public var registry: AdvertisementRegistry
+    /// The keys of encrypted BTHome sensors (`bthome_key ADDRESS = HEX`).
+    public var bthomeKeys: [BluetoothAddress: BTHomeKey]
+    /// Which devices are read (`advert_devices`).
+    public var devices: Devices
+    /// At most one reading per device this often; zero: every new measurement
+    /// (`advert_min_interval`).
+    public var minInterval: Duration
+    /// A device is lost when nothing was heard for the larger of this and its own largest
+    /// gap among its last 16 advertisements plus ``staleMargin`` (`advert_stale_after`).
+    public var staleAfter: Duration
+    /// Added to a device's largest recent gap to make its staleness.
+    public var staleMargin: Duration
+    /// Devices tracked; the one unseen longest is forgotten first (`advert_max_devices`).
+    public var maxDevices: Int
+    /// A format without a counter (Govee) gives a reading when its payload changes, and
+    /// at least this often while it is heard unchanged (so outputs see it is alive).
+    public var unchangedRefresh: Duration
+
+    /// Creates a configuration; the defaults read every format from every device.
+    public init(
+        registry: AdvertisementRegistry = .standard, bthomeKeys: [BluetoothAddress: BTHomeKey] = [:],
+        devices: Devices = .all, minInterval: Duration = .zero, staleAfter: Duration = .seconds(60),
+        staleMargin: Duration = .seconds(5), maxDevices: Int = 1024, unchangedRefresh: Duration = .seconds(30)
+    ) {
+        self.registry = registry
+        self.bthomeKeys = bthomeKeys
+        self.devices = devices
+        self.minInterval = minInterval
+        self.staleAfter = staleAfter
+        self.staleMargin = staleMargin
+        self.maxDevices = maxDevices
+        self.unchangedRefresh = unchangedRefresh
+    }
+}
+
+/// The advertisement monitor's counts, for `status`.
+public struct AdvertisementStatistics: Sendable, Equatable {
+    /// One tracked sensor.
+    public struct Sensor: Sendable, Equatable {
+        /// Its address.
+        public var address: BluetoothAddress
+        /// The profile of its last reading.
+        public var profile: ProfileID?
+        /// Readings reported.
+        public var readings: Int
+        /// Measurements missed: gaps in its counter.
+        public var lostPackets: Int
+        /// How long it may stay silent before it is lost, as learned now.
+        public var staleAfter: Duration
+        /// Whether it is lost (silent for longer than that).
+        public var lost: Bool
+    }
+
+    /// Advertisements with data a profile reads.
+    public var advertisements = 0
+    /// Readings reported.
+    public var readings = 0
+    /// Advertisements that repeated a measurement already reported (or were over the rate).
+    public var duplicates = 0
+    /// Measurements missed, by the sensors' counters.
+    public var lostPackets = 0
+    /// Reading errors reported.
+    public var errors = 0
+    /// Sensors forgotten to make room (`advert_max_devices`).
+    public var forgotten = 0
+    /// The sensors tracked now, by address.
+    public var sensors: [Sensor] = []
+
+    /// No counts.
+    public init() {}
+}

@@ -1,0 +1,184 @@
+import BlueZClient
+public import SensorModel
+import ThermometerProfiles
+public import UnixSupport
+
+/// Reads sensors that broadcast their measurements in advertisements (BTHome, pvvx,
+/// ATC1441, Ruuvi, Govee), beside the GATT thermometers' monitor, and reports them the
+/// same way.
+///
+/// It never calls BlueZ: it follows the central's ``CentralEvent/advertised(_:_:_:)``
+/// events (discovery is kept on by the thermometer monitor, see
+/// ``ThermometerConfiguration/keepsScanning``). For each advertisement it decodes only the
+/// fields that changed, drops the measurements heard before by the sensor's own counter,
+/// counts the ones it missed, and learns how long each sensor may stay silent before it is
+/// reported lost. It runs on the D-Bus connection's executor, for every advertisement of
+/// every sensor in range: the work per advertisement is a few dictionary lookups.
+public actor AdvertisementMonitor {
+    /// The central underneath.
+    public nonisolated let central: CentralManager
+    /// The central's executor: the monitor runs on the D-Bus connection's event loop.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { central.unownedExecutor }
+
+    let configuration: AdvertisementConfiguration
+    let report: @Sendable (SensorEvent) -> Void
+    let log: Log
+    private var decoder: AdvertisementDecoder
+    private var sensors: RecencyTable<BluetoothAddress, SensorTrack>
+    /// The fields some profile reads, as BlueZ keys them: checked before anything else.
+    private let serviceFields: [String: AdvertisementField]
+    private let manufacturerFields: Set<UInt16>
+    private var observer: UInt64?
+    private var staleTimer: LoopTimer?
+    private var staleTimerDue: ContinuousClock.Instant?
+    private var counts = AdvertisementStatistics()
+
+    /// Creates a monitor; `report` is called on the connection's executor.
+    public init(
+        central: CentralManager, configuration: AdvertisementConfiguration = AdvertisementConfiguration(), log: Log,
+        report: @escaping @Sendable (SensorEvent) -> Void
+    ) {
+        self.central = central
+        self.configuration = configuration
+        self.log = log
+        self.report = report
+        decoder = AdvertisementDecoder(registry: configuration.registry, bthomeKeys: configuration.bthomeKeys)
+        sensors = RecencyTable(capacity: configuration.maxDevices)
+        serviceFields = Dictionary(
+            configuration.registry.serviceDataUUIDs.map { ($0.uuidString, .serviceData($0)) },
+            uniquingKeysWith: { first, _ in first })
+        manufacturerFields = Set(configuration.registry.manufacturerIDs)
+    }
+
+    /// Starts following the central's advertisements.
+    public func start() async {
+        observer = await central.addObserver { [weak self] event in
+            guard case .advertised(let address, let path, let update) = event else { return }
+            self?.assumeIsolated { $0.received(address, path, update, at: .now) }
+        }
+    }
+
+    /// Stops following the central.
+    public func shutdown() async {
+        if let observer { await central.removeObserver(observer) }
+        observer = nil
+        staleTimer?.cancel()
+        staleTimer = nil
+    }
+
+    /// The counts so far and the sensors tracked now.
+    public var statistics: AdvertisementStatistics {
+        var result = counts
+        result.sensors = sensors.keys.sorted().compactMap { address in
+            sensors[address].map { track in
+                AdvertisementStatistics.Sensor(
+                    address: address, profile: track.profile, readings: track.readings,
+                    lostPackets: track.lostPackets,
+                    staleAfter: track.staleAfter(floor: configuration.staleAfter, margin: configuration.staleMargin),
+                    lost: track.isLost)
+            }
+        }
+        return result
+    }
+
+    // MARK: Advertisements
+
+    /// One advertisement update of a device (see ``CentralEvent/advertised(_:_:_:)``).
+    func received(
+        _ address: BluetoothAddress, _ path: BlueZPath, _ update: AdvertisementUpdate, at now: ContinuousClock.Instant
+    ) {
+        guard configuration.devices.admits(address), carriesReadableField(update) else { return }
+        counts.advertisements += 1
+        var track =
+            sensors[address]
+            ?? SensorTrack(name: update.name ?? central.assumeIsolated { $0.device(path)?.name }, heardAt: now)
+        track.heard(at: now)
+        if let name = update.name { track.name = name }
+        for (uuid, bytes) in update.serviceData {
+            guard let field = serviceFields[uuid] else { continue }
+            consider(bytes, in: field, key: .service(uuid), from: address, &track, at: now)
+        }
+        for (company, bytes) in update.manufacturerData where manufacturerFields.contains(company) {
+            consider(bytes, in: .manufacturerData(company), key: .manufacturer(company), from: address, &track, at: now)
+        }
+        remember(address, track)
+        armStaleTimer(track.deadline(floor: configuration.staleAfter, margin: configuration.staleMargin))
+    }
+
+    private func carriesReadableField(_ update: AdvertisementUpdate) -> Bool {
+        update.serviceData.keys.contains { serviceFields[$0] != nil }
+            || update.manufacturerData.keys.contains { manufacturerFields.contains($0) }
+    }
+
+    /// Decodes one field's payload unless it is the one heard last (and no refresh is due),
+    /// and reports what is new.
+    private func consider(
+        _ bytes: [UInt8], in field: AdvertisementField, key: FieldKey, from address: BluetoothAddress,
+        _ track: inout SensorTrack, at now: ContinuousClock.Instant
+    ) {
+        let changed = track.payloadChanged(key, bytes)
+        let refreshDue = track.lastReading.map { now - $0 >= configuration.unchangedRefresh } ?? true
+        guard changed || refreshDue else {
+            counts.duplicates += 1
+            return
+        }
+        switch decoder.decode(bytes, in: field, from: address) {
+        case nil:
+            return
+        case .failure(let error)?:
+            counts.errors += 1
+            log.info("bad advertisement from \(address) (\(field)): \(error)")
+            report(.readingError(address, name: track.name, error))
+        case .success(let reading)?:
+            let admission = track.admit(
+                reading, at: now, payloadChanged: changed, minInterval: configuration.minInterval,
+                unchangedRefresh: configuration.unchangedRefresh)
+            guard case .new(let lost) = admission else {
+                counts.duplicates += 1
+                return
+            }
+            counts.lostPackets += lost
+            counts.readings += 1
+            report(.reading(address, name: track.name, reading.measurement))
+        }
+    }
+
+    /// Keeps the sensor as the most recently heard; when the table is full the one unheard
+    /// longest is forgotten.
+    private func remember(_ address: BluetoothAddress, _ track: SensorTrack) {
+        guard sensors.touch(address, track) != nil else { return }
+        counts.forgotten += 1
+    }
+
+    // MARK: Staleness
+
+    /// One timer, for the earliest a sensor can be lost: advertisements only push deadlines
+    /// later, so the timer is not moved for them; when it fires early it is armed again.
+    private func armStaleTimer(_ deadline: ContinuousClock.Instant) {
+        if let due = staleTimerDue, due <= deadline { return }
+        staleTimer?.cancel()
+        staleTimerDue = deadline
+        staleTimer = central.executor.schedule(after: max(.zero, deadline - .now)) { [weak self] in
+            self?.assumeIsolated { $0.reportLost(at: .now) }
+        }
+    }
+
+    /// Reports the sensors silent past their staleness as lost, and arms the timer for the next.
+    func reportLost(at now: ContinuousClock.Instant) {
+        staleTimerDue = nil
+        staleTimer = nil
+        var next: ContinuousClock.Instant?
+        for address in sensors.keys {
+            guard let track = sensors[address], !track.isLost else { continue }
+            let deadline = track.deadline(floor: configuration.staleAfter, margin: configuration.staleMargin)
+            guard deadline <= now else {
+                next = min(next ?? deadline, deadline)
+                continue
+            }
+            sensors.modify(address) { $0.markLost() }
+            log.info("advertising sensor \(address) lost: nothing heard for \(now - track.lastHeard)")
+            report(.peripheralLost(address))
+        }
+        if let next { armStaleTimer(next) }
+    }
+}

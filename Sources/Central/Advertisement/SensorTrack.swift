@@ -1,0 +1,133 @@
+import SensorModel
+import ThermometerProfiles
+
+/// What the advertisement monitor remembers of one sensor: its name, the payloads last
+/// heard, its counter, and the gaps between its advertisements.
+///
+/// A value of fixed small size (the gaps are inline), changed in place for every
+/// advertisement.
+struct SensorTrack {
+    /// What a decoded reading is, against the sensor's last one.
+    enum Admission: Equatable {
+        /// A new measurement, after `lost` missed ones.
+        case new(lost: Int)
+        /// The same measurement heard again (the counter did not move).
+        case repeated
+        /// A new measurement, but within `advert_min_interval` of the last reported.
+        case throttled
+    }
+
+    var name: String?
+    /// The payloads last heard, by field: an unchanged payload is the same advertisement
+    /// heard again, not decoded twice.
+    private(set) var payloads: [(field: FieldKey, bytes: [UInt8])] = []
+    /// The profile and counter of the last measurement counted.
+    private var last: (profile: ProfileID, counter: UInt32?, authenticated: Bool)?
+    /// When the last reading was reported.
+    private(set) var lastReading: ContinuousClock.Instant?
+    /// When an advertisement was last heard.
+    private(set) var lastHeard: ContinuousClock.Instant
+    /// The last 16 gaps between advertisements, in milliseconds (a ring).
+    private var gaps = InlineArray<16, UInt32>(repeating: 0)
+    private var gapIndex = 0
+    private(set) var readings = 0
+    private(set) var lostPackets = 0
+    /// Whether the sensor was reported lost (and not heard since).
+    private(set) var isLost = false
+
+    init(name: String?, heardAt now: ContinuousClock.Instant) {
+        self.name = name
+        lastHeard = now
+    }
+
+    var profile: ProfileID? { last?.profile }
+
+    /// Notes an advertisement heard at `now`; a lost sensor starts afresh (its counter and
+    /// payloads forgotten: what it sent while away is not counted as lost).
+    mutating func heard(at now: ContinuousClock.Instant) {
+        if isLost {
+            isLost = false
+            payloads = []
+            last = nil
+        } else {
+            let gap = now - lastHeard
+            let (seconds, attoseconds) = gap.components
+            gaps[gapIndex] = UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            gapIndex = (gapIndex + 1) % gaps.count
+        }
+        lastHeard = now
+    }
+
+    /// Whether `bytes` differ from the payload last heard in `field`; remembers them.
+    mutating func payloadChanged(_ field: FieldKey, _ bytes: [UInt8]) -> Bool {
+        if let index = payloads.firstIndex(where: { $0.field == field }) {
+            guard payloads[index].bytes != bytes else { return false }
+            payloads[index].bytes = bytes
+        } else {
+            payloads.append((field, bytes))
+        }
+        return true
+    }
+
+    /// Judges a decoded reading by the sensor's counter and the rate limit, and counts it.
+    ///
+    /// - Parameter payloadChanged: whether the payload differs from the last one heard
+    ///   (a format without a counter has only this to tell a new measurement by).
+    mutating func admit(
+        _ reading: AdvertisementReading, at now: ContinuousClock.Instant, payloadChanged: Bool,
+        minInterval: Duration, unchangedRefresh: Duration
+    ) -> Admission {
+        let profile = reading.measurement.profile
+        var lost = 0
+        if let last, last.profile == profile, last.authenticated == reading.isAuthenticated {
+            switch (last.counter, reading.counter) {
+            case (let previous?, let counter?):
+                let modulus = Self.counterModulus(profile, authenticated: reading.isAuthenticated)
+                let step = (UInt64(counter) &+ modulus &- UInt64(previous)) % modulus
+                if step == 0 { return .repeated }
+                // More than half way round is a counter that went back (a restart): a new
+                // measurement, and nothing known lost.
+                if step <= modulus / 2 { lost = Int(step - 1) }
+            default:
+                // No counter: the payload changed (a new measurement) or the refresh is due.
+                if !payloadChanged, let lastReading, now - lastReading < unchangedRefresh { return .repeated }
+            }
+        }
+        self.last = (profile, reading.counter, reading.isAuthenticated)
+        lostPackets += lost
+        if let lastReading, minInterval > .zero, now - lastReading < minInterval { return .throttled }
+        lastReading = now
+        readings += 1
+        return .new(lost: lost)
+    }
+
+    /// How long the sensor may stay silent: its largest recent gap plus `margin`, or
+    /// `floor`, whichever is longer.
+    func staleAfter(floor: Duration, margin: Duration) -> Duration {
+        var largest: UInt32 = 0
+        for index in gaps.indices { largest = max(largest, gaps[index]) }
+        return max(floor, .milliseconds(Int64(largest)) + margin)
+    }
+
+    /// When the sensor is lost unless heard again.
+    func deadline(floor: Duration, margin: Duration) -> ContinuousClock.Instant {
+        lastHeard + staleAfter(floor: floor, margin: margin)
+    }
+
+    mutating func markLost() { isLost = true }
+
+    /// How many values a format's counter takes before it wraps: BTHome's packet id, pvvx's
+    /// and ATC1441's frame counters are one byte, Ruuvi's sequence two, BTHome's encryption
+    /// counter four.
+    static func counterModulus(_ profile: ProfileID, authenticated: Bool) -> UInt64 {
+        if authenticated { return 1 << 32 }
+        return profile == "ruuvi" ? 1 << 16 : 1 << 8
+    }
+}
+
+/// An advertisement field as BlueZ keys it: a service data UUID (lower-case 128-bit text)
+/// or a company id. Compared without parsing the UUID.
+enum FieldKey: Hashable {
+    case service(String)
+    case manufacturer(UInt16)
+}

@@ -1,0 +1,106 @@
+import CNettle
+import DBusCore
+
+/// An advertising sensor's state as it runs: its measurement and counter.
+struct AdvertiserState: Sendable {
+    let spec: MockAdvertiser
+    /// Temperature in hundredths of a degree, humidity in hundredths of a percent.
+    private(set) var centiCelsius: Int
+    private(set) var centiHumidity = 4850
+    private(set) var battery = 87
+    /// The sensor's own counter, one more per measurement (BTHome's packet id, pvvx's and
+    /// ATC1441's frame counter, Ruuvi's measurement sequence, BTHome's encryption counter).
+    private(set) var counter: UInt32 = 1
+    private var advertisementsOfMeasurement = 0
+
+    init(_ spec: MockAdvertiser) {
+        self.spec = spec
+        centiCelsius = Int((spec.startCelsius * 100).rounded())
+    }
+
+    /// Counts one advertisement; every `repeats` of them the sensor measures anew.
+    mutating func advance(using random: inout SplitMix64) {
+        advertisementsOfMeasurement += 1
+        guard advertisementsOfMeasurement > spec.repeats else { return }
+        advertisementsOfMeasurement = 1
+        counter &+= 1
+        // Whole tenths, so every format (0.1 °C for ATC1441 and Govee) shows the same value.
+        centiCelsius = min(max(centiCelsius + 10 * Int.random(in: -2...2, using: &random), 500), 3500)
+        centiHumidity = min(max(centiHumidity + 10 * Int.random(in: -5...5, using: &random), 2000), 8000)
+    }
+
+    /// The advertisement's data for the sensor at `address`.
+    func advertisement(address: [UInt8]) -> (serviceData: [String: [UInt8]], manufacturerData: [UInt16: [UInt8]]) {
+        switch spec.format {
+        case .bthome: ([GattUUID.sig(0xFCD2): [0x40] + bthomeObjects(packetID: true)], [:])
+        case .bthomeEncrypted: ([GattUUID.sig(0xFCD2): bthomeEncrypted(address: address)], [:])
+        case .pvvx: ([GattUUID.sig(0x181A): pvvx(address: address)], [:])
+        case .atc1441: ([GattUUID.sig(0x181A): atc1441(address: address)], [:])
+        case .ruuvi: ([:], [0x0499: ruuvi(address: address)])
+        case .goveeH5075: ([:], [0x004C: GoveeBeacon.payload, 0xEC88: govee()])
+        }
+    }
+
+    private var millivolts: Int { 2400 + battery * 6 }
+
+    private func bthomeObjects(packetID: Bool) -> [UInt8] {
+        (packetID ? [0x00, UInt8(truncatingIfNeeded: counter)] : []) + [0x01, UInt8(battery)]
+            + [0x02] + littleEndian(centiCelsius, 2) + [0x03] + littleEndian(centiHumidity, 2)
+    }
+
+    /// Device information 0x41 (v2, encrypted), the sealed objects, the counter, the tag.
+    private func bthomeEncrypted(address: [UInt8]) -> [UInt8] {
+        let counterBytes = littleEndian(Int(counter), 4)
+        let nonce = address + [0xD2, 0xFC, 0x41] + counterBytes
+        let sealed = BTHomeSealer.seal(bthomeObjects(packetID: false), nonce: nonce, key: MockAdvertiser.bthomeKey)
+        return [0x41] + sealed.dropLast(4) + counterBytes + sealed.suffix(4)
+    }
+
+    private func pvvx(address: [UInt8]) -> [UInt8] {
+        address.reversed() + littleEndian(centiCelsius, 2) + littleEndian(centiHumidity, 2)
+            + littleEndian(millivolts, 2) + [UInt8(battery), UInt8(truncatingIfNeeded: counter), 0x04]
+    }
+
+    private func atc1441(address: [UInt8]) -> [UInt8] {
+        address + bigEndian(centiCelsius / 10, 2) + [UInt8(centiHumidity / 100), UInt8(battery)]
+            + bigEndian(millivolts, 2) + [UInt8(truncatingIfNeeded: counter)]
+    }
+
+    private func ruuvi(address: [UInt8]) -> [UInt8] {
+        let power = (millivolts - 1600) << 5 | (4 + 40) / 2
+        return [0x05] + bigEndian(centiCelsius * 2, 2) + bigEndian(centiHumidity * 4, 2)
+            + bigEndian(101_325 - 50_000 + centiCelsius % 100, 2) + bigEndian(4, 2) + bigEndian(-8, 2)
+            + bigEndian(1036, 2) + bigEndian(power, 2) + [0x02] + bigEndian(Int(counter & 0xFFFF), 2) + address
+    }
+
+    private func govee() -> [UInt8] {
+        let packed = abs(centiCelsius / 10) * 1000 + centiHumidity / 10 | (centiCelsius < 0 ? 0x80_0000 : 0)
+        return [0x00] + bigEndian(packed, 3) + [UInt8(battery), 0x00]
+    }
+
+    private func littleEndian(_ value: Int, _ count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    }
+
+    private func bigEndian(_ value: Int, _ count: Int) -> [UInt8] { littleEndian(value, count).reversed() }
+}
+
+/// AES-128-CCM with a 4-byte tag through Nettle, as encrypted BTHome sensors seal their data.
+enum BTHomeSealer {
+    /// The ciphertext followed by the tag.
+    static func seal(_ plaintext: [UInt8], nonce: [UInt8], key: [UInt8]) -> [UInt8] {
+        var sealed = [UInt8](repeating: 0, count: plaintext.count + 4)
+        var context = ccm_aes128_ctx()
+        key.withUnsafeBufferPointer { nettle_ccm_aes128_set_key(&context, $0.baseAddress) }
+        nonce.withUnsafeBufferPointer { nonce in
+            plaintext.withUnsafeBufferPointer { plaintext in
+                sealed.withUnsafeMutableBufferPointer { sealed in
+                    nettle_ccm_aes128_encrypt_message(
+                        &context, nonce.count, nonce.baseAddress, 0, nil, 4, sealed.count, sealed.baseAddress,
+                        plaintext.baseAddress)
+                }
+            }
+        }
+        return sealed
+    }
+}

@@ -1,0 +1,93 @@
+/// A sensor that broadcasts its measurements in advertisements, in one of the formats
+/// blectld decodes (docs/advertisements.md).
+///
+/// Each advertisement carries the current measurement; a new one (values moved a step, the
+/// sensor's counter up by one) every ``repeats`` advertisements, as real sensors repeat a
+/// measurement in several advertisements.
+public struct MockAdvertiser: Sendable, Equatable {
+    /// How the measurement is encoded.
+    public enum Format: String, Sendable, Equatable, CaseIterable {
+        /// BTHome v2 service data (0xFCD2), unencrypted: packet id, battery, temperature, humidity.
+        case bthome
+        /// BTHome v2 encrypted with ``MockAdvertiser/bthomeKey`` (AES-CCM, Nettle).
+        case bthomeEncrypted = "bthome-encrypted"
+        /// pvvx custom service data (0x181A, 15 bytes).
+        case pvvx
+        /// ATC1441 service data (0x181A, 13 bytes).
+        case atc1441
+        /// RuuviTag data format 5 (manufacturer 0x0499): with pressure and battery voltage.
+        case ruuvi
+        /// Govee H5075 (manufacturer 0xEC88), only in the scan response, beside an iBeacon
+        /// (0x004C) in the advertisement itself: BlueZ's dictionary shows both.
+        case goveeH5075 = "govee-h5075"
+    }
+
+    /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
+    public static let bthomeKey: [UInt8] = [
+        0x23, 0x1D, 0x39, 0xC1, 0xD7, 0xCC, 0x1A, 0xB1, 0xAE, 0xE2, 0x24, 0xCD, 0x09, 0x6D, 0xB9, 0x32,
+    ]
+
+    /// The format.
+    public var format: Format
+    /// The temperature of the first measurement, °C.
+    public var startCelsius: Double
+    /// Advertisements per measurement.
+    public var repeats: Int
+
+    /// Creates an advertiser.
+    public init(format: Format, startCelsius: Double = 21.5, repeats: Int = 2) {
+        self.format = format
+        self.startCelsius = startCelsius
+        self.repeats = max(1, repeats)
+    }
+}
+
+extension MockPeripheral {
+    /// Advertising sensor `index`: the formats in turn (BTHome, encrypted BTHome, pvvx,
+    /// ATC1441, Ruuvi, Govee), at `A4:C1:38:AD:<index>`, named as such sensors name
+    /// themselves, non-connectable.
+    public static func advertiser(index: Int, format: MockAdvertiser.Format? = nil) -> MockPeripheral {
+        let formats = MockAdvertiser.Format.allCases
+        let format = format ?? formats[index % formats.count]
+        let address = "A4:C1:38:AD:" + hexByte(index >> 8) + ":" + hexByte(index + 1)
+        let suffix = hexByte(index >> 8) + hexByte(index + 1)
+        let name: String? =
+            switch format {
+            case .bthome, .bthomeEncrypted: "BTHome " + suffix
+            case .pvvx, .atc1441: "ATC_AD" + suffix
+            case .ruuvi: "Ruuvi " + suffix
+            case .goveeH5075: "GVH5075_" + suffix
+            }
+        var peripheral = MockPeripheral(
+            address: address, advertisedName: name, gapName: name,
+            kind: .advertiser(MockAdvertiser(format: format, startCelsius: 18 + Double(index % 8))),
+            rssi: Int16(-60 - (index % 5) * 5), connectable: false)
+        if format == .goveeH5075 { peripheral.manufacturerData = [0x004C: GoveeBeacon.payload] }
+        return peripheral
+    }
+
+    /// The advertiser details, for an advertising sensor.
+    public var advertiser: MockAdvertiser? {
+        if case .advertiser(let advertiser) = kind { return advertiser }
+        return nil
+    }
+}
+
+extension MockScenario {
+    /// Adds `count` advertising sensors (``MockPeripheral/advertiser(index:format:)``), each
+    /// advertising every `interval` (nil: the timings' interval).
+    public mutating func addAdvertisers(_ count: Int, interval: Duration? = nil) {
+        for index in 0..<max(0, count) {
+            var sensor = MockPeripheral.advertiser(index: index)
+            sensor.advertisingInterval = interval
+            peripherals.append(sensor)
+        }
+    }
+}
+
+/// The iBeacon a Govee H5075 sends in its advertisement (its readings are in the scan response).
+enum GoveeBeacon {
+    static let payload: [UInt8] =
+        [0x02, 0x15, 0x49, 0x4E, 0x54, 0x45, 0x4C, 0x4C, 0x49, 0x5F, 0x52, 0x4F, 0x43, 0x4B, 0x53, 0x5F, 0x48, 0x57]
+        + [0x50, 0x75, 0xF2, 0xFF, 0xC2]
+}

@@ -1,0 +1,63 @@
+import Central
+import MockBlueZ
+import SensorModel
+import UnixSupport
+
+/// Advertising sensors in a quick world, and the two monitors that read them.
+enum AdvertisementFixture {
+    /// The address of the mock's advertising sensor `index` (formats in turn: BTHome,
+    /// encrypted BTHome, pvvx, ATC1441, Ruuvi, Govee).
+    static func address(_ index: Int) -> String {
+        MockPeripheral.advertiser(index: index).address
+    }
+
+    /// The key of the mock's encrypted BTHome sensors.
+    static var key: BTHomeKey {
+        try! BTHomeKey(hex: MockAdvertiser.bthomeKey.hexString)
+    }
+
+    /// `thermometers` Pis and `advertisers` sensors advertising every 100 ms.
+    static func scenario(thermometers: Int = 0, advertisers: Int = 6) -> MockScenario {
+        var scenario = MockFixture.scenario(thermometers: thermometers, others: 0)
+        scenario.addAdvertisers(advertisers)
+        return scenario
+    }
+
+    /// The configuration the tests start from: every format, the encrypted sensor's key.
+    static func configuration(key: BTHomeKey? = key) -> AdvertisementConfiguration {
+        let encrypted = BluetoothAddress(address(1))!
+        return AdvertisementConfiguration(bthomeKeys: key.map { [encrypted: $0] } ?? [:])
+    }
+
+    /// Both monitors over the fixture's central, reporting into one log; discovery stays on.
+    static func start(
+        _ fixture: MockFixture, configuration: AdvertisementConfiguration = configuration(),
+        thermometers: ThermometerConfiguration = quickConfiguration()
+    ) async -> (AdvertisementMonitor, ThermometerMonitor, EventLog) {
+        let log = EventLog()
+        var thermometers = thermometers
+        thermometers.keepsScanning = true
+        let monitor = ThermometerMonitor(
+            central: fixture.central, configuration: thermometers, log: Log(level: .warning)
+        ) { log.record($0) }
+        let adverts = AdvertisementMonitor(
+            central: fixture.central, configuration: configuration, log: Log(level: .warning)
+        ) { log.record($0) }
+        await adverts.start()
+        await monitor.start()
+        return (adverts, monitor, log)
+    }
+
+    static func stop(_ adverts: AdvertisementMonitor, _ monitor: ThermometerMonitor) async {
+        await adverts.shutdown()
+        await monitor.shutdown()
+    }
+}
+
+/// A reading error from `address`, as a match for ``EventLog/first(after:within:_:)``.
+func readingError(from address: String) -> @Sendable (SensorEvent) -> ReadingError? {
+    { event in
+        guard case .readingError(let from, _, let error) = event, from.description == address else { return nil }
+        return error
+    }
+}

@@ -1,0 +1,134 @@
+import Central
+import MockBlueZ
+import SensorModel
+import Testing
+import UnixSupport
+
+@Suite("Advertising sensors against the mock")
+struct AdvertisementMonitorTests {
+    @Test("every format reaches a reading with its quantities; the encrypted one with the configured key")
+    func everyFormat() async throws {
+        try await MockFixture.with(scenario: AdvertisementFixture.scenario()) { fixture in
+            let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
+            let expected: [(ProfileID, [Quantity])] = [
+                ("bthome", [.temperature, .humidity, .battery]),
+                ("bthome", [.temperature, .humidity, .battery]),
+                ("pvvx", [.temperature, .humidity, .battery, .voltage]),
+                ("atc1441", [.temperature, .humidity, .battery, .voltage]),
+                ("ruuvi", [.temperature, .humidity, .pressure, .voltage]),
+                ("govee-h5075", [.temperature, .humidity, .battery]),
+            ]
+            for (index, (profile, quantities)) in expected.enumerated() {
+                let address = AdvertisementFixture.address(index)
+                let measurement = try await log.first(within: .seconds(10), reading(from: address))
+                #expect(measurement.profile == profile, "\(address)")
+                #expect(measurement.quantities.present.map(\.quantity) == quantities, "\(address)")
+                #expect((5.0...35.0).contains(measurement.celsius ?? .nan), "\(address)")
+                #expect((20.0...80.0).contains(measurement.quantities[.humidity] ?? .nan), "\(address)")
+            }
+            // The mock's sensors start at 18 °C + index: the decoded values are the sent ones.
+            let pvvx = try await log.first(reading(from: AdvertisementFixture.address(2)))
+            #expect(abs((pvvx.celsius ?? 0) - 20) <= 1)
+            let ruuvi = try await log.first(reading(from: AdvertisementFixture.address(4)))
+            #expect((1000.0...1030.0).contains(ruuvi.quantities[.pressure] ?? .nan))
+            #expect(!log.all.contains { if case .readingError = $0 { true } else { false } })
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
+    @Test("a wrong key gives reading errors (decryption failed), never a reading")
+    func wrongKey() async throws {
+        try await MockFixture.with(scenario: AdvertisementFixture.scenario(advertisers: 2)) { fixture in
+            let wrong = try BTHomeKey(hex: "00112233445566778899aabbccddeeff")
+            let (adverts, monitor, log) = await AdvertisementFixture.start(
+                fixture, configuration: AdvertisementFixture.configuration(key: wrong))
+            let encrypted = AdvertisementFixture.address(1)
+            let error = try await log.first(within: .seconds(10), readingError(from: encrypted))
+            #expect(error.kind == .decryptionFailed)
+            // The plain sensor beside it reads on.
+            _ = try await log.first(reading(from: AdvertisementFixture.address(0)))
+            #expect(log.all.compactMap(reading(from: encrypted)).isEmpty)
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
+    @Test("no key for an encrypted sensor: a missing-key reading error")
+    func missingKey() async throws {
+        try await MockFixture.with(scenario: AdvertisementFixture.scenario(advertisers: 2)) { fixture in
+            let (adverts, monitor, log) = await AdvertisementFixture.start(
+                fixture, configuration: AdvertisementFixture.configuration(key: nil))
+            let error = try await log.first(within: .seconds(10), readingError(from: AdvertisementFixture.address(1)))
+            #expect(error.kind == .missingKey)
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
+    @Test("each measurement is reported once, though every one is advertised twice; none lost")
+    func deduplicated() async throws {
+        try await MockFixture.with(scenario: AdvertisementFixture.scenario()) { fixture in
+            let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
+            let address = AdvertisementFixture.address(0)
+            for _ in 0..<10 {
+                let mark = log.count
+                _ = try await log.first(after: mark, within: .seconds(5), reading(from: address))
+            }
+            let statistics = await adverts.statistics
+            #expect(statistics.duplicates > 0)
+            #expect(statistics.lostPackets == 0)
+            // Each reading of the counted formats carries a new counter, so a new payload.
+            for index in 0..<5 {
+                let raws = log.all.compactMap(reading(from: AdvertisementFixture.address(index))).map(\.raw)
+                #expect(raws.count >= 2)
+                #expect(zip(raws, raws.dropFirst()).allSatisfy { $0 != $1 }, "\(index)")
+            }
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
+    @Test("a sensor silent past its learned staleness is lost, and read again when it returns")
+    func staleness() async throws {
+        try await MockFixture.with(scenario: AdvertisementFixture.scenario(advertisers: 2)) { fixture in
+            var configuration = AdvertisementFixture.configuration()
+            configuration.staleAfter = .milliseconds(500)
+            configuration.staleMargin = .milliseconds(200)
+            let (adverts, monitor, log) = await AdvertisementFixture.start(fixture, configuration: configuration)
+            let address = AdvertisementFixture.address(0)
+            _ = try await log.first(within: .seconds(10), reading(from: address))
+            try await fixture.mock.inject(.outOfRange(times: nil, address: address))
+            let mark = log.count
+            try await log.first(after: mark, within: .seconds(5)) { event in
+                if case .peripheralLost(let lost) = event, lost.description == address { () } else { nil }
+            }
+            // The other sensor, still heard, is not lost.
+            #expect(
+                !log.all.contains { event in
+                    if case .peripheralLost(let lost) = event {
+                        lost.description == AdvertisementFixture.address(1)
+                    } else {
+                        false
+                    }
+                })
+            await fixture.mock.clearFaults()
+            _ = try await log.first(after: log.count, within: .seconds(5), reading(from: address))
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
+    @Test("GATT thermometers connect and stream while advertisements flow")
+    func besideThermometers() async throws {
+        try await MockFixture.with(scenario: AdvertisementFixture.scenario(thermometers: 2)) { fixture in
+            let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
+            _ = try await log.first(reading(from: MockFixture.fahrenheitPi))
+            _ = try await log.first(reading(from: MockFixture.celsiusPi))
+            // Discovery resumed after the connects: advertisements keep coming.
+            for index in 0..<6 {
+                _ = try await log.first(
+                    after: log.count, within: .seconds(10), reading(from: AdvertisementFixture.address(index)))
+            }
+            let mark = log.count
+            _ = try await log.first(after: mark, within: .seconds(3), reading(from: MockFixture.fahrenheitPi))
+            #expect(await fixture.central.isScanning)
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `blectld --mock` with the mock's advertising sensors, through `blectl` and the socket.
+extension CLITests {
+    static let advertiserOptions = "--fast --thermometers 0 --others 0 --advertisers 6 --advertiser-interval 200ms"
+    /// The encrypted BTHome sensor's key (the mock's), and a name for the pvvx sensor.
+    static let advertiserConfiguration = """
+        bthome_key A4:C1:38:AD:00:02 = 231d39c1d7cc1ab1aee224cd096db932
+        alias A4:C1:38:AD:00:03 = Greenhouse
+
+        """
+
+    /// `blectl read --json` once every sensor has a reading.
+    static func readAll(_ fixture: DaemonFixture, count: Int) async throws -> [[String: Any]] {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let read = try await fixture.blectl(["read", "--json", "--timeout", "5"])
+            if read.status == 0, let data = read.output.data(using: .utf8),
+                let reports = try JSONSerialization.jsonObject(with: data) as? [[String: Any]], reports.count >= count
+            {
+                return reports
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        throw TestSupportError("\(count) advertising sensors did not all report within 20 s")
+    }
+
+    @Test("advertising sensors: read --json has every quantity and profile, the key decrypts, status counts them")
+    func advertisingSensors() async throws {
+        try await DaemonFixture.with(mockOptions: Self.advertiserOptions, configuration: Self.advertiserConfiguration) {
+            fixture in
+            let reports = try await Self.readAll(fixture, count: 6)
+            let byAddress = Dictionary(uniqueKeysWithValues: reports.map { ($0["address"] as? String ?? "", $0) })
+            let expected: [(String, String, [String])] = [
+                ("A4:C1:38:AD:00:01", "bthome", ["humidity", "battery"]),
+                ("A4:C1:38:AD:00:02", "bthome", ["humidity", "battery"]),
+                ("A4:C1:38:AD:00:03", "pvvx", ["humidity", "battery", "voltage"]),
+                ("A4:C1:38:AD:00:04", "atc1441", ["humidity", "battery", "voltage"]),
+                ("A4:C1:38:AD:00:05", "ruuvi", ["humidity", "pressure", "voltage"]),
+                ("A4:C1:38:AD:00:06", "govee-h5075", ["humidity", "battery"]),
+            ]
+            for (address, profile, quantities) in expected {
+                let report = try #require(byAddress[address], "\(address) missing from \(reports)")
+                #expect(report["profile"] as? String == profile, "\(address)")
+                #expect((report["celsius"] as? Double).map { (5.0...35.0).contains($0) } == true, "\(address)")
+                for quantity in quantities { #expect(report[quantity] is Double, "\(address) \(quantity)") }
+                #expect(report["fresh"] as? Bool == true)
+                // Advertisement profiles: raw is the payload in hex.
+                let raw = report["raw"] as? String ?? ""
+                #expect(!raw.isEmpty && raw.allSatisfy(\.isHexDigit), "\(address) raw \(raw)")
+            }
+            #expect(byAddress["A4:C1:38:AD:00:03"]?["name"] as? String == "Greenhouse")
+            // Text shows the quantities beside the temperature, and the profile.
+            let text = try await fixture.blectl(["read", "Greenhouse"])
+            #expect(text.status == 0)
+            #expect(text.output.contains("Greenhouse") && text.output.contains("%RH") && text.output.contains("[pvvx]"))
+            // status: the scanning in use, the sensors, no packet lost.
+            let status = try await fixture.blectl(["status", "--json"])
+            let object = try #require(ChildProcessLines.parse(status.output))
+            let adverts = try #require(object["advertisements"] as? [String: Any])
+            #expect(adverts["scan_mode"] as? String == "active")
+            #expect((adverts["sensors"] as? [Any])?.count == 6)
+            #expect(adverts["errors"] as? Int == 0)
+            let statusText = try await fixture.blectl(["status"])
+            #expect(statusText.output.contains("6 sensors heard (active scanning)"))
+            // scan shows the profile each device was recognised as.
+            let scan = try await fixture.blectl(["scan", "--timeout", "1"])
+            #expect(scan.output.contains("PROFILE") && scan.output.contains("govee-h5075"))
+            let scanJSON = try await fixture.blectl(["scan", "--timeout", "1", "--json"])
+            let rows = try #require(
+                try JSONSerialization.jsonObject(with: Data(scanJSON.output.utf8)) as? [[String: Any]])
+            #expect(rows.contains { $0["profile"] as? String == "ruuvi" })
+        }
+    }
+
+    @Test("advertising sensors' readings reach the history with their quantities")
+    func advertisingHistory() async throws {
+        try await DaemonFixture.with(mockOptions: Self.advertiserOptions, configuration: Self.advertiserConfiguration) {
+            fixture in
+            _ = try await Self.readAll(fixture, count: 6)
+            let client = try SocketClient(path: fixture.socket)
+            _ = client.readLine()
+            client.send("{\"v\":1,\"id\":1,\"cmd\":\"history\",\"since\":0,\"address\":\"A4:C1:38:AD:00:05\"}\n")
+            let reply = try #require(client.readObject())
+            let result = try #require(reply["result"] as? [String: Any])
+            let events = try #require(result["events"] as? [[String: Any]])
+            let readings = events.filter { $0["type"] as? String == "reading" }
+            #expect(!readings.isEmpty)
+            for reading in readings {
+                #expect(reading["profile"] as? String == "ruuvi")
+                #expect(reading["pressure"] is Double && reading["humidity"] is Double && reading["voltage"] is Double)
+            }
+        }
+    }
+
+    @Test("a wrong BTHome key: reading errors for that sensor, the others read")
+    func advertisingWrongKey() async throws {
+        try await DaemonFixture.with(
+            mockOptions: Self.advertiserOptions,
+            configuration: "bthome_key A4:C1:38:AD:00:02 = 00112233445566778899aabbccddeeff\n"
+        ) { fixture in
+            let reports = try await Self.readAll(fixture, count: 5)
+            #expect(!reports.contains { $0["address"] as? String == "A4:C1:38:AD:00:02" })
+            let status = try await fixture.blectl(["status", "--json"])
+            let adverts = try #require(ChildProcessLines.parse(status.output)?["advertisements"] as? [String: Any])
+            #expect((adverts["errors"] as? Int ?? 0) > 0)
+            #expect(fixture.daemon.log().contains("advertisement failed decryption"))
+        }
+    }
+}
+
+extension CLITests {
+    @Test("host_cpu: the gateway's CPU temperature is a device of its own; no thermal zone, no device, and a note")
+    func hostCPU() async throws {
+        let zone = FileManager.default.temporaryDirectory.appendingPathComponent("blectl-zone-\(UUID())")
+        try FileManager.default.createDirectory(at: zone, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: zone) }
+        try "cpu-thermal\n".write(to: zone.appendingPathComponent("type"), atomically: true, encoding: .utf8)
+        try "51234\n".write(to: zone.appendingPathComponent("temp"), atomically: true, encoding: .utf8)
+        let configuration = "host_cpu = yes\nhost_cpu_zone = \(zone.path)\nhost_cpu_interval = 1s\n"
+        try await DaemonFixture.with(
+            mockOptions: "--fast --thermometers 0 --others 0 --advertisers 0",
+            configuration: configuration
+        ) { fixture in
+            let reports = try await Self.readAll(fixture, count: 1)
+            let report = try #require(reports.first)
+            #expect(report["profile"] as? String == "host-cpu")
+            #expect(report["celsius"] as? Double == 51.23)
+            #expect((report["name"] as? String)?.hasSuffix(" CPU") == true)
+            // A locally administered address, the same every start.
+            let address = try #require(report["address"] as? String)
+            #expect(UInt8(address.prefix(2), radix: 16).map { $0 & 0x03 == 0x02 } == true, "\(address)")
+            // The next sample comes on the timer.
+            try "52000\n".write(to: zone.appendingPathComponent("temp"), atomically: true, encoding: .utf8)
+            let deadline = ContinuousClock.now + .seconds(10)
+            var latest = 51.23
+            while ContinuousClock.now < deadline, latest != 52 {
+                latest = try await Self.readAll(fixture, count: 1).first?["celsius"] as? Double ?? latest
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(latest == 52)
+        }
+        try await DaemonFixture.with(
+            mockOptions: "--fast --thermometers 0 --others 0 --advertisers 0",
+            configuration: "host_cpu = yes\nhost_cpu_zone = /nonexistent/zone\n"
+        ) { fixture in
+            #expect(fixture.daemon.log().contains("host_cpu: /nonexistent/zone is not a thermal zone"))
+            let read = try await fixture.blectl(["read", "--json", "--timeout", "1"])
+            #expect(read.status == 75)
+        }
+    }
+}
