@@ -111,7 +111,8 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Central", "ReadingHub", "SocketOutput", "HistoryStore", "MQTTOutput", "HTTPOutput", "BlectlProtocol", "SensorModel",
+                "Central", "ReadingHub", "SocketOutput", "HistoryStore", "MQTTOutput", "HTTPOutput", "BlectlProtocol",
+                "SensorModel",
                 "UnixSupport",
             ],
             swiftSettings: strictSwift

@@ -34,7 +34,8 @@ extension MQTTTests {
                     #expect(object["unit_of_measurement"] as? String == unit, "\(topic)")
                     #expect(object["value_template"] as? String == template, "\(topic)")
                 }
-                let device = try #require(subscriber.on(pvvx + "battery/config").last?.json?["device"] as? [String: Any])
+                let device = try #require(
+                    subscriber.on(pvvx + "battery/config").last?.json?["device"] as? [String: Any])
                 #expect(device["name"] as? String == "Greenhouse")
                 #expect(device["model"] as? String == "pvvx")
                 // A Ruuvi has no battery percentage: no battery config.

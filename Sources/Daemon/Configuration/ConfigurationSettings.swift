@@ -149,10 +149,11 @@ extension ConfigurationSetting {
                 config, value throws(SettingError) in
                 config.maxQueuedBytesTotal = try ValueParser.integer(value, within: (64 << 10)...(1 << 30))
             },
-            single(
+            optional(
                 "http_listen", flag: "http", "ADDRESS:PORT",
                 "Serve the page, /metrics and /api over HTTP, e.g. 127.0.0.1:9266 (default off)"
             ) { config, value throws(SettingError) in
+                guard let value else { return config.httpListen = nil }  // off, the default
                 guard let address = ListenAddress(value) else {
                     throw SettingError(
                         "expected a numeric address and a port such as 127.0.0.1:9266 or [::1]:9266, got '\(value)'")
