@@ -12,8 +12,6 @@ import PackageDescription
 let strictSwift: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
-    // One section per function, so release blectld's link can place the hot ones together.
-    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
 ]
 
 /// Release executables carry the Swift runtime inside them: Debian has no package of it, so
@@ -118,9 +116,8 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         // Release blectld links the Swift runtime and libstdc++ statically (`linker/` makes
-        // `-lstdc++` mean GCC's archive), packs its relative relocations (DT_RELR), puts the
-        // functions it runs first (`linker/blectld.order`) and exports no dynamic symbols: all
-        // for less resident memory (docs/benchmarks.md has what each saves). Its modules import
+        // `-lstdc++` mean GCC's archive), packs its relative relocations (DT_RELR) and exports
+        // no dynamic symbols: all for less resident memory (docs/benchmarks.md has what each saves). Its modules import
         // no Foundation.
         .executableTarget(
             name: "blectld", dependencies: ["Daemon", "PrivateBus", "UnixSupport"], swiftSettings: strictSwift,
@@ -129,8 +126,7 @@ let package = Package(
                     [
                         "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                         "-L", Context.packageDirectory + "/linker",
-                        "-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/linker/blectld.order",
-                        "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "--no-export-dynamic",
+                        "-Xlinker", "--no-export-dynamic",
                     ],
                     .when(configuration: .release))
             ]
