@@ -1,7 +1,7 @@
 import CLinux
 
 #if canImport(Glibc)
-    public import Glibc
+    import Glibc
 #endif
 
 /// A child process that cannot outlive this one, whose stdout is a pipe we read.

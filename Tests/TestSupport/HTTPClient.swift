@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Glibc
 
 /// Runs blocking work (sockets, processes) on a thread of its own.

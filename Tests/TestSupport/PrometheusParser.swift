@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A metric family as Prometheus' own Python client parses it.
 public struct MetricFamily: Decodable, Sendable {
