@@ -89,9 +89,9 @@ let package = Package(
         .target(
             name: "SocketOutput", dependencies: ["ReadingHub", "BlectlProtocol", "UnixSupport"],
             swiftSettings: strictSwift),
-        // C: libmosquitto (the MQTT client library), found through pkg-config.
-        .systemLibrary(
-            name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev", "pkg-config"])]),
+        // C: libmosquitto's headers (the MQTT client library); the library is loaded when the
+        // first MQTT client is made (see the shim), so blectld without MQTT maps none of it.
+        .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // An output of the hub: MQTT, with Home Assistant discovery and a backlog from the history (docs/mqtt.md).
         .target(
             name: "MQTTOutput",

@@ -22,6 +22,7 @@ protocol MosquittoEvents: AnyObject {
 /// messages would otherwise repeat what the output publishes again from the history.
 /// Confined to the loop's thread.
 final class MosquittoConnection {
+    private let mosquitto: cmq_functions
     private let handle: OpaquePointer
     private let loop: EventLoop
     private let keepalive: Duration
@@ -35,10 +36,11 @@ final class MosquittoConnection {
         configuration: MQTTOutput.Configuration, password: String?, will: (topic: String, payload: String),
         loop: EventLoop, events: (any MosquittoEvents)?
     ) throws(MQTTConfigurationError) {
-        Self.initializeLibrary()
-        guard let handle = mosquitto_new(configuration.effectiveClientID, false, nil) else {
+        let mosquitto = try MosquittoLibrary.loaded.get()
+        guard let handle = mosquitto.create(configuration.effectiveClientID, false, nil) else {
             throw MQTTConfigurationError("cannot create an MQTT client: \(String(cString: strerror(errno)))")
         }
+        self.mosquitto = mosquitto
         self.handle = handle
         self.loop = loop
         self.keepalive = configuration.keepalive
@@ -46,61 +48,58 @@ final class MosquittoConnection {
         do throws(MQTTConfigurationError) {
             try configure(configuration, password: password, will: will)
         } catch {
-            mosquitto_destroy(handle)
+            mosquitto.destroy(handle)
             throw error
         }
-        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        mosquitto.user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         setCallbacks()
     }
 
     deinit {
         close()
-        mosquitto_destroy(handle)
-        mosquitto_property_free_all(&properties)
+        mosquitto.destroy(handle)
+        mosquitto.property_free_all(&properties)
     }
 
-    private static let initialized: Int32 = mosquitto_lib_init()
-
-    private static func initializeLibrary() { _ = initialized }
-
+    
     private func configure(
         _ configuration: MQTTOutput.Configuration, password: String?, will: (topic: String, payload: String)
     )
         throws(MQTTConfigurationError)
     {
         let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
-        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
-        try check(mosquitto_int_option(handle, MOSQ_OPT_SEND_MAXIMUM, Int32(configuration.window)), "send maximum")
+        try check(mosquitto.int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
+        try check(mosquitto.int_option(handle, MOSQ_OPT_SEND_MAXIMUM, Int32(configuration.window)), "send maximum")
         if let username = configuration.username {
-            try check(mosquitto_username_pw_set(handle, username, password), "user name")
+            try check(mosquitto.username_pw_set(handle, username, password), "user name")
         }
         if configuration.broker.tls {
             // Without a CA file, the system's certificates; the broker's name is always checked.
             let capath = configuration.caFile == nil ? "/etc/ssl/certs" : nil
-            let rc = mosquitto_tls_set(
+            let rc = mosquitto.tls_set(
                 handle, configuration.caFile, capath, configuration.certFile, configuration.keyFile, nil)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 throw MQTTConfigurationError(
-                    "TLS settings refused (\(Self.describe(rc))): check that mqtt_ca_file, mqtt_cert_file and "
+                    "TLS settings refused (\(describe(rc))): check that mqtt_ca_file, mqtt_cert_file and "
                         + "mqtt_key_file exist and are readable")
             }
-            try check(mosquitto_tls_opts_set(handle, 1, nil, nil), "TLS verification")
-            try check(mosquitto_tls_insecure_set(handle, false), "TLS host name check")
+            try check(mosquitto.tls_opts_set(handle, 1, nil, nil), "TLS verification")
+            try check(mosquitto.tls_insecure_set(handle, false), "TLS host name check")
         }
         let payload = Array(will.payload.utf8)
         try check(
-            mosquitto_will_set(handle, will.topic, Int32(payload.count), payload, configuration.qos, true), "will")
+            mosquitto.will_set(handle, will.topic, Int32(payload.count), payload, configuration.qos, true), "will")
         if configuration.protocolVersion == .v5 {
             // MQTT 5 ends a session at disconnection unless told otherwise: keep it a day.
             try check(
-                mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), 86_400),
+                mosquitto.property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), 86_400),
                 "session expiry")
         }
     }
 
     private func check(_ rc: Int32, _ what: String) throws(MQTTConfigurationError) {
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTConfigurationError("MQTT \(what): \(Self.describe(rc))")
+            throw MQTTConfigurationError("MQTT \(what): \(describe(rc))")
         }
     }
 
@@ -110,9 +109,9 @@ final class MosquittoConnection {
     func connect(host: String, port: Int) -> String? {
         let seconds = Int32(keepalive.components.seconds)
         errno = 0
-        let rc = mosquitto_connect_bind_v5(handle, host, Int32(port), seconds, nil, properties)
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else { return Self.describe(rc) }
-        let fd = mosquitto_socket(handle)
+        let rc = mosquitto.connect_bind_v5(handle, host, Int32(port), seconds, nil, properties)
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { return describe(rc) }
+        let fd = mosquitto.socket(handle)
         guard fd >= 0 else { return "no socket after connecting" }
         watch = loop.watch(fd) { [unowned self] events in self.service(events) }
         watch?.wantsRead = true
@@ -125,25 +124,25 @@ final class MosquittoConnection {
     func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) -> Result<Int32, PublishFailure> {
         var mid: Int32 = 0
         let rc = payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain)
+            mosquitto.publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain)
         }
         updateInterest()
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else { return .failure(PublishFailure(Self.describe(rc))) }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { return .failure(PublishFailure(describe(rc))) }
         return .success(mid)
     }
 
     /// Subscribes to `topic`.
     func subscribe(_ topic: String, qos: Int32) {
-        _ = mosquitto_subscribe(handle, nil, topic, qos)
+        _ = mosquitto.subscribe(handle, nil, topic, qos)
         updateInterest()
     }
 
     /// Sends what is queued and DISCONNECT, then stops watching the socket.
     func disconnect() {
-        _ = mosquitto_disconnect(handle)
+        _ = mosquitto.disconnect(handle)
         // A few writes at most: the socket takes what is left unless the network hangs.
-        for _ in 0..<8 where mosquitto_want_write(handle) {
-            guard mosquitto_loop_write(handle, 1) == MOSQ_ERR_SUCCESS.rawValue else { break }
+        for _ in 0..<8 where mosquitto.want_write(handle) {
+            guard mosquitto.loop_write(handle, 1) == MOSQ_ERR_SUCCESS.rawValue else { break }
         }
         close()
     }
@@ -161,45 +160,45 @@ final class MosquittoConnection {
     /// Reads and writes what the socket is ready for.
     private func service(_ ready: IOEvents) {
         if !ready.isDisjoint(with: [.readable, .hangup, .error]) {
-            _ = mosquitto_loop_read(handle, 1)
+            _ = mosquitto.loop_read(handle, 1)
         }
         if watch != nil, ready.contains(.writable) {
-            _ = mosquitto_loop_write(handle, 1)
+            _ = mosquitto.loop_write(handle, 1)
         }
         updateInterest()
     }
 
     private func updateInterest() {
         guard let watch else { return }
-        watch.wantsWrite = mosquitto_want_write(handle)
+        watch.wantsWrite = mosquitto.want_write(handle)
     }
 
     /// Keepalive: `mosquitto_loop_misc` pings the broker when the link has been idle, and
     /// closes it when a ping went unanswered for a keepalive interval.
     private func scheduleMisc() {
         miscTimer = loop.schedule(after: max(.seconds(1), keepalive / 4)) { [unowned self] in
-            _ = mosquitto_loop_misc(handle)
+            _ = mosquitto.loop_misc(handle)
             updateInterest()
             if watch != nil { scheduleMisc() }
         }
     }
 
     private func setCallbacks() {
-        mosquitto_connect_v5_callback_set(handle) { _, context, code, _, _ in
+        mosquitto.connect_v5_callback_set(handle) { _, context, code, _, _ in
             guard let connection = MosquittoConnection.from(context) else { return }
-            connection.events?.connectionAnswered(code: code, description: MosquittoConnection.describeAnswer(code))
+            connection.events?.connectionAnswered(code: code, description: connection.describeAnswer(code))
         }
-        mosquitto_disconnect_v5_callback_set(handle) { _, context, rc, _ in
+        mosquitto.disconnect_v5_callback_set(handle) { _, context, rc, _ in
             guard let connection = MosquittoConnection.from(context) else { return }
-            let error = rc == MOSQ_ERR_SUCCESS.rawValue ? nil : MosquittoConnection.describe(rc)
+            let error = rc == MOSQ_ERR_SUCCESS.rawValue ? nil : connection.describe(rc)
             connection.watch?.cancel()
             connection.watch = nil
             connection.events?.connectionLost(error: error)
         }
-        mosquitto_publish_v5_callback_set(handle) { _, context, mid, reason, _ in
+        mosquitto.publish_v5_callback_set(handle) { _, context, mid, reason, _ in
             MosquittoConnection.from(context)?.events?.acknowledged(mid: mid, reason: reason)
         }
-        mosquitto_message_v5_callback_set(handle) { _, context, message, _ in
+        mosquitto.message_v5_callback_set(handle) { _, context, message, _ in
             guard let connection = MosquittoConnection.from(context), let message = message?.pointee else { return }
             let topic = String(cString: message.topic)
             let payload =
@@ -213,14 +212,15 @@ final class MosquittoConnection {
     }
 
     /// A CONNACK code in words: MQTT 3.1.1's return codes are 1–5, MQTT 5's reason codes 0x80 and up.
-    private static func describeAnswer(_ code: Int32) -> String {
-        String(cString: code < 0x80 ? mosquitto_connack_string(code) : mosquitto_reason_string(code))
+    private func describeAnswer(_ code: Int32) -> String {
+        let text = code < 0x80 ? mosquitto.connack_string(code) : mosquitto.reason_string(code)
+        return text.map { String(cString: $0) } ?? "reason code \(code)"
     }
 
     /// libmosquitto's error in words, with `errno`'s when it is a system error.
-    static func describe(_ rc: Int32) -> String {
+    func describe(_ rc: Int32) -> String {
         if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
-        return String(cString: mosquitto_strerror(rc))
+        return mosquitto.strerror(rc).map { String(cString: $0) } ?? "libmosquitto error \(rc)"
     }
 }
 
@@ -229,4 +229,20 @@ struct PublishFailure: Error {
     let description: String
 
     init(_ description: String) { self.description = description }
+}
+
+/// libmosquitto, loaded when the first MQTT client is made (CMosquitto's `cmq_load`) and
+/// initialised once.
+enum MosquittoLibrary {
+    /// The library's functions, or why it could not be loaded.
+    static let loaded: Result<cmq_functions, MQTTConfigurationError> = {
+        if let failure = cmq_load() {
+            return .failure(
+                MQTTConfigurationError(
+                    "MQTT needs libmosquitto (Debian's libmosquitto1): \(String(cString: failure))"))
+        }
+        let functions = cmq_table().pointee
+        _ = functions.lib_init()
+        return .success(functions)
+    }()
 }
