@@ -61,7 +61,6 @@ final class MosquittoConnection {
         mosquitto.property_free_all(&properties)
     }
 
-    
     private func configure(
         _ configuration: MQTTOutput.Configuration, password: String?, will: (topic: String, payload: String)
     )
