@@ -74,6 +74,24 @@ struct HTTPOutputIntegrationTests {
         }
     }
 
+    @Test("/metrics shows the MQTT output's connection and backlog")
+    func mqttMetrics() async throws {
+        try await MQTTBroker.with { broker in
+            try await DaemonFixture.with(arguments: Self.http + MQTTTests.arguments(broker)) { fixture in
+                try await fixture.waitForMQTT { $0["state"] as? String == "connected" }
+                let port = try fixture.httpPort()
+                let connected = await eventually {
+                    guard let text = try? await request(port, "/metrics").text,
+                        let families = try? await parsePrometheus(text)
+                    else { return false }
+                    return families["blectl_mqtt_connected"]?.samples.first?.value == 1
+                        && families["blectl_mqtt_backlog"]?.samples.first != nil
+                }
+                #expect(connected, "blectl_mqtt_connected never 1")
+            }
+        }
+    }
+
     @Test("garbage, slowloris clients and 1,000 connections leave blectld and its readings alone")
     func abuse() async throws {
         try await DaemonFixture.with(mockOptions: "--fast --notify-interval 20ms", arguments: Self.http) { fixture in

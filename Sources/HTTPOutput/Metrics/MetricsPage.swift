@@ -110,5 +110,13 @@ enum MetricsPage {
             out.single(
                 "blectl_socket_clients", .gauge, help: "Clients connected to the Unix socket.", Double(socket.clients))
         }
+        if let mqtt = status.mqtt {
+            out.single(
+                "blectl_mqtt_connected", .gauge, help: "1 when the MQTT broker accepted the connection, else 0.",
+                mqtt.state == .connected ? 1 : 0)
+            out.single(
+                "blectl_mqtt_backlog", .gauge, help: "Readings stored but not yet acknowledged by the MQTT broker.",
+                Double(mqtt.backlog))
+        }
     }
 }
