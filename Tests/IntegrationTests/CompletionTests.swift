@@ -20,7 +20,8 @@ struct CompletionTests {
     @Test("bash: 'blectl re<Tab>' completes the command")
     func bashCommand() async throws {
         #expect(try await Self.bash(["blectl", "re"]) == ["read"])
-        #expect(try await Self.bash(["blectl", "--json", ""]) == ["status", "scan", "read", "watch", "help"])
+        #expect(
+            try await Self.bash(["blectl", "--json", ""]) == ["status", "scan", "read", "history", "watch", "help"])
     }
 
     @Test("bash: 'blectl read --<Tab>' offers read's options and the global ones")
