@@ -20,3 +20,7 @@ public typealias EnvironmentalSensingProfile = ThermometerProfiles.Environmental
 public typealias BTHomeKey = ThermometerProfiles.BTHomeKey
 /// A BlueZ error, classified (from the BlueZ client layer).
 public typealias BlueZError = BlueZClient.BlueZError
+/// Resets a controller below bluetoothd (from the BlueZ client layer; tests stub it).
+public typealias ControllerResetting = BlueZClient.ControllerResetting
+/// Why a controller reset failed (from the BlueZ client layer).
+public typealias ControllerResetError = BlueZClient.ControllerResetError

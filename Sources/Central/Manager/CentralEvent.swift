@@ -16,4 +16,8 @@ public enum CentralEvent: Sendable {
     case servicesChanged(BluetoothAddress, BlueZPath)
     /// A characteristic's value changed: a notification, or the echo of a read.
     case valueUpdated(BlueZPath, [UInt8])
+    /// Our discovery session went on or off.
+    case discovering(Bool)
+    /// A device was heard after ``CentralManager/reportNextSound()`` asked for it (once).
+    case heardAgain
 }

@@ -42,6 +42,12 @@ public struct ThermometerConfiguration: Sendable {
     /// Devices remembered (names, sightings, sessions), thermometers known to work and those
     /// holding a link aside: the one unseen longest is forgotten first (`max_devices`).
     public var maxDevices: Int
+    /// Discovery that hears nothing at all from any device this long, while devices are
+    /// expected, starts the recovery ladder (`scan_watchdog`; nil: off). See ``RecoveryLadder``.
+    public var scanWatchdog: Duration?
+    /// Whether the ladder's last step may reset the controller with libbluetooth's HCI calls
+    /// (`adapter_reset`; needs `CAP_NET_ADMIN`).
+    public var adapterReset: Bool
 
     /// Creates a configuration with the defaults that suit the Pi thermometer.
     public init(
@@ -52,7 +58,7 @@ public struct ThermometerConfiguration: Sendable {
         discoveryWindow: Duration = .seconds(20), rescanPeriod: Duration = .seconds(20),
         rescanWindow: Duration = .seconds(8), scanPauseLimit: Duration = .seconds(3),
         connectBatchWindow: Duration = .seconds(1), maxConnecting: Int = 1, maxConnections: Int = 5,
-        maxDevices: Int = 1024
+        maxDevices: Int = 1024, scanWatchdog: Duration? = .seconds(90), adapterReset: Bool = false
     ) {
         self.names = names
         self.profiles = profiles
@@ -70,5 +76,7 @@ public struct ThermometerConfiguration: Sendable {
         self.maxConnecting = maxConnecting
         self.maxConnections = maxConnections
         self.maxDevices = maxDevices
+        self.scanWatchdog = scanWatchdog
+        self.adapterReset = adapterReset
     }
 }
