@@ -55,8 +55,9 @@ extension Bluetoothd {
             await withCheckedContinuation { hangingConnects[path] = $0 }
             throw BlueZError.connectionAbortedByLocal
         }
-        guard spec.connectable else {
-            // Nobody answers: the attempt times out and is reported as aborted.
+        guard spec.connectable, !isSilent(device.adapterName) else {
+            // Nobody answers (or the controller hears nothing): the attempt times out and is
+            // reported as aborted.
             try? await Task.sleep(for: timings.connectTimeout)
             if devices[path]?.link == .connecting(attempt: attempt) { linkDown(path) }
             throw BlueZError.connectionAbortedByLocal
