@@ -22,6 +22,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var history: HistoryStatus?
     /// The MQTT output's state; null when blectld publishes to no broker.
     public var mqtt: MQTTStatus?
+    /// The scan watchdog's recovery ladder; null when the watchdog is off.
+    public var scanWatchdog: ScanWatchdogStatus?
 
     /// Creates a status.
     public init(
@@ -41,6 +43,7 @@ public struct StatusResult: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case daemon, version, adapter, state, reason, connected, started, history, mqtt
         case lastSeq = "last_seq"
+        case scanWatchdog = "scan_watchdog"
     }
 
 }

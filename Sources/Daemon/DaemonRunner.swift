@@ -52,6 +52,7 @@ public struct DaemonRunner: Sendable {
         let bridge = CentralBridge(
             hub: service.hub, central: central, configuration: thermometerConfiguration, log: log)
         await service.hub.attach(bridge)
+        await bridge.contributeStatus(to: service.hub)
         do {
             try await service.start(inheriting: listenFDs().first)
         } catch {
@@ -167,9 +168,10 @@ public struct DaemonRunner: Sendable {
     }
 
     private var centralOptions: CentralOptions {
+        // The mock's controllers are reset through the mock: never the machine's own.
         CentralOptions(
-            adapter: AdapterSelection(configuration.adapter) ?? .automatic, powerOnAdapter: configuration.powerOnAdapter
-        )
+            adapter: AdapterSelection(configuration.adapter) ?? .automatic, powerOnAdapter: configuration.powerOnAdapter,
+            controllerReset: configuration.mock ? .mockAdapter : .hci)
     }
 
     private var thermometerConfiguration: ThermometerConfiguration {
@@ -181,6 +183,7 @@ public struct DaemonRunner: Sendable {
                 initialDelay: configuration.reconnect.minimum, maximumDelay: configuration.reconnect.maximum,
                 jitter: configuration.reconnect.jitter),
             maxConnecting: configuration.maxConnecting, maxConnections: configuration.maxConnections,
-            maxDevices: configuration.maxDevices)
+            maxDevices: configuration.maxDevices, scanWatchdog: configuration.scanWatchdog,
+            adapterReset: configuration.adapterReset)
     }
 }

@@ -59,8 +59,8 @@ struct ScanWatchdogTests {
     /// Waits until the watchdog's status satisfies `condition`; fails with the last status if not.
     func status(
         of monitor: ThermometerMonitor, within deadline: Duration = .seconds(30),
-        _ condition: @escaping @Sendable (ScanWatchdogStatus) -> Bool
-    ) async throws -> ScanWatchdogStatus {
+        _ condition: @escaping @Sendable (RecoveryLadderStatus) -> Bool
+    ) async throws -> RecoveryLadderStatus {
         let met = await eventually(within: deadline) {
             guard let status = await monitor.scanWatchdogStatus else { return false }
             return condition(status)

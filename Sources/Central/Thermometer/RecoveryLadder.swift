@@ -18,7 +18,7 @@ public enum RecoveryStep: String, Sendable, CaseIterable {
 }
 
 /// What the scan watchdog has done since start, for `status`.
-public struct ScanWatchdogStatus: Sendable, Equatable {
+public struct RecoveryLadderStatus: Sendable, Equatable {
     /// How long discovery may hear nothing before the first step.
     public var period: Duration
     /// Whether the last step, the controller reset, is allowed (`adapter_reset`).
@@ -56,11 +56,11 @@ struct RecoveryLadder {
     private let steps: [RecoveryStep]
     private var next = 0
     private var round = 0
-    private(set) var status: ScanWatchdogStatus
+    private(set) var status: RecoveryLadderStatus
 
     init(period: Duration, adapterReset: Bool) {
         steps = [.restartDiscovery, .powerCycle] + (adapterReset ? [.resetController] : [])
-        status = ScanWatchdogStatus(period: period, adapterReset: adapterReset)
+        status = RecoveryLadderStatus(period: period, adapterReset: adapterReset)
     }
 
     /// Silent discovery to wait for before the next step.

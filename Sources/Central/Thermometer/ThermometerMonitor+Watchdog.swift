@@ -9,7 +9,7 @@ import UnixSupport
 /// device is heard again; nothing is checked in between.
 extension ThermometerMonitor {
     /// What the watchdog has done, for `status`; nil when it is off.
-    public var scanWatchdogStatus: ScanWatchdogStatus? { ladder?.status }
+    public var scanWatchdogStatus: RecoveryLadderStatus? { ladder?.status }
 
     /// Arms the timer for when discovery will have been silent for the ladder's wait (if
     /// the watchdog is on, discovery is on, and no timer or step is pending).
