@@ -82,7 +82,8 @@ install:
 	@# Never overwrite an administrator's configuration.
 	test -e $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf || \
 		install -m 0644 etc/blectld.conf $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf
-	install -m 0644 README.md docs/*.md systemd/blectld-mqtt.conf $(DESTDIR)$(PREFIX)/share/doc/blectl/
+	install -m 0644 README.md docs/*.md systemd/blectld-mqtt.conf systemd/blectld-adapter-reset.conf \
+		$(DESTDIR)$(PREFIX)/share/doc/blectl/
 	@echo "installed; enable with: systemctl daemon-reload && systemctl enable --now blectld.socket blectld.service"
 
 uninstall:
