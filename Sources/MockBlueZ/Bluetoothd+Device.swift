@@ -43,6 +43,7 @@ extension Bluetoothd {
         let address = device.address
         let failure = world.withState { FaultPlan.take(&$0.faults.connectFailures, address: address) }
         if failure == .inProgress { throw BlueZError.inProgress }
+        if failure == .alreadyConnectedWithoutLink { throw BlueZError.alreadyConnected }
         device.temporary = false
         tasks.cancel("temporary:\(path)")
         device.attempts += 1

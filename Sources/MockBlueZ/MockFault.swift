@@ -77,6 +77,9 @@ public enum MockConnectFailure: String, Sendable, Equatable, CaseIterable {
     /// `org.bluez.Error.AlreadyConnected` (newer BlueZ), with the link up: `Connected=true`
     /// and services resolving as after a successful `Connect`.
     case alreadyConnected = "already-connected"
+    /// `org.bluez.Error.AlreadyConnected` at once, with no link (`Connected` stays false): a
+    /// stale answer, not to be taken as connected.
+    case alreadyConnectedWithoutLink = "already-connected-no-link"
 }
 
 /// A malformed temperature value.
