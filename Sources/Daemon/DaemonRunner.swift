@@ -170,7 +170,8 @@ public struct DaemonRunner: Sendable {
     private var centralOptions: CentralOptions {
         // The mock's controllers are reset through the mock: never the machine's own.
         CentralOptions(
-            adapter: AdapterSelection(configuration.adapter) ?? .automatic, powerOnAdapter: configuration.powerOnAdapter,
+            adapter: AdapterSelection(configuration.adapter) ?? .automatic,
+            powerOnAdapter: configuration.powerOnAdapter,
             controllerReset: configuration.mock ? .mockAdapter : .hci)
     }
 

@@ -60,7 +60,8 @@ enum StatusCommand {
         var line = "\(state) (\(Format.seconds(watchdog.periodSeconds))"
         line += watchdog.adapterReset ? ", adapter_reset on)" : ")"
         line += ", " + counted(watchdog.discoveryRestarts, "discovery restart") + ", "
-        line += counted(watchdog.powerCycles, "power cycle") + ", " + counted(watchdog.controllerResets, "controller reset")
+        line +=
+            counted(watchdog.powerCycles, "power cycle") + ", " + counted(watchdog.controllerResets, "controller reset")
         if watchdog.controllerResetFailures > 0 { line += " (\(watchdog.controllerResetFailures) failed)" }
         if watchdog.recoveries > 0 {
             line += "; recovered " + counted(watchdog.recoveries, "time")

@@ -157,7 +157,8 @@ struct ScanWatchdogTests {
             waits.append(ladder.wait)
             _ = ladder.takeStep()
         }
-        #expect(waits.prefix(6) == [.seconds(90), .seconds(90), .seconds(180), .seconds(180), .seconds(360), .seconds(360)])
+        #expect(
+            waits.prefix(6) == [.seconds(90), .seconds(90), .seconds(180), .seconds(180), .seconds(360), .seconds(360)])
         #expect(waits.last == .seconds(90 * RecoveryLadder.maxBackoff))
         #expect(ladder.heard() == .powerCycle)
         #expect(ladder.wait == .seconds(90))

@@ -13,7 +13,8 @@ struct ScanWatchdogDaemonTests {
         return ChildProcessLines.parse(status.output)?["scan_watchdog"] as? [String: Any]
     }
 
-    @Test("a controller only a reset cures: restart, power cycle, then the reset (adapter_reset = yes); readings return")
+    @Test(
+        "a controller only a reset cures: restart, power cycle, then the reset (adapter_reset = yes); readings return")
     func controllerReset() async throws {
         try await DaemonFixture.with(configuration: "scan_watchdog = 2s\nadapter_reset = yes\n") { fixture in
             try await fixture.waitForConnected(2)
