@@ -165,3 +165,25 @@ struct ScanWatchdogTests {
         #expect(ladder.heard() == nil)
     }
 }
+
+@Suite("The silence clock")
+struct SilenceClockTests {
+    @Test("counts only discovery time, from the last sound, across stretches")
+    func discoveryTimeOnly() {
+        let start = ContinuousClock.now
+        var clock = SilenceClock()
+        clock.discovery(true, at: start)
+        clock.discovery(false, at: start + .seconds(3))
+        // Discovery off: time passes uncounted.
+        #expect(clock.silentDiscovery(at: start + .seconds(60)) == .seconds(3))
+        clock.discovery(true, at: start + .seconds(60))
+        #expect(clock.silentDiscovery(at: start + .seconds(65)) == .seconds(8))
+        #expect(!clock.heardAny)
+        clock.heard()
+        #expect(clock.heardAny)
+        #expect(clock.silentDiscovery(at: .now) < .seconds(1))
+        clock.discovery(false, at: .now)
+        clock.restart(at: .now)
+        #expect(clock.silentDiscovery(at: .now + .seconds(10)) == .zero)
+    }
+}

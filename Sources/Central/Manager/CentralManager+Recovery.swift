@@ -6,7 +6,7 @@ extension CentralManager {
     public var silentDiscovery: Duration { silence.silentDiscovery(at: .now) }
 
     /// Whether anything was heard from a device since the central started.
-    public var hasHeardDevices: Bool { silence.lastHeard != nil }
+    public var hasHeardDevices: Bool { silence.heardAny }
 
     /// Reports the next sound from any device as ``CentralEvent/heardAgain``, once.
     public func reportNextSound() { reportsNextSound = true }

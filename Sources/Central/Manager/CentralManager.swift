@@ -192,7 +192,7 @@ public actor CentralManager {
         case .deviceAdvertised, .characteristicValue, .deviceConnected(_, true), .added(_, .device): break
         default: return
         }
-        silence.heard(at: .now)
+        silence.heard()
         guard reportsNextSound else { return }
         reportsNextSound = false
         emit(.heardAgain)

@@ -3,20 +3,21 @@
 ///
 /// Only time with discovery on counts (the monitor scans in windows), and anything heard —
 /// an advertisement, a new device, a link coming up, a characteristic value — starts it
-/// again from zero. Updating it is a few stores: it runs for every notification.
+/// again from zero. It runs for every notification: while discovery is off (most of the
+/// time, once every thermometer streams) a sound costs two stores and no clock read.
 struct SilenceClock {
-    /// When anything was last heard from a device; nil before the first sound.
-    private(set) var lastHeard: ContinuousClock.Instant?
+    /// Whether anything was heard from a device yet.
+    private(set) var heardAny = false
     /// When the current stretch of silent discovery began; nil while discovery is off.
     private var stretchStart: ContinuousClock.Instant?
     /// Silent discovery time of earlier stretches (before discovery last went off).
     private var banked: Duration = .zero
 
     /// Something was heard from a device.
-    mutating func heard(at now: ContinuousClock.Instant) {
-        lastHeard = now
+    mutating func heard() {
+        heardAny = true
         banked = .zero
-        if stretchStart != nil { stretchStart = now }
+        if stretchStart != nil { stretchStart = .now }
     }
 
     /// Our discovery went on or off.
