@@ -38,9 +38,11 @@ let package = Package(
         .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev", "pkg-config"])]),
         // The D-Bus core: connections, the type system, calls, signals, serving.
         .target(name: "DBusCore", dependencies: ["CBlueZ", "UnixSupport"], swiftSettings: strictSwift),
-        // BlueZ client: an object mirror of org.bluez and typed views of its interfaces.
+        // BlueZ client: an object mirror of org.bluez and typed views of its interfaces, and
+        // the controller reset below bluetoothd (libbluetooth's HCI calls, through CBlueZ).
         .target(
-            name: "BlueZClient", dependencies: ["DBusCore", "SensorModel", "UnixSupport"], swiftSettings: strictSwift
+            name: "BlueZClient", dependencies: ["DBusCore", "CBlueZ", "SensorModel", "UnixSupport"],
+            swiftSettings: strictSwift
         ),
         // The vocabulary every layer shares: addresses, measurements, adapter state, the
         // events the Bluetooth side reports. Pure Swift, no dependencies.

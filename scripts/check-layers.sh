@@ -14,6 +14,12 @@ forbid() {
 }
 # The central reaches BlueZ only through BlueZClient.
 forbid Central 'DBusCore|CBlueZ' 'Central talks to BlueZClient, never to D-Bus'
+# BlueZClient reaches C only through DBusCore, except libbluetooth's HCI reset.
+found=$(grep -rlnE '^(public |@testable )?import CBlueZ$' Sources/BlueZClient --include='*.swift' | grep -v '/ControllerReset.swift$')
+if [ -n "$found" ]; then
+    printf '%s   <- BlueZClient uses CBlueZ only for the HCI reset (ControllerReset.swift)\n' $found
+    status=1
+fi
 # The daemon reaches Bluetooth only through the central.
 forbid Daemon 'BlueZClient|DBusCore|CBlueZ|ThermometerProfiles' 'the daemon talks to the central only'
 # The hub and its outputs know nothing of Bluetooth.

@@ -26,6 +26,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var socket: SocketStatus?
     /// The advertisement sensors' state; null when no advertisement format is read.
     public var advertisements: AdvertisementStatus?
+    /// The scan watchdog's recovery ladder; null when the watchdog is off.
+    public var scanWatchdog: ScanWatchdogStatus?
 
     /// Creates a status.
     public init(
@@ -45,6 +47,7 @@ public struct StatusResult: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case daemon, version, adapter, state, reason, connected, started, history, mqtt, socket, advertisements
         case lastSeq = "last_seq"
+        case scanWatchdog = "scan_watchdog"
     }
 
 }

@@ -1,14 +1,19 @@
 // CBlueZ: what Swift needs from libdbus-1 and libbluetooth.
 //
 // Swift imports most of both C APIs directly. This header adds the few things
-// it cannot: libdbus's type codes are macros with casts (`((int) 's')`), and the
+// it cannot: libdbus's type codes are macros with casts (`((int) 's')`), the
 // variadic dbus_message_append_args/get_args are unusable, so callers use
-// DBusMessageIter instead. Every shim is prefixed `cbluez_`.
+// DBusMessageIter instead, and ioctl(2) is variadic with request codes built by
+// macros (HCIDEVDOWN). Every shim is prefixed `cbluez_`.
 #ifndef CBLUEZ_SHIM_H
 #define CBLUEZ_SHIM_H
 
 #include <dbus/dbus.h>
 #include <bluetooth/bluetooth.h>
+#include <bluetooth/hci.h>
+#include <bluetooth/hci_lib.h>
+#include <errno.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 // D-Bus type codes, re-declared as constants Swift can see.
@@ -48,6 +53,23 @@ static inline int cbluez_str2ba(const char *str, unsigned char b[6]) {
     if (str2ba(str, &addr) < 0) return -1;
     for (int i = 0; i < 6; i++) b[i] = addr.b[i];
     return 0;
+}
+
+/// Resets HCI controller `dev_id` (hciN) as `hciconfig hciN reset` does: down, then up,
+/// through libbluetooth's raw HCI socket. Needs CAP_NET_ADMIN. Blocks while the kernel
+/// initialises the controller (up to its HCI init timeout). 0 on success, else the errno
+/// of the step that failed.
+static inline int cbluez_hci_reset(int dev_id) {
+    int dd = hci_open_dev(dev_id);
+    if (dd < 0) return errno;
+    int result = 0;
+    if (ioctl(dd, HCIDEVDOWN, dev_id) < 0) {
+        result = errno;
+    } else if (ioctl(dd, HCIDEVUP, dev_id) < 0 && errno != EALREADY) {
+        result = errno;
+    }
+    hci_close_dev(dd);
+    return result;
 }
 
 #endif

@@ -22,3 +22,7 @@ public typealias BTHomeKey = ThermometerProfiles.BTHomeKey
 public typealias BlueZError = BlueZClient.BlueZError
 /// The advertisement formats known.
 public typealias AdvertisementRegistry = ThermometerProfiles.AdvertisementRegistry
+/// Resets a controller below bluetoothd (from the BlueZ client layer; tests stub it).
+public typealias ControllerResetting = BlueZClient.ControllerResetting
+/// Why a controller reset failed (from the BlueZ client layer).
+public typealias ControllerResetError = BlueZClient.ControllerResetError

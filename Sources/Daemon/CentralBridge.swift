@@ -70,6 +70,25 @@ public final class CentralBridge: CentralControl {
         await monitor.scan(for: duration)
     }
 
+    /// Adds the scan watchdog's part to `status` (when the watchdog is on).
+    public func contributeStatus(to hub: Hub) async {
+        let monitor = monitor
+        await hub.addStatusContributor { status in
+            guard let ladder = await monitor.scanWatchdogStatus else { return }
+            status.scanWatchdog = Self.status(of: ladder)
+        }
+    }
+
+    static func status(of ladder: RecoveryLadderStatus) -> ScanWatchdogStatus {
+        let (seconds, attoseconds) = ladder.period.components
+        return ScanWatchdogStatus(
+            periodSeconds: Double(seconds) + Double(attoseconds) / 1e18, adapterReset: ladder.adapterReset,
+            silent: ladder.silent, discoveryRestarts: ladder.steps[.restartDiscovery] ?? 0,
+            powerCycles: ladder.steps[.powerCycle] ?? 0, controllerResets: ladder.steps[.resetController] ?? 0,
+            controllerResetFailures: ladder.resetFailures, recoveries: ladder.recoveries,
+            lastStep: ladder.lastStep?.rawValue, lastRecoveredBy: ladder.lastRecoveredBy?.rawValue)
+    }
+
     /// Reads the thermometer at `address` now (a `read` request).
     public func readNow(address: BluetoothAddress) async throws {
         do {

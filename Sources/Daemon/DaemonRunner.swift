@@ -54,6 +54,7 @@ public struct DaemonRunner: Sendable {
             advertisements: advertisementConfiguration, scanMode: configuration.advertisements.scanMode, log: log)
         let hostCPU = await startHostCPU(central.executor, service.hub)
         await service.hub.attach(bridge)
+        await bridge.contributeStatus(to: service.hub)
         do {
             try await service.start(inheriting: listenFDs().first)
         } catch {
@@ -170,9 +171,11 @@ public struct DaemonRunner: Sendable {
     }
 
     private var centralOptions: CentralOptions {
+        // The mock's controllers are reset through the mock: never the machine's own.
         CentralOptions(
-            adapter: AdapterSelection(configuration.adapter) ?? .automatic, powerOnAdapter: configuration.powerOnAdapter
-        )
+            adapter: AdapterSelection(configuration.adapter) ?? .automatic,
+            powerOnAdapter: configuration.powerOnAdapter,
+            controllerReset: configuration.mock ? .mockAdapter : .hci)
     }
 
     private var thermometerConfiguration: ThermometerConfiguration {
@@ -184,7 +187,8 @@ public struct DaemonRunner: Sendable {
                 initialDelay: configuration.reconnect.minimum, maximumDelay: configuration.reconnect.maximum,
                 jitter: configuration.reconnect.jitter),
             maxConnecting: configuration.maxConnecting, maxConnections: configuration.maxConnections,
-            maxDevices: configuration.maxDevices)
+            maxDevices: configuration.maxDevices, scanWatchdog: configuration.scanWatchdog,
+            adapterReset: configuration.adapterReset)
         thermometers.keepsScanning = configuration.advertisements.isEnabled
         return thermometers
     }

@@ -100,6 +100,7 @@ extension Bluetoothd {
     /// `Properties.Set` made the change: the object server announces `Powered` itself.
     func powerOff(_ name: String, announcePowered: Bool) {
         guard var adapter = adapters[name], adapter.powered else { return }
+        cureSilence(name, by: .powerCycle)
         let found = adapter.found.mostRecentFirst
         adapter.powered = false
         adapter.discovering = false

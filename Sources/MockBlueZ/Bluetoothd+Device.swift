@@ -43,6 +43,7 @@ extension Bluetoothd {
         let address = device.address
         let failure = world.withState { FaultPlan.take(&$0.faults.connectFailures, address: address) }
         if failure == .inProgress { throw BlueZError.inProgress }
+        if failure == .alreadyConnectedWithoutLink { throw BlueZError.alreadyConnected }
         device.temporary = false
         tasks.cancel("temporary:\(path)")
         device.attempts += 1
@@ -55,8 +56,9 @@ extension Bluetoothd {
             await withCheckedContinuation { hangingConnects[path] = $0 }
             throw BlueZError.connectionAbortedByLocal
         }
-        guard spec.connectable else {
-            // Nobody answers: the attempt times out and is reported as aborted.
+        guard spec.connectable, !isSilent(device.adapterName) else {
+            // Nobody answers (or the controller hears nothing): the attempt times out and is
+            // reported as aborted.
             try? await Task.sleep(for: timings.connectTimeout)
             if devices[path]?.link == .connecting(attempt: attempt) { linkDown(path) }
             throw BlueZError.connectionAbortedByLocal

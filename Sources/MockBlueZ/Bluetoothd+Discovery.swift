@@ -28,6 +28,8 @@ extension Bluetoothd {
         adapter.clients.stop(client)
         adapters[name] = adapter
         if !adapter.clients.anyDiscovering {
+            // The controller's LE scan is disabled now (bluetoothd replies once it is).
+            cureSilence(name, by: .restartDiscovery)
             schedule("scan-stop:\(name)", after: timings.discoveryStop) { daemon in daemon.endScanning(name) }
         }
         if inProgress { throw BlueZError.inProgress }
@@ -51,6 +53,7 @@ extension Bluetoothd {
         adapters[name] = adapter
         if hadSession {
             if !adapter.clients.anyDiscovering {
+                cureSilence(name, by: .restartDiscovery)
                 schedule("scan-stop:\(name)", after: timings.discoveryStop) { daemon in daemon.endScanning(name) }
             }
         } else if !adapter.clients.anyDiscovering && adapter.powered {
@@ -147,6 +150,8 @@ extension Bluetoothd {
     func report(peripheral index: Int, adapter name: String) {
         // Reports that arrive after the last session ended (the stop is on its way) are dropped.
         guard let adapter = adapters[name], adapter.discovering, adapter.clients.anyDiscovering else { return }
+        // A silent controller delivers no advertising report (Discovering stays true).
+        guard !isSilent(name) else { return }
         // A connected peripheral has stopped advertising (a Pi takes one central at a time).
         guard !(devicesByPeripheral[index] ?? []).contains(where: { devices[$0]?.link != .down }) else { return }
         let heard = world.withState { world -> PeripheralState? in

@@ -7,6 +7,34 @@ extension Bluetoothd {
         if on { powerOn(adapter, announcePowered: true) } else { powerOff(adapter, announcePowered: true) }
     }
 
+    /// The controller goes silent until `cure` (or a stronger one) comes.
+    func silence(_ name: String, cure: MockSilenceCure) throws {
+        guard adapters[name] != nil else { throw MockError.unknownAdapter(name) }
+        world.withState { $0.silentControllers[name] = cure }
+    }
+
+    /// Whether the controller of adapter `name` hears nothing.
+    func isSilent(_ name: String) -> Bool {
+        world.withState { $0.silentControllers[name] != nil }
+    }
+
+    /// Something of strength `cure` happened to the controller: a silence it cures ends.
+    func cureSilence(_ name: String, by cure: MockSilenceCure) {
+        world.withState { world in
+            guard let needed = world.silentControllers[name], needed <= cure else { return }
+            world.silentControllers[name] = nil
+        }
+    }
+
+    /// HCI down and up below bluetoothd: the silence ends; bluetoothd sees the controller
+    /// power off (links lost, `Powered=false`) and, once it is up again, on.
+    func resetController(_ name: String) throws {
+        guard adapters[name] != nil else { throw MockError.unknownAdapter(name) }
+        cureSilence(name, by: .controllerReset)
+        powerOff(name, announcePowered: true)
+        schedule(after: timings.autoEnable) { daemon in daemon.powerOn(name, announcePowered: true) }
+    }
+
     func removeAdapter(_ name: String) throws {
         guard adapters[name] != nil else { throw MockError.unknownAdapter(name) }
         removeAdapterObjects(name)

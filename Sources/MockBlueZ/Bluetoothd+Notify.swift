@@ -75,21 +75,23 @@ extension Bluetoothd {
     @discardableResult
     func notify(_ key: NotifierKey) async -> Int {
         guard let state = notifiers[key] else { return 0 }
-        let value: [UInt8] = world.withState { world in
+        let (value, silent): ([UInt8], [String: MockSilenceCure]) = world.withState { world in
             switch state.content {
             case .temperature:
-                return world.nextTemperatureValue(key.peripheral)
+                return (world.nextTemperatureValue(key.peripheral), world.silentControllers)
             case .heartRate:
                 let rate = Int(world.peripherals[key.peripheral].heartRate) + world.jitter(-2...2)
                 world.peripherals[key.peripheral].heartRate = UInt8(min(max(rate, 55), 160))
-                return [0x00, world.peripherals[key.peripheral].heartRate]
+                return ([0x00, world.peripherals[key.peripheral].heartRate], world.silentControllers)
             default:
-                return []
+                return ([], world.silentControllers)
             }
         }
         var sent = 0
         for characteristic in state.subscribers.sorted()
-        where notifiers[key]?.subscribers.contains(characteristic) == true {
+        where notifiers[key]?.subscribers.contains(characteristic) == true
+            && (silent.isEmpty || !silent.keys.contains { characteristic.rawValue.hasPrefix("/org/bluez/\($0)/") })
+        {
             if sent == 0, state.content == .temperature { EmitLog.shared.record(peripheral: key.peripheral) }
             change(characteristic, BlueZ.characteristic, [("Value", .bytes(value))])
             sent += 1

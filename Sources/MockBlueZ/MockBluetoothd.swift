@@ -141,6 +141,10 @@ public actor MockBluetoothd {
             self.daemon = nil
             await daemon.crash()
             scheduleRestart(after: restartAfter)
+        case .silence(let adapter, let cure):
+            try await running().silence(adapter, cure: cure)
+        case .controllerReset(let adapter):
+            try await running().resetController(adapter)
         case .startBluetoothd:
             guard daemon == nil else {
                 throw MockError(name: "org.blectl.Mock.Error.AlreadyRunning", message: "bluetoothd is running")

@@ -123,6 +123,13 @@ enum MockControl {
         case "bluetoothd-crash":
             return .crashBluetoothd(restartAfter: try reader.integer("restart_ms").map { .milliseconds($0) })
         case "bluetoothd-start": return .startBluetoothd
+        case "silence":
+            let cureName = try reader.string("cure") ?? MockSilenceCure.restartDiscovery.rawValue
+            guard let cure = MockSilenceCure(rawValue: cureName) else {
+                throw invalid("cure must be one of \(MockSilenceCure.allCases.map(\.rawValue))")
+            }
+            return .silence(adapter: try reader.string("adapter") ?? "hci0", cure: cure)
+        case "controller-reset": return .controllerReset(adapter: try reader.string("adapter") ?? "hci0")
         default:
             throw DBusError(name: "org.blectl.Mock.Error.UnknownFault", message: "no fault named '\(name)'")
         }

@@ -45,6 +45,28 @@ public enum MockFault: Sendable, Equatable {
     /// bluetoothd starts (again): a new connection and unique name, fresh objects, no
     /// sessions, adapters `Powered=true` after AutoEnable.
     case startBluetoothd
+    /// The adapter's controller goes silent while bluetoothd still says `Discovering=true`
+    /// (a Pi's UART-attached controller): no advertising reports, no notifications, and
+    /// `Connect` times out. Only `cure` (or a stronger one) ends it.
+    case silence(adapter: String, cure: MockSilenceCure)
+    /// The controller is reset below bluetoothd (HCI down and up, as `hciconfig hciN reset`):
+    /// any silence ends, and bluetoothd shows the adapter powered off (links lost), then on.
+    case controllerReset(adapter: String)
+}
+
+/// What ends a controller's silence; each cure also ends the silences the ones before it end.
+public enum MockSilenceCure: String, Sendable, Equatable, CaseIterable, Comparable {
+    /// The controller's LE scan stopped (the last discovery session ended) and started again.
+    case restartDiscovery = "restart-discovery"
+    /// The adapter powered off and on (`Adapter1.Powered`).
+    case powerCycle = "power-cycle"
+    /// Only a reset of the controller below bluetoothd (``MockFault/controllerReset(adapter:)``).
+    case controllerReset = "controller-reset"
+
+    /// Whether a cure of this strength ends a silence that needs `needed`.
+    public static func < (lhs: MockSilenceCure, rhs: MockSilenceCure) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
 }
 
 /// How a failing `Connect` fails.
@@ -58,6 +80,9 @@ public enum MockConnectFailure: String, Sendable, Equatable, CaseIterable {
     /// `org.bluez.Error.AlreadyConnected` (newer BlueZ), with the link up: `Connected=true`
     /// and services resolving as after a successful `Connect`.
     case alreadyConnected = "already-connected"
+    /// `org.bluez.Error.AlreadyConnected` at once, with no link (`Connected` stays false): a
+    /// stale answer, not to be taken as connected.
+    case alreadyConnectedWithoutLink = "already-connected-no-link"
 }
 
 /// A malformed temperature value.

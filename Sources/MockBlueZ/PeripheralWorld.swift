@@ -33,6 +33,9 @@ struct WorldState: Sendable {
     var unitWritesTakeEffect: Bool
     /// Devices bluetoothd stored, by adapter name and address.
     var stored: [String: [String: StoredDevice]] = [:]
+    /// Controllers that hear nothing, by adapter name, with what cures each (a controller's
+    /// state: it outlives a bluetoothd restart).
+    var silentControllers: [String: MockSilenceCure] = [:]
     var random: SplitMix64
     /// When the world began: peripherals' ``MockPeripheral/advertisingStart`` counts from here.
     let started = ContinuousClock.now

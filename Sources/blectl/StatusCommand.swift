@@ -24,6 +24,7 @@ enum StatusCommand {
             ] + (status.history.map { historyRows($0, terminal) } ?? [])
         if let mqtt = status.mqtt { rows.append(["MQTT:", mqttLine(mqtt, terminal)]) }
         if let adverts = status.advertisements { rows.append(["Advertising:", advertisementLine(adverts)]) }
+        if let watchdog = status.scanWatchdog { rows.append(["Scan watchdog:", watchdogLine(watchdog, terminal)]) }
         for line in terminal.table(rows) { terminal.print(line) }
         guard !status.connected.isEmpty else { return .success }
         var table = [["", "NAME", "ADDRESS", "TEMPERATURE", "UPDATED"]]
@@ -60,6 +61,24 @@ enum StatusCommand {
         line += ", backlog \(mqtt.backlog)"
         if mqtt.dropped > 0 { line += ", \(mqtt.dropped) dropped" }
         if mqtt.state == .connected, let error = mqtt.lastError { line += "; last error: \(error)" }
+        return line
+    }
+
+    /// `listening (90 s), 1 discovery restart, 0 power cycles, 0 controller resets; recovered 1
+    /// time, last after restart_discovery`, or `silent (…)` while the adapter hears nothing.
+    static func watchdogLine(_ watchdog: ScanWatchdogStatus, _ terminal: Terminal) -> String {
+        let state = watchdog.silent ? terminal.paint("silent", .yellow) : terminal.paint("listening", .green)
+        let counted = { (count: Int, one: String) in "\(count) \(one)\(count == 1 ? "" : "s")" }
+        var line = "\(state) (\(Format.seconds(watchdog.periodSeconds))"
+        line += watchdog.adapterReset ? ", adapter_reset on)" : ")"
+        line += ", " + counted(watchdog.discoveryRestarts, "discovery restart") + ", "
+        line +=
+            counted(watchdog.powerCycles, "power cycle") + ", " + counted(watchdog.controllerResets, "controller reset")
+        if watchdog.controllerResetFailures > 0 { line += " (\(watchdog.controllerResetFailures) failed)" }
+        if watchdog.recoveries > 0 {
+            line += "; recovered " + counted(watchdog.recoveries, "time")
+            if let step = watchdog.lastRecoveredBy { line += ", last after \(step)" }
+        }
         return line
     }
 

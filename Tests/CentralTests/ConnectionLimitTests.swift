@@ -99,6 +99,23 @@ struct NewerBlueZTests {
         }
     }
 
+    @Test("Connect answering AlreadyConnected while the device says Connected=false is a failure")
+    func alreadyConnectedWithoutLink() async throws {
+        try await MockFixture.with { fixture in
+            let central = fixture.central
+            let peripheral = try await discover(Self.pi, on: central)
+            await central.stopScan()
+            try await fixture.mock.inject(.failConnect(times: 1, error: .alreadyConnectedWithoutLink, address: Self.pi))
+            await #expect(throws: CentralError.bluez(.alreadyConnected("Already Connected"))) {
+                try await central.connect(peripheral, timeout: .seconds(5))
+            }
+            #expect(await !central.isReady(peripheral))
+            // The next attempt connects.
+            try await central.connect(peripheral, timeout: .seconds(5))
+            #expect(await central.isReady(peripheral))
+        }
+    }
+
     @Test("StopDiscovery answering InProgress once the session is gone is taken as stopped")
     func stopDiscoveryInProgress() async throws {
         try await MockFixture.with { fixture in

@@ -99,6 +99,20 @@ struct ConfigurationTests {
         #expect(fromFlag.httpListen == ListenAddress("127.0.0.1:8080"))
     }
 
+    @Test("The scan watchdog: 90 s by default, a duration, or 0/off for none; adapter_reset off by default")
+    func scanWatchdog() throws {
+        let defaults = try configuration()
+        #expect(defaults.scanWatchdog == .seconds(90) && !defaults.adapterReset)
+        #expect(try configuration(file: "scan_watchdog = 2m\nadapter_reset = yes").scanWatchdog == .seconds(120))
+        #expect(try configuration(file: "adapter_reset = yes").adapterReset)
+        for off in ["0", "off", "OFF", "no"] {
+            #expect(try configuration(file: "scan_watchdog = \(off)").scanWatchdog == nil)
+        }
+        for line in ["scan_watchdog = 500ms", "scan_watchdog = 2d", "scan_watchdog = soon", "adapter_reset = maybe"] {
+            #expect(throws: ConfigurationError.self) { _ = try load(file: line) }
+        }
+    }
+
     @Test("Command line beats environment beats file")
     func precedence() throws {
         let file = "socket = /from/file.sock\nadapter = hci1\nnames = A, B"

@@ -19,4 +19,8 @@ public enum CentralEvent: Sendable {
     /// A device on our adapter advertised service or manufacturer data, whether or not we
     /// scan: the entries of this one update (a new device: all it carries).
     case advertised(BluetoothAddress, BlueZPath, AdvertisementUpdate)
+    /// Our discovery session went on or off.
+    case discovering(Bool)
+    /// A device was heard after ``CentralManager/reportNextSound()`` asked for it (once).
+    case heardAgain
 }

@@ -36,7 +36,17 @@ public actor CentralManager {
 
     // Scanning: what we asked for, and whether our BlueZ session is on.
     var scanFilter: ScanFilter?
-    var discoveryActive = false
+    var discoveryActive = false {
+        didSet {
+            guard discoveryActive != oldValue else { return }
+            silence.discovery(discoveryActive, at: .now)
+            emit(.discovering(discoveryActive))
+        }
+    }
+    /// How long our discovery has heard nothing from any device (the scan watchdog's measure).
+    var silence = SilenceClock()
+    /// Whether the next sound from a device is reported as ``CentralEvent/heardAgain``.
+    var reportsNextSound = false
     // Notification sessions this client holds (they die with the GATT object or bluetoothd).
     var notifySessions: Set<BlueZPath> = []
     // Bumped on every `Connected=false`, so waits can tell a drop from a stale value.
@@ -170,7 +180,22 @@ public actor CentralManager {
 
     private func handle(_ event: BlueZEvent) {
         handleState(event)
+        noteSound(event)
         waiters.evaluate(Self.trigger(of: event))
+    }
+
+    /// Restarts the silence clock on what only a working radio brings: an advertisement, a
+    /// new device, a link coming up, a characteristic value. A link going down or a device
+    /// removed can be bluetoothd's own doing (our `Disconnect`, its timeouts) and does not count.
+    private func noteSound(_ event: BlueZEvent) {
+        switch event {
+        case .deviceAdvertised, .characteristicValue, .deviceConnected(_, true), .added(_, .device): break
+        default: return
+        }
+        silence.heard()
+        guard reportsNextSound else { return }
+        reportsNextSound = false
+        emit(.heardAgain)
     }
 
     private func handleState(_ event: BlueZEvent) {

@@ -1,5 +1,5 @@
 public import SensorModel
-import BlueZClient
+public import BlueZClient
 
 /// Which adapter the central uses.
 public enum AdapterSelection: Sendable, Hashable {
@@ -24,16 +24,33 @@ public enum AdapterSelection: Sendable, Hashable {
     }
 }
 
+/// How the central resets a controller below bluetoothd (the scan watchdog's last step).
+public enum ControllerResetMethod: Sendable {
+    /// libbluetooth's HCI calls (`HCIDEVDOWN`, `HCIDEVUP`): needs `CAP_NET_ADMIN`.
+    case hci
+    /// The mock adapter's control interface (`blectld --mock`): the machine's own
+    /// controllers are never touched.
+    case mockAdapter
+    /// Another resetter (tests stub the libbluetooth boundary with one).
+    case custom(any ControllerResetting)
+}
+
 /// How the central behaves.
 public struct CentralOptions: Sendable {
     /// Which adapter to use.
     public var adapter: AdapterSelection
     /// Whether to switch the adapter on when it is off.
     public var powerOnAdapter: Bool
+    /// How ``CentralManager/resetController()`` resets the controller.
+    public var controllerReset: ControllerResetMethod
 
     /// Creates options.
-    public init(adapter: AdapterSelection = .automatic, powerOnAdapter: Bool = false) {
+    public init(
+        adapter: AdapterSelection = .automatic, powerOnAdapter: Bool = false,
+        controllerReset: ControllerResetMethod = .hci
+    ) {
         self.adapter = adapter
         self.powerOnAdapter = powerOnAdapter
+        self.controllerReset = controllerReset
     }
 }

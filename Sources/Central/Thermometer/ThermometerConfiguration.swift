@@ -45,6 +45,12 @@ public struct ThermometerConfiguration: Sendable {
     /// Whether discovery stays on all the time (advertising sensors are read from it), paused
     /// only while connects are under way, for at most ``scanPauseLimit`` each time.
     public var keepsScanning = false
+    /// Discovery that hears nothing at all from any device this long, while devices are
+    /// expected, starts the recovery ladder (`scan_watchdog`; nil: off). See ``RecoveryLadder``.
+    public var scanWatchdog: Duration?
+    /// Whether the ladder's last step may reset the controller with libbluetooth's HCI calls
+    /// (`adapter_reset`; needs `CAP_NET_ADMIN`).
+    public var adapterReset: Bool
 
     /// Creates a configuration with the defaults that suit the Pi thermometer.
     public init(
@@ -55,7 +61,7 @@ public struct ThermometerConfiguration: Sendable {
         discoveryWindow: Duration = .seconds(20), rescanPeriod: Duration = .seconds(20),
         rescanWindow: Duration = .seconds(8), scanPauseLimit: Duration = .seconds(3),
         connectBatchWindow: Duration = .seconds(1), maxConnecting: Int = 1, maxConnections: Int = 5,
-        maxDevices: Int = 1024
+        maxDevices: Int = 1024, scanWatchdog: Duration? = .seconds(90), adapterReset: Bool = false
     ) {
         self.names = names
         self.profiles = profiles
@@ -73,5 +79,7 @@ public struct ThermometerConfiguration: Sendable {
         self.maxConnecting = maxConnecting
         self.maxConnections = maxConnections
         self.maxDevices = maxDevices
+        self.scanWatchdog = scanWatchdog
+        self.adapterReset = adapterReset
     }
 }

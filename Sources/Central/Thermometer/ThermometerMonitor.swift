@@ -56,6 +56,12 @@ public actor ThermometerMonitor {
     private var rescanner: Task<Void, Never>?
     /// Ends the current scan window.
     private var scanWindowEnd: LoopTimer?
+    /// The scan watchdog's recovery ladder; nil when `scanWatchdog` is off.
+    var ladder: RecoveryLadder?
+    /// Fires when discovery will have heard nothing for the ladder's wait.
+    var watchdogTimer: LoopTimer?
+    /// Whether a recovery step is under way.
+    var recovering = false
     var random = SystemRandomNumberGenerator()
 
     /// What the monitor remembers of a device it heard.
@@ -88,6 +94,9 @@ public actor ThermometerMonitor {
         slots = ConnectionSlots(
             maxConnecting: configuration.maxConnecting, maxConnections: configuration.maxConnections)
         thermometerServices = Set(configuration.profiles.allServiceUUIDs)
+        ladder = configuration.scanWatchdog.map {
+            RecoveryLadder(period: $0, adapterReset: configuration.adapterReset)
+        }
     }
 
     /// Starts following the central: sessions start as thermometers are found.
@@ -127,6 +136,8 @@ public actor ThermometerMonitor {
         if let observer { await central.removeObserver(observer) }
         rescanner?.cancel()
         scanWindowEnd?.cancel()
+        watchdogTimer?.cancel()
+        ladder = nil
         let tracked = Set(devices.keys).union(sessions.keys).union(slots.linked)
         sessions.values.forEach { $0.cancel() }
         sessions = [:]
@@ -216,6 +227,10 @@ public actor ThermometerMonitor {
             report(.peripheralLost(address))
         case .valueUpdated(let path, let bytes):
             deliver(path, bytes)
+        case .discovering(let on):
+            if on { armScanWatchdog() }
+        case .heardAgain:
+            heardAgain()
         case .disconnected, .servicesChanged, .advertised:
             break  // sessions wait on the central's state for these; adverts are another monitor's
         }
@@ -319,6 +334,8 @@ public actor ThermometerMonitor {
         let token = nextSessionToken
         sessionTokens[address] = token
         sessions[address] = Task { await runSession(address, token: token) }
+        // A thermometer to follow: devices are expected from now on.
+        armScanWatchdog()
     }
 
     // MARK: Values

@@ -186,6 +186,20 @@ extension ConfigurationSetting {
             ) { config, values throws(SettingError) in
                 config.powerOnAdapter = try ValueParser.boolean(values[0])
             },
+            single(
+                "scan_watchdog", flag: nil, "DURATION",
+                "Discovery hearing nothing this long starts the recovery ladder (0 or off: never)"
+            ) { config, value throws(SettingError) in
+                config.scanWatchdog =
+                    ["0", "off", "no"].contains(value.lowercased())
+                    ? nil : try ValueParser.duration(value, within: .seconds(1)...Duration.seconds(86400))
+            },
+            ConfigurationSetting(
+                key: "adapter_reset", flag: nil, kind: .boolean, valueName: "",
+                help: "Let the recovery ladder reset the controller (HCI; needs CAP_NET_ADMIN)"
+            ) { config, values throws(SettingError) in
+                config.adapterReset = try ValueParser.boolean(values[0])
+            },
         ] + mqtt + advertisements
 
     static func named(_ key: String) -> ConfigurationSetting? {

@@ -80,6 +80,12 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var maxConnections = 5
     /// Devices tracked (seen, named, thermometer or not); the one unseen longest is forgotten first.
     public var maxDevices = 1024
+    /// Discovery hearing nothing from any device this long, while devices are expected,
+    /// starts the recovery ladder; nil turns the scan watchdog off.
+    public var scanWatchdog: Duration? = .seconds(90)
+    /// Whether the ladder's last step may reset the controller with libbluetooth's HCI calls
+    /// (needs `CAP_NET_ADMIN`: the unit's `blectld-adapter-reset.conf` drop-in).
+    public var adapterReset = false
     /// Whether to run against the built-in mock adapter instead of BlueZ.
     public var mock = false
     /// Names shown for devices instead of their own (`alias ADDRESS = NAME`).
