@@ -65,7 +65,8 @@ struct HTTPOutputIntegrationTests {
             for name in [
                 "blectl_rssi_dbm", "blectl_last_reading_timestamp_seconds", "blectl_readings", "blectl_connects",
                 "blectl_adapter_powered", "blectl_bluez_up", "blectl_history_rows", "blectl_socket_clients",
-                "process_resident_memory_bytes", "process_cpu_seconds",
+                "blectl_scan_watchdog_steps", "blectl_scan_watchdog_silent", "process_resident_memory_bytes",
+                "process_cpu_seconds",
             ] {
                 #expect(families[name] != nil, "\(name) missing")
             }

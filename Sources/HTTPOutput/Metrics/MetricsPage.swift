@@ -110,6 +110,7 @@ enum MetricsPage {
             out.single(
                 "blectl_socket_clients", .gauge, help: "Clients connected to the Unix socket.", Double(socket.clients))
         }
+        if let watchdog = status.scanWatchdog { writeWatchdog(watchdog, to: &out) }
         if let mqtt = status.mqtt {
             out.single(
                 "blectl_mqtt_connected", .gauge, help: "1 when the MQTT broker accepted the connection, else 0.",
@@ -118,5 +119,22 @@ enum MetricsPage {
                 "blectl_mqtt_backlog", .gauge, help: "Readings stored but not yet acknowledged by the MQTT broker.",
                 Double(mqtt.backlog))
         }
+    }
+
+    /// The scan watchdog's recovery ladder (README, "Recovery ladder"): steps by kind.
+    private static func writeWatchdog(_ watchdog: ScanWatchdogStatus, to out: inout PrometheusText) {
+        out.family(
+            "blectl_scan_watchdog_steps_total", .counter,
+            help: "Steps the scan watchdog took against a silent adapter, by step.")
+        let steps = [
+            ("restart_discovery", watchdog.discoveryRestarts), ("power_cycle", watchdog.powerCycles),
+            ("reset_controller", watchdog.controllerResets),
+        ]
+        for (step, count) in steps {
+            out.sample("blectl_scan_watchdog_steps_total", ["step": step], Double(count))
+        }
+        out.single(
+            "blectl_scan_watchdog_silent", .gauge,
+            help: "1 from a scan watchdog step until a device is heard again, else 0.", watchdog.silent ? 1 : 0)
     }
 }
