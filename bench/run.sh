@@ -43,6 +43,15 @@ if [ "${BENCH_MQTT:-1}" != 0 ]; then
     cp "$root/.build/release/blectl" "$bin/" 2>/dev/null || true
     /usr/bin/python3 "$root/bench/mqtt_bench.py" --bin "$bin" || status=$?
 fi
+# The CLI: blectl watch (--json, then the text form) on one burst to 20 thermometers, next to
+# the raw socket reader (bench/cli_watch.py; BENCH_CLI=0 skips it).
+if [ "${BENCH_CLI:-1}" != 0 ]; then
+    cp "$root/.build/release/blectl" "$bin/" 2>/dev/null || true
+    for plain in "" --plain; do
+        python3 "$root/bench/cli_watch.py" --bin "$bin" --sock-reader "$work/tools/sock_reader" \
+            ${plain:+"$plain"} || status=$?
+    done
+fi
 echo "Machine: $machine."
 [ -n "$venv_python" ] && echo "Bleak $("$venv_python" -c 'import importlib.metadata as m; print(m.version("bleak"), "with dbus-fast", m.version("dbus-fast"))'), $("$venv_python" --version)."
 exit $status
