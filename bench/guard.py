@@ -20,8 +20,10 @@ emitted in the window. The history's commits are kept out of the windows
                    [--budget bench/budget.json] [--write-budget]
 
 Prints the figures and, against the budget, fails (exit 1) when one grew by more than its
-tolerance (20 %) in two measurements running: allocations in both windows, system calls in
-the lone one (the burst's depend on how the reads batch, which is timing; see CHECKED).
+tolerance (20 %, or 0.1 for a figure near zero) in two measurements running: allocations in
+both windows, all system calls in the lone one, and in both the calls besides the event
+loop's epoll_wait, recvmsg and sendto (those depend on how the reads batch, which is
+timing; see CHECKED).
 A window that lost notifications (a starved reader on a loaded machine) is measured again.
 --write-budget records the highest of three measurements as the new budget (with the
 commit and the date). --c-subscriber measures the C subscriber too (for reference; it has
@@ -157,6 +159,7 @@ def per_notification(name: str, totals: dict, emits: dict, matches: list) -> dic
         "allocations": totals["allocations"] / emitted,
         "bytes": totals["bytes"] / emitted,
         "syscalls": sum(calls.values()) / emitted,
+        "other_syscalls": sum(n for call, n in calls.items() if call not in LOOP_CALLS) / emitted,
         "syscalls_by_name": {call: round(n / emitted, 3) for call, n in sorted(calls.items(), key=lambda x: -x[1])},
     }
 
@@ -210,9 +213,17 @@ def measure_again_on_loss(args, kind: str, directory: str) -> dict:
 # The burst's system calls are printed, not budgeted: how many notifications one recvmsg
 # brings depends on how far blectld is behind the mock, which is timing (a loaded machine
 # batches more: 0.28 to 0.65 calls per notification in one hour on one build). A lone
-# notification is read alone, so its calls are the path's own; load can only batch them
-# (fewer calls), never add any. Allocations do not depend on batching much (±5 %).
-CHECKED = [("lone", "allocations"), ("lone", "syscalls"), ("burst", "allocations")]
+# notification is mostly read alone, but on a loaded machine two share a wake-up often
+# enough (3.3 to 4.15 calls per notification) to hide one more call per notification in
+# the total: so the calls the event loop makes per wake-up (LOOP_CALLS, which batching
+# shares) and all the others are budgeted apart; the others do not batch. Allocations do
+# not depend on batching much (±5 %).
+CHECKED = [("lone", "allocations"), ("lone", "syscalls"), ("lone", "other_syscalls"), ("burst", "allocations"),
+           ("burst", "other_syscalls")]
+LOOP_CALLS = {"epoll_wait", "recvmsg", "sendto"}
+# A figure near zero (other_syscalls: a few status requests and heap growth, 0.03-0.07)
+# moves by more than 20 % with the window's length: it may grow by this much absolutely.
+SLACK = 0.1
 BUDGET_ROUNDS = 3  # --write-budget records the highest of this many measurements
 
 
@@ -223,7 +234,8 @@ def compare(measured: dict, budget: dict) -> list:
     for window_name, figure in CHECKED:
         allowed = budget["blectld"][window_name][figure]
         value = measured["blectld"][window_name][figure]
-        rows.append((f"{figure} per notification, {window_name}", value, allowed, value <= allowed * (1 + tolerance)))
+        limit = max(allowed * (1 + tolerance), allowed + SLACK)
+        rows.append((f"{figure.replace('_', ' ')} per notification, {window_name}", value, allowed, value <= limit))
     return rows
 
 
@@ -253,7 +265,8 @@ def report(measured: dict) -> None:
             top = ", ".join(f"{call} {n:g}" for call, n in list(figures["syscalls_by_name"].items())[:6])
             print(f"  {bench.LABELS.get(kind, kind)}, {name} ({figures['notifications']:,} notifications): "
                   f"{figures['allocations']:.2f} allocations ({figures['bytes']:.0f} bytes), "
-                  f"{figures['syscalls']:.2f} system calls ({top})")
+                  f"{figures['syscalls']:.2f} system calls ({top}; {figures['other_syscalls']:.2f} besides "
+                  f"{', '.join(sorted(LOOP_CALLS))})")
 
 
 def main() -> int:
