@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# A quick (< 60 s) correctness check of the benchmark itself, for CI: the matching logic, the
-# mock's emit log, counts that add up and 0 loss at a moderate rate for the C subscriber and
-# blectld. Prints "N passed, N failed"; exits non-zero on failure. Uses .build/release, else
-# .build/debug (building debug when neither is there), or BLECTL_BIN.
+# make bench-check, for CI (about a minute, no timing judged):
+# 1. the benchmark checks itself: the matching logic, the mock's emit log, counts that add
+#    up and 0 loss at a moderate rate for the C subscriber and blectld ("N passed, N failed");
+# 2. the regression guard (bench/guard.py): blectld's heap allocations and system calls per
+#    notification against bench/budget.json, failing on more than 20 % growth.
+# Exits non-zero when either fails. Uses .build/release (built when missing), or BLECTL_BIN:
+# the budget is a release build's.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -17,14 +20,21 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 bench_packages
-bench_binaries debug
+bench_binaries release
 bench_tools
-rm -rf "$work/check"
+rm -rf "$work/check" "$work/guard"
 
-python3 "$root/bench/check.py" --bin "$bin" --c-subscriber "$work/tools/c_subscriber" \
-    --sock-reader "$work/tools/sock_reader" &
-checker=$!
+# In the background, so the traps can stop it (and it its processes).
+run() {
+    "$@" &
+    checker=$!
+    wait "$checker" || status=$?
+    checker=""
+}
+
 status=0
-wait "$checker" || status=$?
-checker=""
+run python3 "$root/bench/check.py" --bin "$bin" --c-subscriber "$work/tools/c_subscriber" \
+    --sock-reader "$work/tools/sock_reader"
+run python3 "$root/bench/guard.py" --bin "$bin" --sock-reader "$work/tools/sock_reader" \
+    --alloc-counter "$work/tools/alloc_counter.so"
 exit $status

@@ -9,7 +9,7 @@ line per reader: lines received, lost, lines/s over the burst, and for blectl it
 per line and how often it reconnected (blectld drops a client that does not read).
 
     bench/cli_watch.py --bin .build/release --sock-reader /tmp/blectl-bench/tools/sock_reader \
-        [--blectl DIR/blectl] [--devices 20] [--count 5000] [--plain]
+        [--blectl DIR/blectl] [--devices 20] [--count 5000] [--plain] [--store-off]
 
 Build sock_reader with: gcc -O2 -o sock_reader bench/sock_reader.c
 """
@@ -54,13 +54,15 @@ def main() -> int:
     parser.add_argument("--devices", type=int, default=20)
     parser.add_argument("--count", type=int, default=5000, help="notifications per thermometer")
     parser.add_argument("--plain", action="store_true", help="measure the text form, not --json")
+    parser.add_argument("--store-off", action="store_true",
+                        help="blectld with history = no: its burst rate without the store, about twice as high")
     args = parser.parse_args()
     blectl = args.blectl or os.path.join(args.bin, "blectl")
     directory = tempfile.mkdtemp(prefix="blectl-cli-watch-")
     stack = consumer = watch = None
     try:
         stack = bench.Stack(directory, args.bin, ["--thermometers", str(args.devices), "--notify-interval", "3600s"])
-        consumer = bench.Blectld(args, stack, args.devices, directory)
+        consumer = (bench.BlectldStoreOff if args.store_off else bench.Blectld)(args, stack, args.devices, directory)
         consumer.start()
         out_path, err_path = os.path.join(directory, "watch.out"), os.path.join(directory, "watch.err")
         mode = [] if args.plain else ["--json"]

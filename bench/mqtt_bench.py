@@ -88,7 +88,12 @@ def start_daemon(stack, args, work, name, mqtt_url):
     sock = os.path.join(work, f"{name}.sock")
     env = dict(os.environ, BLECTL_MOCK_OPTIONS=f"--thermometers {args.thermometers} --others 0 --advertisers 0 "
                f"--notify-interval {int(1000 / args.hz)}ms", XDG_RUNTIME_DIR=work)
-    command = [f"{args.bin}/blectld", "--mock", "--socket", sock, "--config", "/dev/null",
+    # Every mock thermometer at once, as in bench/bench.py (the defaults, 1 connecting and 5
+    # links, suit a real radio and would leave 195 of 200 out).
+    config = os.path.join(work, f"{name}.conf")
+    with open(config, "w") as f:
+        f.write("max_connecting = 64\nmax_connections = 1000\n")
+    command = [f"{args.bin}/blectld", "--mock", "--socket", sock, "--config", config,
                "--state-dir", os.path.join(work, f"{name}-state"), "--log-level", "notice"]
     if mqtt_url:
         command += ["--mqtt", mqtt_url, "--mqtt-gateway", "bench"]

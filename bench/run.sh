@@ -49,6 +49,18 @@ if [ "${BENCH_ADVERTS:-1}" != 0 ]; then
     cp "$root/.build/release/blectl" "$bin/" 2>/dev/null || true
     /usr/bin/python3 "$root/bench/advert_bench.py" --bin "$bin" || status=$?
 fi
+# The CLI: blectl watch (--json, then the text form) on one burst to 20 thermometers, next to
+# the raw socket reader, from blectld as shipped and from blectld without the store (its
+# burst rate is about twice as high) (bench/cli_watch.py; BENCH_CLI=0 skips it).
+if [ "${BENCH_CLI:-1}" != 0 ]; then
+    cp "$root/.build/release/blectl" "$bin/" 2>/dev/null || true
+    for store in "" --store-off; do
+        for plain in "" --plain; do
+            python3 "$root/bench/cli_watch.py" --bin "$bin" --sock-reader "$work/tools/sock_reader" \
+                ${store:+"$store"} ${plain:+"$plain"} || status=$?
+        done
+    done
+fi
 echo "Machine: $machine."
 [ -n "$venv_python" ] && echo "Bleak $("$venv_python" -c 'import importlib.metadata as m; print(m.version("bleak"), "with dbus-fast", m.version("dbus-fast"))'), $("$venv_python" --version)."
 exit $status

@@ -26,28 +26,35 @@ public final class DaemonService: Sendable {
     public let hub: Hub
     /// The Unix socket server.
     let server: SocketServer
-    /// The durable history (SQLite).
-    let history: HistoryStore
+    /// The durable history (SQLite); nil with `history = no`.
+    let history: HistoryStore?
     /// The outputs the configuration asks for beyond the socket (MQTT).
     let outputs: [any HubOutput]
     /// The page, /metrics and /api over HTTP, when `http_listen` is set.
     let http: HTTPOutput?
 
-    /// Opens the history store in `stateDirectory` and builds the hub, numbering on from the
-    /// store's last sequence number, and the socket server; nothing is served yet.
+    /// Opens the history store in `stateDirectory` (unless `history = no`) and builds the
+    /// hub, numbering on from the store's last sequence number, and the socket server;
+    /// nothing is served yet.
     ///
     /// - Parameter executor: what the hub, and under it the server, run on (blectld passes
     ///   the central's, so a reading goes from D-Bus to the socket on one thread).
     /// - Throws: when the history database is another process's or too new, or an output's
-    ///   settings are wrong (exit 78).
+    ///   settings are wrong, or MQTT is configured without the history (exit 78).
     public init(
         configuration: DaemonConfiguration, stateDirectory: String, log: Log, executor: EventLoop? = nil
     ) throws(ServiceError) {
+        if !configuration.history, configuration.mqtt.broker != nil {
+            throw ServiceError(
+                description: "mqtt_url needs the history (history = yes): readings wait there while the broker is away")
+        }
         do {
             // The file, named in full: a state directory that does not exist yet is made.
-            history = try HistoryStore.open(
-                path: stateDirectory + "/" + HistoryStore.fileName,
-                configuration: HistoryStore.Configuration(configuration: configuration), log: log)
+            history =
+                configuration.history
+                ? try HistoryStore.open(
+                    path: stateDirectory + "/" + HistoryStore.fileName,
+                    configuration: HistoryStore.Configuration(configuration: configuration), log: log) : nil
             // One line per optional output: each is checked now, attached at start, closed at stop.
             outputs = [
                 try MQTTOutput.configured(by: configuration, stateDirectory: stateDirectory, log: log)
@@ -55,7 +62,7 @@ public final class DaemonService: Sendable {
         } catch {
             throw ServiceError(description: "\(error)")
         }
-        let hub = Hub(limits: Hub.Limits(configuration: configuration), lastSeq: history.lastSeq, executor: executor)
+        let hub = Hub(limits: Hub.Limits(configuration: configuration), lastSeq: history?.lastSeq ?? 0, executor: executor)
         self.hub = hub
         server = SocketServer(
             configuration: SocketServer.Configuration(configuration: configuration),
@@ -69,7 +76,7 @@ public final class DaemonService: Sendable {
     /// activation, else on the configured path).
     public func start(inheriting fd: Int32? = nil) async throws(SystemError) {
         let server = server
-        await hub.attach(history: history)
+        if let history { await hub.attach(history: history) }
         let registration = await hub.addListener { server.broadcast($0) }
         await hub.addStatusContributor { $0.socket = SocketStatus(clients: await server.currentStatistics().clients) }
         server.noteSequence(registration.lastSeq)
@@ -79,14 +86,14 @@ public final class DaemonService: Sendable {
     }
 
     /// Closes the socket, the HTTP output, every client and the other outputs, then commits
-    /// and closes the history.
+    /// and closes the history (if kept).
     public func stop() async {
         await server.stop()
         await http?.stop()
         await withTaskGroup(of: Void.self) { group in
             for output in outputs { group.addTask { await output.close() } }
         }
-        await history.close()
+        await history?.close()
     }
 }
 

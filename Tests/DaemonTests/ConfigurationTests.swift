@@ -21,6 +21,7 @@ struct ConfigurationTests {
         reconnect_max = 2m
         reconnect_jitter = 0.5
         history_retention = 7d
+        history = no
         state_dir = /srv/blectl
         max_clients = 8
         max_line_length = 4096
@@ -73,6 +74,7 @@ struct ConfigurationTests {
         #expect(config.reconnect.maximum == .seconds(120))
         #expect(config.reconnect.jitter == 0.5)
         #expect(config.historyRetention == .seconds(7 * 86400) && config.stateDirectory == "/srv/blectl")
+        #expect(!config.history && DaemonConfiguration().history)
         #expect(config.maxClients == 8)
         #expect(config.maxLineLength == 4096 && config.clientQueueBytes == 131072)
         #expect(config.scanTimeout == .milliseconds(7500))

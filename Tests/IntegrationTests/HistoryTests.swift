@@ -260,6 +260,29 @@ extension CLITests {
         }
     }
 
+    @Test("history = no: readings flow, no database is made, history is unavailable, status has none; not with MQTT")
+    func historyOff() async throws {
+        try await DaemonGroup.with { group in
+            let state = group.directory.appendingPathComponent("state").path
+            let fixture = try await group.launch(arguments: ["--state-dir", state], configuration: "history = no\n")
+            try await fixture.waitForConnected(2)
+            let read = try await fixture.blectl(["read", "--json", "--timeout", "15"])
+            #expect(read.status == 0 && read.output.contains("celsius"), "\(read)")
+            let history = try await fixture.blectl(["history", "--since", "1h"])
+            #expect(history.status != 0 && history.errors.contains("keeps no history"), "\(history)")
+            let status = try await fixture.status()
+            #expect(status["history"] == nil || status["history"] is NSNull, "\(status)")
+            #expect((status["last_seq"] as? UInt64 ?? 0) > 0)
+            #expect(!FileManager.default.fileExists(atPath: state + "/history.sqlite3"))
+
+            let mqtt = try group.spawn(
+                "mqtt", arguments: ["--state-dir", state + "-mqtt", "--mqtt", "mqtt://127.0.0.1:1"],
+                configuration: "history = no\n")
+            #expect(await mqtt.waitForExit(timeout: .seconds(20)) == 78)
+            #expect(mqtt.log().contains("mqtt_url needs the history (history = yes)"), "\(mqtt.log())")
+        }
+    }
+
     @Test("a second blectld on the same state directory exits 78 and says which process has it")
     func secondDaemonOnStateDirectory() async throws {
         try await DaemonGroup.with { group in

@@ -111,6 +111,12 @@ extension ConfigurationSetting {
                 }
                 config.stateDirectory = value
             },
+            ConfigurationSetting(
+                key: "history", flag: nil, kind: .boolean, valueName: "",
+                help: "Keep every reading in the history database (no: none is kept)"
+            ) { config, values throws(SettingError) in
+                config.history = try ValueParser.boolean(values[0])
+            },
             single("history_commit_interval", flag: nil, "DURATION", "Longest time between history commits") {
                 config, value throws(SettingError) in
                 config.historyCommitInterval = try ValueParser.duration(

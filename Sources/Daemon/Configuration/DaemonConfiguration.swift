@@ -48,6 +48,10 @@ public struct DaemonConfiguration: Equatable, Sendable {
     /// Where the history database lives; nil means ``defaultStateDirectory``, or a temporary
     /// directory under `--mock`.
     public var stateDirectory: String?
+    /// Whether readings are kept in the history database (`history`). Without it `history`
+    /// requests answer `unavailable`, `status` has no history, and MQTT cannot be configured
+    /// (its backlog waits in the history).
+    public var history = true
     /// How often the history store commits (at most): a power cut loses at most this much.
     public var historyCommitInterval: Duration = .seconds(5)
     /// How long readings are kept in the history store.
