@@ -3,6 +3,7 @@
 #   make run      the main job on the mock adapter (no Bluetooth needed)
 #   make test     install missing Debian packages (as root), build, run every test
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
+#   make e2e-repeat N=10   the real-BlueZ suite N times: "N of M passed", retries, recovery spread
 #   make bench    the benchmark (see docs/benchmarks.md)
 #   make flood-soak  blectld under a flood of 10,000 devices for 5 minutes (FLOOD_SECONDS)
 #   make install  binaries, systemd units and a sample config under $(PREFIX)
@@ -13,7 +14,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: check-layers deps build release test test-tsan run e2e bench bench-check flood-soak install uninstall format lint clean
+.PHONY: check-layers deps build release test test-tsan run e2e e2e-repeat bench bench-check flood-soak install uninstall format lint clean
 
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
@@ -42,6 +43,10 @@ run: release
 
 e2e: release
 	Tests/E2E/run-e2e.sh --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
+
+N ?= 10
+e2e-repeat: release
+	Tests/E2E/repeat.sh $(N) --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
 
 bench: release
 	bench/run.sh

@@ -70,6 +70,7 @@ mgmt_controllers() {
 attempt=1
 while :; do
   step "starting btvirt (attempt $attempt)"
+  echo "$attempt" > "$OUT/btvirt.attempts"     # the host's summary prints the retries
   btvirt -L -l4 >> "$OUT/btvirt.log" 2>&1 &
   BTVIRTPID=$!
   deadline=$(( $(cut -d. -f1 /proc/uptime) + 15 ))
