@@ -799,32 +799,6 @@ def sc3_periph_restart(rig, res):
         raise Fail("wrong recovery: " + "; ".join(problems))
     res["detail"] += "; link up, re-subscribed at %s (was %s), no Connect" % (
         subs[-1].split("/", 5)[-1], (before_path or "?").split("/", 5)[-1])
-    res.update(app_restart_phases(rig, msgs, subs[-1]))
-    res["detail"] += "; %s" % ", ".join("%s %.2f s" % kv for kv in res["phases_s"].items())
-
-
-def app_restart_phases(rig, msgs, char_path):
-    """Where the time went after the app restart, on dbus-monitor's clock: BlueZ answering
-    the app's RegisterApplication, BlueZ exporting the new characteristic on the central,
-    the daemon's first call on it (a descriptor or value read), its StartNotify."""
-    bluez = rig.bluez_names()
-    reg = [m for m in msgs if m.kind == "method call" and m.member == "RegisterApplication"]
-    replies = {(m.destination, m.reply_serial): m.time for m in msgs
-               if m.kind == "method return" and m.sender in bluez}
-    registered = replies.get((reg[0].sender, reg[0].serial)) if reg else None
-    exported = next((m.time for m in msgs if m.member == "InterfacesAdded" and m.sender in bluez
-                     and m.arg(0) == char_path), None)
-    calls = [m for m in msgs if m.kind == "method call" and m.sender == rig.central_name
-             and m.path.startswith(char_path)]
-    first = calls[0].time if calls else None
-    subscribed = next((m.time for m in calls if m.member == "StartNotify"), None)
-    phases = {}
-    for name, a, b in (("registered->exported", registered, exported),
-                       ("exported->first call", exported, first),
-                       ("first call->StartNotify", first, subscribed)):
-        if a is not None and b is not None:
-            phases[name] = round(b - a, 2)
-    return {"phases_s": phases}
 
 
 def restart_bluetoothd(rig, res, sig, celsius):
