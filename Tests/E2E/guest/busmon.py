@@ -150,13 +150,9 @@ def _value(lines, i):
             j += 1
         return ("ay", "".join(hexes)), j + 1
     if line == "array [":
-        items, j = [], i + 1
-        while j < len(lines) and lines[j] != "]":
-            v, j = _value(lines, j)
-            if v is not None:
-                items.append(v)
+        items, j = _items(lines, i + 1, "]")
         elem = items[0][0] if items else "?"
-        return ("a" + elem, items), j + 1
+        return ("a" + elem, items), j
     if line == "dict entry(":
         k, j = _value(lines, i + 1)
         v, j = _value(lines, j)
@@ -164,12 +160,8 @@ def _value(lines, i):
             j += 1
         return ("{%s%s}" % (k[0], v[0]), (k, v)), j + 1
     if line == "struct {":
-        items, j = [], i + 1
-        while j < len(lines) and lines[j] != "}":
-            v, j = _value(lines, j)
-            if v is not None:
-                items.append(v)
-        return ("(%s)" % "".join(x[0] for x in items), items), j + 1
+        items, j = _items(lines, i + 1, "}")
+        return ("(%s)" % "".join(x[0] for x in items), items), j
     word, _, rest = line.partition(" ")
     if word in SCALARS:
         sig = SCALARS[word]
@@ -180,6 +172,16 @@ def _value(lines, i):
         except ValueError:
             return (sig, rest), i + 1
     return None, i + 1          # file descriptors and what this reader does not know
+
+
+def _items(lines, j, close):
+    """The values from line j up to the line `close`; returns them and the line after it."""
+    items = []
+    while j < len(lines) and lines[j] != close:
+        v, j = _value(lines, j)
+        if v is not None:
+            items.append(v)
+    return items, j + 1
 
 
 def props(array):

@@ -82,6 +82,9 @@ class RigError(Exception):
     failure of the daemon under test."""
 
 
+# dbus-monitor's output, on the guest's tmpfs (guest-main.sh copies it to --out at the end).
+BUS_LOG = "/run/dbus-monitor.log"
+
 # A daemon recovering by the data watchdog instead of the fault's own signal logs this.
 WATCHDOG_LINE = "no data for too long"
 
@@ -334,7 +337,7 @@ class Rig:
         self.daemon_argv += ["--adapter", CENTRAL_HCI, "--socket", SOCK, "--log-level", "debug"]
         self.daemon_log = os.path.join(self.out, "blectld.log" if not self.standin
                                        else "standin-central.log")
-        self.buslog = busmon.BusLog(os.path.join(self.out, "dbus-monitor.log"))
+        self.buslog = busmon.BusLog(BUS_LOG)
         self.central_name = None    # the daemon's unique name on the system bus
         self.marks = 0
         # What the rig had to try again, printed in the summary (a retry is not hidden).
@@ -920,7 +923,7 @@ def sc5_power(rig, res):
     # How: the daemon followed the adapter's power (off, then on), not the watchdog.
     problems = []
     states = [st for st, _ in rig.adapter_states_since(t_fault)]
-    if "poweredOn" not in states[states.index("poweredOff"):]:
+    if "poweredOff" not in states or "poweredOn" not in states[states.index("poweredOff"):]:
         problems.append("adapter_state events %s, want poweredOff then poweredOn" % states)
     rig.no_watchdog(t_fault, problems)
     if problems:
