@@ -3,6 +3,7 @@
 #   make run      the main job on the mock adapter (no Bluetooth needed)
 #   make test     install missing Debian packages (as root), build, run every test
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
+#   make e2e-repeat N=10   the real-BlueZ suite N times: "N of M passed", retries, recovery spread
 #   make bench    the benchmark (see docs/benchmarks.md)
 #   make flood-soak  blectld under a flood of 10,000 devices for 5 minutes (FLOOD_SECONDS)
 #   make test-tsan, make test-asan    every test under ThreadSanitizer, or Address+UB Sanitizer
@@ -22,7 +23,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: check-layers deps test-deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e e2e-systemd bench \
+.PHONY: check-layers deps test-deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd bench \
 	bench-check flood-soak install uninstall format lint clean man completions deb
 
 deps:
@@ -87,6 +88,10 @@ e2e: release
 # guest booting a small Debian 12; takes a few minutes (Tests/E2E/README.md).
 e2e-systemd: deb
 	Tests/E2E/run-e2e.sh --systemd --deb "blectl_$$(dpkg-parsechangelog -SVersion)_$$(dpkg-architecture -qDEB_HOST_ARCH).deb"
+
+N ?= 10
+e2e-repeat: release
+	Tests/E2E/repeat.sh $(N) --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
 
 bench: release
 	bench/run.sh

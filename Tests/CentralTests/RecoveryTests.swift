@@ -8,29 +8,41 @@ import Testing
 @Suite("Recovery from BlueZ faults")
 struct RecoveryTests {
     static let pi = MockFixture.fahrenheitPi
+    /// The temperature set once the fault has struck: only a stream that recovered can carry
+    /// it (the thermometer's own stays at its start value until then).
+    static let fresh = (celsius: 33.3, raw: "91.9 F")
 
-    /// Waits for the first reading, injects `fault`, and expects readings to resume.
+    /// Waits for the first reading, injects `fault` (and `then`), sets a new temperature,
+    /// and expects a reading of that new temperature: not one that was already on its way.
     func recovers(
         from fault: MockFault, scenario: MockScenario = MockFixture.scenario(thermometers: 1, others: 0),
         then: MockFault? = nil, within bound: Duration = .seconds(15),
         expecting: ((EventLog, Int) async throws -> Void)? = nil
     ) async throws {
         try await MockFixture.with(scenario: scenario) { fixture in
+            try await fixture.mock.setPattern(.constant, address: Self.pi)
             let (monitor, log) = await startMonitor(fixture)
-            _ = try await log.first(reading(from: Self.pi))
+            let before = try await log.first(reading(from: Self.pi))
+            #expect(before.raw != Self.fresh.raw)
+            // Subscribed (`connected` is reported after StartNotify), so that the fault
+            // strikes a stream, not a subscription still on its way.
+            _ = try await log.first { event -> Bool? in
+                guard case .connected(let address, _) = event, address.description == Self.pi else { return nil }
+                return true
+            }
             let mark = log.count
             try await fixture.mock.inject(fault)
             if let then {
                 try await Task.sleep(for: .milliseconds(300))
                 try await fixture.mock.inject(then)
             }
-            let resumedMark = log.count
+            try await fixture.mock.setTemperature(Self.fresh.celsius, address: Self.pi)
             let start = ContinuousClock.now
             do {
-                let name = try await log.first(after: max(mark, resumedMark), within: bound) { event -> String?? in
-                    guard case .reading(let address, let name, _) = event, address.description == Self.pi else {
-                        return nil
-                    }
+                let name = try await log.first(after: mark, within: bound) { event -> String?? in
+                    guard case .reading(let address, let name, let measurement) = event,
+                        address.description == Self.pi, measurement.raw == Self.fresh.raw
+                    else { return nil }
                     return .some(name)
                 }
                 // The advertised name, not the GAP name BlueZ caches and restores ("BlueZ 5.66").
@@ -69,7 +81,12 @@ struct RecoveryTests {
 
     @Test("the peripheral's GATT app restarts with the link up: re-found by UUID and re-subscribed")
     func gattRestart() async throws {
-        try await recovers(from: .gattRestart(address: Self.pi))
+        try await recovers(from: .gattRestart(address: Self.pi)) { log, mark in
+            // Re-subscribed on the live link: nothing reported lost (the data watchdog would
+            // have dropped the link and reported it).
+            let lost = log.all.dropFirst(mark).filter { if case .disconnected = $0 { true } else { false } }
+            #expect(lost.isEmpty, "\(lost)")
+        }
     }
 
     @Test("Connect fails with le-connection-abort-by-local, then InProgress, then succeeds")

@@ -22,7 +22,9 @@
 #                       guest/systemd-driver.py: socket activation, watchdog, reload...
 # Env: E2E_DIR (scratch dir under /tmp, default /tmp/blectl-e2e), VM_TIMEOUT
 #      (default 480 s), DRIVER_TIMEOUT (default 400 s), MEM_MB, KPKG (kernel package)
-# Exit: 0 every scenario passed, 1 a scenario failed, 2 setup error.
+# Exit: 0 every scenario passed, 1 the daemon under test failed a scenario (whatever
+#       else happened), 2 the rig failed (setup, or during a scenario) and the daemon
+#       failed nothing. The last run's logs, pass or fail: $E2E_DIR/last-run.tar.gz.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 W=${E2E_DIR:-/tmp/blectl-e2e}
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
     --driver-arg) DRIVER_EXTRA="$DRIVER_EXTRA $2"; shift 2;;
     --systemd) SYSTEMD=1; CENTRAL=deb; shift;;
     --deb) DEB=$2; shift 2;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2;;
   esac
 done
@@ -245,7 +247,7 @@ boot_vm() {
     timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -pidfile "$OUT/qemu.pid" \
       -smp "$(nproc)" -m "${MEM_MB:-1024}" -nographic -no-reboot -nic none \
       -kernel "$KERNEL" -initrd "$INITRD" \
-      -append "console=ttyS0 panic=1 loglevel=4 e2e_w=$W e2e_out=$OUT $ROOT_ARGS" $ROOT_DRIVE \
+      -append "console=ttyS0 panic=1 loglevel=4 e2e_w=$W e2e_out=$OUT no_timer_check $ROOT_ARGS" $ROOT_DRIVE \
       -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
       -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
       -fsdev local,id=work,path="$W",security_model=none,multidevs=remap \
@@ -264,6 +266,11 @@ boot_vm() {
 # killed and booted again (its console kept), at most BOOT_ATTEMPTS times.
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-60}
 BOOT_ATTEMPTS=${BOOT_ATTEMPTS:-3}
+# The last run's logs, pass or fail, compressed where the summary says.
+LAST_LOGS=$W/last-run.tar.gz
+keep_last_run() {
+  tar -C "$W/out" -czf "$LAST_LOGS.tmp" "$RUN_ID" 2>/dev/null && mv "$LAST_LOGS.tmp" "$LAST_LOGS"
+}
 booted() {
   local waited=0
   while [ "$waited" -lt "$BOOT_TIMEOUT" ]; do
@@ -274,14 +281,19 @@ booted() {
   done
   return 1
 }
+BOOTS=0
 for attempt in $(seq 1 "$BOOT_ATTEMPTS"); do
+  BOOTS=$attempt
   boot_vm
   booted && break
   say "qemu did not reach the guest's init in ${BOOT_TIMEOUT}s (boot attempt $attempt of $BOOT_ATTEMPTS)"
   kill_qemu
   wait "$VM_JOB" 2>/dev/null
   mv "$OUT/console.log" "$OUT/console-stalled-$attempt.log"
-  [ "$attempt" = "$BOOT_ATTEMPTS" ] && setup_error "the VM never booted (consoles kept in $OUT)"
+  if [ "$attempt" = "$BOOT_ATTEMPTS" ]; then
+    keep_last_run
+    setup_error "the VM never booted; retries: qemu boots $((BOOTS - 1)); logs: $LAST_LOGS"
+  fi
 done
 wait "$VM_JOB"
 QRC=$?
@@ -290,37 +302,50 @@ QRC=$?
 # ------------------------------------------------------------- 6. verdict
 echo "================================================================ blectl e2e ($CENTRAL)"
 GRC=$(cut -d' ' -f1 "$OUT/guest.rc" 2>/dev/null)
-VERDICT=$(/usr/bin/python3 - "$OUT" "$GRC" <<'EOF'
+BTVIRT=$(cat "$OUT/btvirt.attempts" 2>/dev/null || echo 0)
+VERDICT=$(/usr/bin/python3 - "$OUT" "$GRC" "$BOOTS" "$BTVIRT" "$(elapsed)" <<'EOF'
 import json, sys
-out, grc = sys.argv[1], sys.argv[2]
+out, grc, boots, btvirt, wall = sys.argv[1:6]
 try:
     r = json.load(open(out + "/results.json"))
 except (OSError, ValueError):
+    r = {"results": [], "status": "SETUP", "retries": {}}
     print("  no results.json: the guest crashed, hung or was killed (see console.log)")
-    print("VERDICT 2")
-    sys.exit()
 for x in r["results"]:
     extra = ""
     if "recovery_s" in x:
         extra = "  [recovery %.2f s]" % x["recovery_s"]
     print("  %-4s %-32s %s%s" % (x["status"], x["name"], x.get("detail", ""), extra))
-fails = [x for x in r["results"] if x["status"] == "FAIL"]
-if r["status"] == "SETUP":
-    code = 2
-elif fails or r["status"] != "PASS" or grc not in ("0",):
-    code = 1
+kinds = [x["status"] for x in r["results"]]
+if "FAIL" in kinds or r["status"] == "FAIL":
+    code = 1                        # the daemon under test failed something
+elif r["status"] in ("SETUP", "RIG") or "RIG" in kinds or grc != "0":
+    code = 2                        # the rig failed; the daemon failed nothing
 else:
     code = 0
+retries = {"qemu boots": max(int(boots) - 1, 0), "btvirt starts": max(int(btvirt) - 1, 0)}
+retries.update(r.get("retries", {}))
+checks = [k for k in kinds if k != "INFO"]
+summary = {"code": code, "passed": checks.count("PASS"), "checks": len(checks),
+           "retries": retries, "wall_s": float(wall), "suite_s": r.get("suite_s"),
+           "results": r["results"]}
+json.dump(summary, open(out + "/summary.json", "w"), indent=1)
 print("  suite %s s in the guest" % r.get("suite_s"))
+print("RETRIES " + ", ".join("%s %d" % kv for kv in retries.items()))
+print("COUNT %d of %d checks passed" % (summary["passed"], summary["checks"]))
 print("VERDICT %d" % code)
 EOF
 )
-echo "$VERDICT" | grep -v '^VERDICT'
+echo "$VERDICT" | grep -v '^VERDICT\|^RETRIES\|^COUNT'
 RC=$(echo "$VERDICT" | awk '/^VERDICT/{print $2}')
+RC=${RC:-2}
+RETRIES=$(echo "$VERDICT" | sed -n 's/^RETRIES //p')
+COUNT=$(echo "$VERDICT" | sed -n 's/^COUNT //p')
 echo "  total wall time: $(elapsed)s"
-if [ "$RC" = 0 ]; then
-  if [ "$KEEP" = 1 ]; then echo "PASS (logs: $OUT)"; else rm -rf "$OUT"; echo "PASS"; fi
-else
+keep_last_run
+cp "$OUT/summary.json" "$W/last-summary.json" 2>/dev/null
+WHAT=$(case "$RC" in 0) echo PASS;; 1) echo FAIL;; *) echo "RIG ERROR";; esac)
+if [ "$RC" != 0 ] || [ "$KEEP" = 1 ]; then
   echo "  guest logs kept in $OUT:"
   if [ "$SYSTEMD" = 1 ]; then
     echo "    driver.log console.log journal.txt (the guest's whole journal) commands.log units.txt"
@@ -329,6 +354,9 @@ else
     echo "    driver.log console.log bluetoothd.log (-d) dbus-monitor.log watch.log cli.log"
     echo "    $( [ "$CENTRAL" = blectl ] && echo blectld.log || echo standin-central.log ) peripheral-A.log peripheral-B.log dmesg.txt"
   fi
-  echo "$( [ "$RC" = 2 ] && echo "SETUP ERROR" || echo FAIL )"
+else
+  rm -rf "$OUT"
 fi
-exit "${RC:-2}"
+# The summary: the verdict, the count, every retry, where the logs are.
+echo "$WHAT: ${COUNT:-no checks ran}; retries: ${RETRIES:-unknown}; logs: $LAST_LOGS"
+exit "$RC"

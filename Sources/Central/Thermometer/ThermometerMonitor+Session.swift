@@ -63,6 +63,7 @@ extension ThermometerMonitor {
                 releaseSlot(address)
             }
             let delay = configuration.reconnect.delay(attempt: max(failures, 1), using: &random)
+            log.debug("thermometer \(address): next attempt in \(delay)")
             try? await central.executor.sleep(for: delay)
         }
     }
@@ -131,8 +132,11 @@ extension ThermometerMonitor {
     /// UUID, reads it and the user descriptions, and subscribes.
     private func connectAndSubscribe(_ peripheral: Peripheral) async throws -> Characteristic {
         let epoch = await central.disconnectCount(peripheral.path)
+        log.debug("thermometer \(peripheral.address): connecting (unless the link is up)")
         try await connectPausingScan(peripheral)
+        log.debug("thermometer \(peripheral.address): link up; waiting for the thermometer service")
         let (characteristic, profile) = try await findTemperature(peripheral, epoch: epoch)
+        log.debug("thermometer \(peripheral.address): reading and subscribing to \(characteristic.path)")
         await describe(peripheral, characteristic)
         streams[characteristic.path] = Stream(address: peripheral.address, profile: profile, lastValue: .now)
         try await readAndReport(characteristic.path)

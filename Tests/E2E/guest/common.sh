@@ -46,6 +46,7 @@ for kind, name in (("skcipher", "ecb(aes)"), ("hash", "cmac(aes)")):
   attempt=1
   while :; do
     step "starting btvirt (attempt $attempt)"
+    echo "$attempt" > "$OUT/btvirt.attempts"     # the host's summary prints the retries
     btvirt -L -l"$(echo "$CONTROLLERS" | wc -w)" >> "$OUT/btvirt.log" 2>&1 &
     BTVIRTPID=$!
     deadline=$(( $(cut -d. -f1 /proc/uptime) + 15 ))

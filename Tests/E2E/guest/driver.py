@@ -35,6 +35,9 @@ import threading
 import time
 
 import dbus
+import dbus.lowlevel
+
+import busmon
 
 BLUEZ = "org.bluez"
 ADAPTER = "org.bluez.Adapter1"
@@ -70,7 +73,20 @@ class Fail(Exception):
 
 
 class SetupError(Exception):
-    pass
+    """The rig could not be set up: nothing was tested (exit 2)."""
+
+
+class RigError(Exception):
+    """The rig failed during a scenario (its peripheral, btvirt, bluetoothd, a rig
+    check): the scenario says nothing about the daemon. Reported as RIG, never as a
+    failure of the daemon under test."""
+
+
+# dbus-monitor's output, on the guest's tmpfs (guest-main.sh copies it to --out at the end).
+BUS_LOG = "/run/dbus-monitor.log"
+
+# A daemon recovering by the data watchdog instead of the fault's own signal logs this.
+WATCHDOG_LINE = "no data for too long"
 
 
 def expected_raw(celsius, unit):
@@ -83,15 +99,33 @@ def expected_raw(celsius, unit):
 class Proc:
     """A child process with its own log file; always stopped by pid."""
 
-    def __init__(self, name, argv, logfile, append=True, env=None):
+    def __init__(self, name, argv, logfile, append=True, env=None, timestamps=False):
+        """timestamps: every output line is written with the guest's uptime in front
+        and kept in `lines` as (monotonic time, line), for the assertions."""
         self.name = name
         self.argv = argv
         self.logf = open(logfile, "a" if append else "w")
         self.logf.write("==== %.2f start: %s\n" % (up(), " ".join(argv)))
         self.logf.flush()
         self.t_start = time.monotonic()
-        self.p = subprocess.Popen(argv, stdout=self.logf, stderr=subprocess.STDOUT,
+        self.lines = []
+        out = subprocess.PIPE if timestamps else self.logf
+        self.p = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, env=env)
+        self.reader = None
+        if timestamps:
+            self.reader = threading.Thread(target=self._copy, daemon=True)
+            self.reader.start()
+
+    def _copy(self):
+        for raw in self.p.stdout:
+            line = raw.decode(errors="replace").rstrip("\n")
+            self.lines.append((time.monotonic(), line))
+            self.logf.write("%8.3f %s\n" % (up(), line))
+            self.logf.flush()
+
+    def lines_since(self, t):
+        return [line for at, line in list(self.lines) if at >= t]
 
     def alive(self):
         return self.p.poll() is None
@@ -116,6 +150,8 @@ class Proc:
         if rc is None:
             self.p.kill()
             rc = self.wait(5)
+        if self.reader:
+            self.reader.join(5)
         self.logf.write("==== %.2f exit rc=%s%s\n" % (up(), rc, "" if clean else " (killed)"))
         self.logf.flush()
         return rc, clean
@@ -127,6 +163,7 @@ class BlueZ:
 
     def __init__(self):
         self.bus = dbus.SystemBus()
+        self.power_attempts = 0     # Powered=true set by the rig (AutoEnable too slow)
 
     def objects(self):
         try:
@@ -142,7 +179,7 @@ class BlueZ:
     def set_powered(self, hci, on):
         props = dbus.Interface(self.bus.get_object(BLUEZ, "/org/bluez/" + hci,
                                                    introspect=False), PROPS)
-        props.Set(ADAPTER, "Powered", dbus.Boolean(on), timeout=10)
+        props.Set(ADAPTER, "Powered", dbus.Boolean(on, variant_level=1), timeout=10)
 
     def wait_adapters(self, names, timeout, power_if_needed_after=None):
         """Wait until every adapter in names exists and is powered.
@@ -168,6 +205,7 @@ class BlueZ:
                     if a is None or bool(a["Powered"]) or now - last_try.get(n, 0) < 2:
                         continue
                     last_try[n] = now
+                    self.power_attempts += 1
                     try:
                         self.set_powered(n, True)
                         if n not in powered_by_rig:
@@ -299,6 +337,81 @@ class Rig:
         self.daemon_argv += ["--adapter", CENTRAL_HCI, "--socket", SOCK, "--log-level", "debug"]
         self.daemon_log = os.path.join(self.out, "blectld.log" if not self.standin
                                        else "standin-central.log")
+        self.buslog = busmon.BusLog(BUS_LOG)
+        self.central_name = None    # the daemon's unique name on the system bus
+        self.marks = 0
+        # What the rig had to try again, printed in the summary (a retry is not hidden).
+        self.retries = {"rig power-ons": 0, "spacer connects": 0}
+
+    # ------------------------------------------------------------ the bus, as dbus-monitor saw it
+    def mark(self, text):
+        """Puts a mark on the bus (a signal dbus-monitor records in order with BlueZ's
+        messages); returns its unique text."""
+        self.marks += 1
+        text = "%s #%d" % (text, self.marks)
+        msg = dbus.lowlevel.SignalMessage(busmon.MARK_PATH, busmon.MARK_IFACE, "Mark")
+        msg.append(text, signature="s")
+        self.bz.bus.send_message(msg)
+        self.bz.bus.flush()
+        return text
+
+    def bus_between(self, first, last, timeout=15):
+        """The messages dbus-monitor recorded between two marks (waits for the last)."""
+        end = time.monotonic() + timeout
+        while True:
+            msgs = self.buslog.poll()
+            idx = {m.arg(0): i for i, m in enumerate(msgs[-20000:], max(len(msgs) - 20000, 0))
+                   if m.kind == "signal" and m.interface == busmon.MARK_IFACE}
+            if first in idx and last in idx:
+                return msgs[idx[first] + 1:idx[last]]
+            if time.monotonic() > end:
+                raise RigError("dbus-monitor did not record the marks %r, %r within %d s"
+                               % (first, last, timeout))
+            time.sleep(0.2)
+
+    def bus_since(self, first, done, what, timeout=5):
+        """The messages since the mark `first`, once `done(messages)` holds or `timeout`
+        s have passed: the daemon may still be making a call (StartNotify comes after
+        the read that delivered the reading)."""
+        end = time.monotonic() + timeout
+        while True:
+            msgs = self.bus_between(first, self.mark("check %s" % what))
+            if done(msgs) or time.monotonic() > end:
+                return msgs
+            time.sleep(0.3)
+
+    def find_central_name(self):
+        """The daemon's unique bus name, by its pid (its calls are told apart by it)."""
+        dbus_obj = dbus.Interface(self.bz.bus.get_object("org.freedesktop.DBus",
+                                                         "/org/freedesktop/DBus"),
+                                  "org.freedesktop.DBus")
+        for name in dbus_obj.ListNames():
+            if not str(name).startswith(":"):
+                continue
+            try:
+                if int(dbus_obj.GetConnectionUnixProcessID(name)) == self.daemon.p.pid:
+                    return str(name)
+            except dbus.DBusException:
+                continue
+        return None
+
+    def central_calls(self, msgs, member, path_pred=lambda p: True):
+        return [m for m in msgs if m.kind == "method call" and m.sender == self.central_name
+                and m.member == member and path_pred(m.path)]
+
+    def watchdog_fired_since(self, t):
+        return [l for l in self.daemon.lines_since(t) if WATCHDOG_LINE in l]
+
+    def stop_all(self):
+        """Every process the driver started, each by its pid."""
+        if self.watcher:
+            self.watcher.stop()
+        if self.daemon and self.daemon.alive():
+            self.daemon.stop(signal.SIGTERM, 10)
+        for n in list(self.periph):
+            self.stop_peripheral(n)
+        if self.bluetoothd:
+            self.bluetoothd.stop(signal.SIGTERM, 10)
 
     # ------------------------------------------------------------ bluetoothd
     def start_bluetoothd(self):
@@ -308,6 +421,7 @@ class Rig:
                                               power_if_needed_after=8)
         if by_rig:
             log("NOTE: AutoEnable did not power %s; the rig did" % by_rig)
+        self.retries["rig power-ons"] = self.bz.power_attempts
         self.addr.update(addrs)
         return addrs
 
@@ -334,15 +448,18 @@ class Rig:
         return p, ready
 
     def wait_ready(self, name, ready, timeout=20):
+        """Waits until the peripheral registered its app and advertisement; returns what
+        it wrote: when each registration was answered (this clock)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if os.path.exists(ready):
-                return time.monotonic()
+                with open(ready) as f:
+                    return json.load(f)
             if not self.periph[name].alive():
-                raise Fail("peripheral %s exited (rc=%s) before registering, see "
-                           "peripheral-%s.log" % (name, self.periph[name].p.returncode, name))
+                raise RigError("peripheral %s exited (rc=%s) before registering, see "
+                               "peripheral-%s.log" % (name, self.periph[name].p.returncode, name))
             time.sleep(0.05)
-        raise Fail("peripheral %s not registered within %ds" % (name, timeout))
+        raise RigError("peripheral %s not registered within %ds" % (name, timeout))
 
     def stop_peripheral(self, name, timeout=5):
         p = self.periph.get(name)
@@ -353,7 +470,7 @@ class Rig:
     # ------------------------------------------------------------ central
     def start_daemon(self):
         os.makedirs(os.path.dirname(SOCK), exist_ok=True)
-        self.daemon = Proc("daemon", self.daemon_argv, self.daemon_log)
+        self.daemon = Proc("daemon", self.daemon_argv, self.daemon_log, timestamps=True)
         end = time.monotonic() + 15
         # ready = the socket accepts a connection (a stale socket file left by a
         # killed daemon exists but refuses) and the process is still alive
@@ -370,7 +487,15 @@ class Rig:
                 time.sleep(0.1)
         else:
             raise Fail("the daemon's socket %s accepted no connection within 15 s" % SOCK)
-        log("daemon up: %s" % " ".join(self.daemon_argv))
+        end = time.monotonic() + 10
+        self.central_name = self.find_central_name()
+        while not self.central_name and time.monotonic() < end and self.daemon.alive():
+            time.sleep(0.2)
+            self.central_name = self.find_central_name()
+        if not self.central_name:
+            raise Fail("the daemon (pid %d) has no connection on the system bus"
+                       % self.daemon.p.pid)
+        log("daemon up: %s (bus name %s)" % (" ".join(self.daemon_argv), self.central_name))
         self.start_watcher()
 
     def start_watcher(self):
@@ -463,16 +588,49 @@ class Rig:
             raise Fail("precondition: no reading from peripheral %s in the last %.0f s"
                        % (name, timeout))
 
-    def wait_new_reading(self, name, hci, t_end, limit, what):
+    def wait_new_reading(self, name, hci, t_end, limit, what, since=None):
+        """The first reading of the peripheral's current temperature after `since`
+        (default t_end), within `limit` s of t_end; returns its delay after t_end."""
         want = expected_raw(self.temp[name], self.periph_unit[name])
-        hit = self.watcher.wait_for(self.is_reading(hci, want), limit, since=t_end)
+        since = t_end if since is None else since
+        hit = self.watcher.wait_for(self.is_reading(hci, want),
+                                    max(0.0, t_end + limit - time.monotonic()), since=since)
         if not hit:
             self.check_central_alive()
-            got = [e.get("raw") for _, e in self.watcher.all(self.is_reading(hci), since=t_end)]
+            got = [e.get("raw") for _, e in self.watcher.all(self.is_reading(hci), since=since)]
             raise Fail("%s: no reading %r within %.0f s (readings since: %s)"
                        % (what, want, limit, got[-5:]))
         self.check_reading(hit[1], name, hci, what)
         return hit[0] - t_end
+
+    # ------------------------------------------------------------ how the daemon recovered
+    def device_path(self, hci):
+        return "/org/bluez/%s/dev_%s" % (CENTRAL_HCI, self.addr[hci].upper().replace(":", "_"))
+
+    def bluez_names(self):
+        """Every unique name that owned org.bluez so far (one per bluetoothd start)."""
+        return {m.arg(2) for m in self.buslog.poll()
+                if m.member == "NameOwnerChanged" and m.arg(0) == BLUEZ and m.arg(2)}
+
+    def no_watchdog(self, t_fault, problems):
+        fired = self.watchdog_fired_since(t_fault)
+        if fired:
+            problems.append("the data watchdog fired (%r): the recovery was not the "
+                            "fault's own" % fired[0])
+
+    def no_disconnected_event(self, hci, t_fault, problems):
+        addr = self.addr[hci].upper()
+        ev = self.watcher.all(lambda e: e.get("type") == "disconnected" and
+                              str(e.get("address", "")).upper() == addr, since=t_fault)
+        if ev:
+            problems.append("`watch` showed %s" % json.dumps(ev[0][1]))
+
+    def adapter_states_since(self, t):
+        """The daemon's adapter_state events: (state, reason); while bluetoothd or the
+        adapter is missing the adapter is null."""
+        return [(e.get("state"), e.get("reason") or "") for _, e in self.watcher.all(
+            lambda e: e.get("type") == "adapter_state" and e.get("adapter") in (CENTRAL_HCI, None),
+            since=t)]
 
     def standin_event(self, type_, pred=lambda e: True, timeout=0.0, since=None):
         return self.watcher.wait_for(lambda e: e.get("type") == type_ and pred(e),
@@ -517,10 +675,10 @@ def rig_checks_peripheral(rig, name, hci, spelling, unit):
             break
         time.sleep(0.5)
     if not seen or not info:
-        raise Fail("rig: the stand-in has no advertisement/GATT record of %s (seen=%s info=%s)"
+        raise RigError("rig: the stand-in has no advertisement/GATT record of %s (seen=%s info=%s)"
                    % (addr, bool(seen), bool(info)))
     if seen.get("uuids"):
-        raise Fail("rig: the advertisement carries service UUIDs %s (must carry none)"
+        raise RigError("rig: the advertisement carries service UUIDs %s (must carry none)"
                    % seen["uuids"])
     sfx = SUFFIX[spelling]
     want = {
@@ -536,7 +694,7 @@ def rig_checks_peripheral(rig, name, hci, spelling, unit):
     }
     for k, v in want.items():
         if info.get(k) != v:
-            raise Fail("rig: GATT %s is %r, want %r (full: %s)" % (k, info.get(k), v,
+            raise RigError("rig: GATT %s is %r, want %r (full: %s)" % (k, info.get(k), v,
                                                                   json.dumps(info)))
     log("rig: peripheral %s OK (rssi %s, TxPower %s, name after connect %r)"
         % (name, seen.get("rssi"), seen.get("tx_power"), info.get("device_name_now")))
@@ -563,7 +721,7 @@ def sc2_notify(rig, res):
         ts = [t for t, _ in rig.watcher.all(rig.is_reading(PERIPH_A_HCI), since=t1)][:3]
         iv = [round(b - a, 2) for a, b in zip(ts, ts[1:])]
         if len(iv) < 2 or any(abs(x - NOTIFY_S) > 1.0 for x in iv):
-            raise Fail("rig: notification intervals %s, want 2 x 5 s (+-1)" % iv)
+            raise RigError("rig: notification intervals %s, want 2 x 5 s (+-1)" % iv)
         res["detail"] += "; rig: notify intervals %s s" % iv
 
 
@@ -571,20 +729,23 @@ def sc3_periph_restart(rig, res):
     """peripheral GATT app restart (link stays up)"""
     rig.steady("A", PERIPH_A_HCI)
     before_dev, before_path = rig.bz.central_view(rig.addr[PERIPH_A_HCI])
+    fault = rig.mark("fault 3 app-restart")
     t_fault = time.monotonic()
     rc, clean = rig.stop_peripheral("A")
     if not clean:
-        raise Fail("peripheral A ignored SIGTERM")
+        raise RigError("peripheral A ignored SIGTERM")
     time.sleep(2.0)
     mid_dev, mid_path = rig.bz.central_view(rig.addr[PERIPH_A_HCI])
     rig.set_temp("A", 38.0)
     _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
-    t_end = time.monotonic()
-    rig.wait_ready("A", ready)
+    t_proc = time.monotonic()
+    t_end = rig.wait_ready("A", ready)["app_registered"]
+    res["startup_s"] = round(t_end - t_proc, 2)
     res["recovery_s"] = round(rig.wait_new_reading("A", PERIPH_A_HCI, t_end,
                                                    rig.args.recovery_limit,
-                                                   "after the restart"), 2)
-    res["detail"] = "first new reading %.2f s after the app started again" % res["recovery_s"]
+                                                   "after the restart", since=t_proc), 2)
+    res["detail"] = ("first new reading %.2f s after the app registered again (its start-up "
+                     "took %.2f s)" % (res["recovery_s"], res["startup_s"]))
     if rig.standin:
         addr = rig.addr[PERIPH_A_HCI].upper()
         after_dev, after_path = rig.bz.central_view(rig.addr[PERIPH_A_HCI])
@@ -608,19 +769,50 @@ def sc3_periph_restart(rig, res):
         if disc:
             problems.append("the link dropped: %s" % (disc[1],))
         if problems:
-            raise Fail("rig: " + "; ".join(problems))
+            raise RigError("rig: " + "; ".join(problems))
         res["detail"] += "; rig: GATT removed+re-added (%s -> %s), link up" % (
             before_path.split("/", 5)[-1], after_path.split("/", 5)[-1])
+        return
+    # How: the link stayed up, so the daemon must have re-subscribed on the new objects,
+    # without the watchdog, a Connect or a reported disconnection.
+    dev = rig.device_path(PERIPH_A_HCI)
+
+    def new_subscriptions(msgs):
+        return [m.path for m in rig.central_calls(msgs, "StartNotify", lambda p: p.startswith(dev + "/"))
+                if m.path != before_path]
+    msgs = rig.bus_since(fault, new_subscriptions, "3 app-restart")
+    bluez = rig.bluez_names()
+    dropped = [m for m in msgs if m.sender in bluez and m.member == "PropertiesChanged"
+               and m.path == dev and ("Connected", "b", False) in busmon.props(m.args[1])]
+    problems = []
+    if dropped:
+        if rig.central_calls(msgs, "Disconnect", lambda p: p == dev):
+            problems.append("the daemon called Disconnect, and the link went down")
+        else:
+            raise RigError("the link dropped during the app restart (BlueZ said Connected=false, "
+                           "the daemon had not asked): the mechanism cannot be judged")
+    rig.no_disconnected_event(PERIPH_A_HCI, t_fault, problems)
+    if rig.central_calls(msgs, "Connect", lambda p: p == dev):
+        problems.append("the daemon called Connect on a link that was up")
+    subs = new_subscriptions(msgs)
+    if not subs:
+        problems.append("no StartNotify on the new characteristic (the old one was %s)" % before_path)
+    rig.no_watchdog(t_fault, problems)
+    if problems:
+        raise Fail("wrong recovery: " + "; ".join(problems))
+    res["detail"] += "; link up, re-subscribed at %s (was %s), no Connect" % (
+        subs[-1].split("/", 5)[-1], (before_path or "?").split("/", 5)[-1])
 
 
 def restart_bluetoothd(rig, res, sig, celsius):
     rig.steady("A", PERIPH_A_HCI)
+    fault = rig.mark("fault 4 bluetoothd-%s" % sig.name)
     t_fault = time.monotonic()
     rig.bluetoothd.send(sig)
     rc = rig.bluetoothd.wait(10)
     if rc is None:
         rig.bluetoothd.stop(signal.SIGKILL)
-        raise Fail("bluetoothd did not exit within 10 s of %s" % sig.name)
+        raise RigError("bluetoothd did not exit within 10 s of %s" % sig.name)
     rig.bluetoothd.logf.write("==== %.2f exit rc=%s after %s\n" % (up(), rc, sig.name))
     # the peripheral's registrations died with bluetoothd; it exits by itself
     rc_p, _ = rig.stop_peripheral("A", timeout=5)
@@ -628,26 +820,58 @@ def restart_bluetoothd(rig, res, sig, celsius):
     rig.set_temp("A", celsius)
     rig.start_bluetoothd()
     _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
-    t_end = time.monotonic()
+    t_proc = time.monotonic()
+    t_end = rig.wait_ready("A", ready)["app_registered"]
     res["fault_s"] = round(t_end - t_fault, 2)
-    rig.wait_ready("A", ready)
+    res["startup_s"] = round(t_end - t_proc, 2)
     res["recovery_s"] = round(rig.wait_new_reading("A", PERIPH_A_HCI, t_end,
                                                    rig.args.recovery_limit,
-                                                   "after the bluetoothd restart"), 2)
-    res["detail"] = ("first new reading %.2f s after bluetoothd + peripheral were back "
-                     "(fault lasted %.1f s)" % (res["recovery_s"], res["fault_s"]))
+                                                   "after the bluetoothd restart",
+                                                   since=t_proc), 2)
+    res["detail"] = ("first new reading %.2f s after bluetoothd was back and the peripheral "
+                     "registered again (fault lasted %.1f s)" % (res["recovery_s"], res["fault_s"]))
     if rig.standin:
         gone = rig.standin_event("bluez_gone", timeout=0, since=t_fault)
         if not gone:
-            raise Fail("rig: the stand-in saw no NameOwnerChanged(org.bluez -> '')")
+            raise RigError("rig: the stand-in saw no NameOwnerChanged(org.bluez -> '')")
         g = gone[1]
         if sig == signal.SIGTERM and not g["saw_adapter_removed"]:
-            raise Fail("rig: SIGTERM but no InterfacesRemoved of the adapter before the "
-                       "name vanished: %s" % g)
+            raise RigError("rig: SIGTERM but no InterfacesRemoved of the adapter before the "
+                           "name vanished: %s" % g)
         if sig == signal.SIGKILL and (g["saw_adapter_removed"] or g["saw_disconnected"]):
-            raise Fail("rig: SIGKILL should show only NameOwnerChanged, saw %s" % g)
+            raise RigError("rig: SIGKILL should show only NameOwnerChanged, saw %s" % g)
         res["detail"] += "; rig: before the name vanished: adapter removed=%s, " \
                          "disconnected=%s" % (g["saw_adapter_removed"], g["saw_disconnected"])
+        return
+    # How: the daemon saw org.bluez leave and come back, and took a new snapshot of the
+    # new bluetoothd's objects (no watchdog).
+    msgs = rig.bus_between(fault, rig.mark("end 4 bluetoothd-%s" % sig.name))
+    owners = [(i, m.arg(1), m.arg(2)) for i, m in enumerate(msgs)
+              if m.member == "NameOwnerChanged" and m.arg(0) == BLUEZ]
+    left = [i for i, old, new in owners if old and not new]
+    back = [(i, new) for i, old, new in owners if new and not old]
+    if not left or not back:
+        raise RigError("rig: dbus-monitor saw no NameOwnerChanged of org.bluez leaving and "
+                       "coming back (%s)" % owners)
+    i_back, new_owner = back[-1]
+    problems = []
+    snapshots = [m for m in msgs[i_back:] if m.kind == "method call" and
+                 m.sender == rig.central_name and m.member == "GetManagedObjects" and
+                 m.destination in (BLUEZ, new_owner)]
+    if not snapshots:
+        problems.append("no GetManagedObjects to the new bluetoothd (%s)" % new_owner)
+    # The daemon said bluetoothd was gone (resetting, or unsupported when its adapter
+    # went first, as on SIGTERM), then poweredOn.
+    states = rig.adapter_states_since(t_fault)
+    gone = [i for i, (st, why) in enumerate(states) if "bluetoothd is not running" in why]
+    if not gone or "poweredOn" not in [st for st, _ in states[gone[0]:]]:
+        problems.append("adapter_state events %s, want 'bluetoothd is not running' then "
+                        "poweredOn" % states)
+    rig.no_watchdog(t_fault, problems)
+    if problems:
+        raise Fail("wrong recovery: " + "; ".join(problems))
+    res["detail"] += "; NameOwnerChanged out and in, re-snapshotted, states %s" % (
+        " -> ".join(st for st, _ in states))
 
 
 def sc4a_bluetoothd_term(rig, res):
@@ -665,8 +889,8 @@ def btmgmt_power(hci, state):
     r = subprocess.run(["btmgmt", "--index", idx, "power", state], capture_output=True,
                        text=True, timeout=15, stdin=subprocess.DEVNULL)
     if r.returncode != 0:
-        raise Fail("btmgmt --index %s power %s: rc=%d %s %s" % (idx, state, r.returncode,
-                                                                r.stdout, r.stderr))
+        raise RigError("btmgmt --index %s power %s: rc=%d %s %s" % (idx, state, r.returncode,
+                                                                    r.stdout, r.stderr))
 
 
 def sc5_power(rig, res):
@@ -685,7 +909,7 @@ def sc5_power(rig, res):
     dev, _ = rig.bz.central_view(rig.addr[PERIPH_A_HCI])
     powered = rig.bz.adapters().get(CENTRAL_HCI, {}).get("Powered")
     if powered or (dev and dev.get("Connected")):
-        raise Fail("rig: after power off, Powered=%s Connected=%s" % (
+        raise RigError("rig: after power off, Powered=%s Connected=%s" % (
             bool(powered), dev and bool(dev.get("Connected"))))
     rig.set_temp("A", 42.0)
     time.sleep(1.0)
@@ -696,6 +920,15 @@ def sc5_power(rig, res):
                                                    "after power on"), 2)
     res["detail"] = ("poweredOff event %.2f s after power off; first new reading %.2f s "
                      "after power on" % (res["poweredOff_event_s"], res["recovery_s"]))
+    # How: the daemon followed the adapter's power (off, then on), not the watchdog.
+    problems = []
+    states = [st for st, _ in rig.adapter_states_since(t_fault)]
+    if "poweredOff" not in states or "poweredOn" not in states[states.index("poweredOff"):]:
+        problems.append("adapter_state events %s, want poweredOff then poweredOn" % states)
+    rig.no_watchdog(t_fault, problems)
+    if problems:
+        raise Fail("wrong recovery: " + "; ".join(problems))
+    res["detail"] += "; states %s" % " -> ".join(states)
 
 
 def hci_handles(hci):
@@ -722,7 +955,7 @@ def spacer_link(rig):
                         "0201060709537061636572", "1"],         # flags + name "Spacer"
                        capture_output=True, text=True, timeout=15, stdin=subprocess.DEVNULL)
     if r.returncode != 0:
-        raise Fail("rig: btmgmt add-adv on %s: %s %s" % (SPACER_HCI, r.stdout, r.stderr))
+        raise RigError("rig: btmgmt add-adv on %s: %s %s" % (SPACER_HCI, r.stdout, r.stderr))
     bus = rig.bz.bus
     apath = "/org/bluez/" + PERIPH_B_HCI
     adapter = dbus.Interface(bus.get_object(BLUEZ, apath), ADAPTER)
@@ -746,7 +979,7 @@ def spacer_link(rig):
         except dbus.DBusException:
             pass
     if not dpath:
-        raise Fail("rig: %s never saw the spacer %s" % (PERIPH_B_HCI, SPACER_HCI))
+        raise RigError("rig: %s never saw the spacer %s" % (PERIPH_B_HCI, SPACER_HCI))
     dev = dbus.Interface(bus.get_object(BLUEZ, dpath), DEVICE)
     for attempt in range(3):
         try:
@@ -754,10 +987,11 @@ def spacer_link(rig):
             break
         except dbus.DBusException as e:
             log("rig: spacer connect attempt %d: %s" % (attempt + 1, e))
+            rig.retries["spacer connects"] += 1
             time.sleep(1)
     h = hci_handles(PERIPH_B_HCI)
     if addr3 not in h:
-        raise Fail("rig: the spacer link %s -> %s did not come up" % (PERIPH_B_HCI, SPACER_HCI))
+        raise RigError("rig: the spacer link %s -> %s did not come up" % (PERIPH_B_HCI, SPACER_HCI))
     log("rig: spacer link %s -> %s, handle %d" % (PERIPH_B_HCI, SPACER_HCI, h[addr3]))
 
 
@@ -799,7 +1033,7 @@ def sc6_two(rig, res):
         mine = h0.get(rig.addr[hci].upper())
         theirs = hci_handles(hci).get(rig.addr[CENTRAL_HCI].upper())
         if mine is None or mine != theirs:
-            raise Fail("rig: link %s-%s has handle %s on %s but %s on %s"
+            raise RigError("rig: link %s-%s has handle %s on %s but %s on %s"
                        % (CENTRAL_HCI, hci, mine, CENTRAL_HCI, theirs, hci))
     if rig.standin:
         rig_checks_peripheral(rig, "B", PERIPH_B_HCI, "printed", "C")
@@ -925,16 +1159,17 @@ def sc7_adverts(rig, res):
                      % (times, idle, cost, adverts.get("lost_packets")))
 
 
+# key -> (name, function, slug for the begin/end marks on the bus) or a list of them
 SCENARIOS = {
-    "1": ("1 discover/connect/read", sc1_read),
-    "2": ("2 notifications", sc2_notify),
-    "3": ("3 peripheral app restart", sc3_periph_restart),
-    "4": [("4a bluetoothd SIGTERM restart", sc4a_bluetoothd_term),
-          ("4b bluetoothd SIGKILL restart", sc4b_bluetoothd_kill)],
-    "5": ("5 adapter power off/on", sc5_power),
-    "6": ("6 two peripherals", sc6_two),
-    "7": ("7 advertising sensors", sc7_adverts),
-    "scanprobe": ("scan probe (rig measurement)", scanprobe),
+    "1": ("1 discover/connect/read", sc1_read, "1-read"),
+    "2": ("2 notifications", sc2_notify, "2-notify"),
+    "3": ("3 peripheral app restart", sc3_periph_restart, "3-app-restart"),
+    "4": [("4a bluetoothd SIGTERM restart", sc4a_bluetoothd_term, "4a-bluetoothd-term"),
+          ("4b bluetoothd SIGKILL restart", sc4b_bluetoothd_kill, "4b-bluetoothd-kill")],
+    "5": ("5 adapter power off/on", sc5_power, "5-power"),
+    "6": ("6 two peripherals", sc6_two, "6-two"),
+    "7": ("7 advertising sensors", sc7_adverts, "7-adverts"),
+    "scanprobe": ("scan probe (rig measurement)", scanprobe, "scanprobe"),
 }
 
 
@@ -956,7 +1191,7 @@ def reset_after_failure(rig):
         rig.start_daemon()
         hit = rig.watcher.wait_for(rig.is_reading(PERIPH_A_HCI), 30)
         log("reset: %s" % ("readings flowing again" if hit else "still no reading after 30 s"))
-    except (Fail, SetupError) as e:
+    except (Fail, SetupError, RigError) as e:
         log("reset failed: %s" % e)
 
 
@@ -973,7 +1208,8 @@ def main():
     ap.add_argument("--scenarios", default="1,2,3,4,5,7,6")
     ap.add_argument("--deadline", type=float, default=300,
                     help="start no scenario after this many seconds (whole suite)")
-    ap.add_argument("--recovery-limit", type=float, default=30)
+    # well below the daemon's data watchdog (16 s): a recovery by the watchdog fails
+    ap.add_argument("--recovery-limit", type=float, default=10)
     ap.add_argument("--notify-slack", type=float, default=2.5)
     ap.add_argument("--two-limit", type=float, default=45)
     ap.add_argument("--readvertise", type=float, default=2.0)
@@ -991,6 +1227,7 @@ def main():
     def save(status_line):
         with open(os.path.join(args.out, "results.json"), "w") as f:
             json.dump({"central": args.central, "results": results, "status": status_line,
+                       "retries": rig.retries if rig else {},
                        "suite_s": round(time.monotonic() - t_suite, 1)}, f, indent=1)
 
     rig = Rig(args)
@@ -999,24 +1236,31 @@ def main():
         rig.temp_file[n] = os.path.join(RUN, "temp-%s" % n)
     rig.set_temp("A", 44.72)
     rig.set_temp("B", 36.6)
+    probe_only = all(k.strip().endswith("probe") for k in args.scenarios.split(","))
+    # The rig first: what fails here is the rig's (exit 2), nothing was tested.
     try:
         if not rig.standin and not os.access(rig.daemon_argv[0], os.X_OK):
             raise SetupError("no executable %s" % rig.daemon_argv[0])
         addrs = rig.start_bluetoothd()
         log("bluetoothd up; adapters %s" % addrs)
         _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
-        try:
-            rig.wait_ready("A", ready)
-        except Fail as e:
-            raise SetupError(str(e))
+        rig.wait_ready("A", ready)
         log("peripheral A advertising on %s (%s)" % (PERIPH_A_HCI, addrs[PERIPH_A_HCI]))
-        if "scanprobe" not in args.scenarios.split(","):
-            rig.start_daemon()
-    except (SetupError, Fail) as e:
+    except (SetupError, RigError) as e:
         log("SETUP ERROR: %s" % e)
-        results.append({"name": "setup", "status": "FAIL", "detail": str(e)})
+        results.append({"name": "setup", "status": "RIG", "detail": str(e)})
         save("SETUP")
-        return 2 if isinstance(e, SetupError) else 1
+        return 2
+    # Then the daemon: one that dies at start (or never listens) is the product's failure.
+    if not probe_only:
+        try:
+            rig.start_daemon()
+        except Fail as e:
+            log("FAIL daemon start: %s" % e)
+            results.append({"name": "daemon start", "status": "FAIL", "detail": str(e)})
+            rig.stop_all()
+            save("FAIL")
+            return 1
 
     plan = []
     for key in args.scenarios.split(","):
@@ -1025,7 +1269,7 @@ def main():
             continue
         entry = SCENARIOS[key.strip()]
         plan += entry if isinstance(entry, list) else [entry]
-    for name, fn in plan:
+    for name, fn, slug in plan:
         res = {"name": name}
         t = time.monotonic()
         if t - t_suite > args.deadline:
@@ -1033,22 +1277,27 @@ def main():
                        % args.deadline)
         else:
             log("---- %s" % name)
+            rig.mark("begin %s %s" % (slug, name))
             try:
                 fn(rig, res)
                 res["status"] = "PASS"
             except Fail as e:
                 res.update(status="FAIL", detail=str(e))
+            except (RigError, SetupError) as e:
+                res.update(status="RIG", detail="rig failure, nothing said about the daemon: "
+                           "%s" % e)
             except Exception as e:   # a driver bug must not hang or hide the run
-                res.update(status="FAIL", detail="driver error: %r" % e)
+                res.update(status="RIG", detail="driver error: %r" % e)
                 import traceback
                 traceback.print_exc()
+            rig.mark("end %s" % slug)
         res["duration_s"] = round(time.monotonic() - t, 2)
         log("%s %s: %s" % (res["status"], name, res.get("detail", "")))
         results.append(res)
         save("RUNNING")
         # keep going after a failure, from a fresh start, so that each later
         # scenario says something on its own instead of failing its precondition
-        if res["status"] == "FAIL" and (name, fn) != plan[-1]:
+        if res["status"] != "PASS" and (name, fn, slug) != plan[-1]:
             reset_after_failure(rig)
 
     # ---- teardown: every process stopped, each by its pid
@@ -1059,19 +1308,70 @@ def main():
                             % (len(rig.watcher.bad_lines), rig.watcher.bad_lines[0])})
         rig.watcher.stop()
     if rig.daemon:
-        rc, clean = rig.daemon.stop(signal.SIGTERM, 10)
-        log("daemon stopped: rc=%s%s" % (rc, "" if clean else " (needed SIGKILL)"))
-        results.append({"name": "daemon exit on SIGTERM", "status": "INFO",
-                        "detail": "rc=%s%s" % (rc, "" if clean else ", needed SIGKILL")})
-    for n in list(rig.periph):
-        rig.stop_peripheral(n)
-    if rig.bluetoothd:
-        rig.bluetoothd.stop(signal.SIGTERM, 10)
-    failed = [r for r in results if r["status"] == "FAIL"]
-    status = "FAIL" if failed else "PASS"
+        res = {"name": "daemon SIGTERM"}
+        rig.mark("begin sigterm daemon SIGTERM")
+        try:
+            sigterm_check(rig, res)
+        except Fail as e:
+            res.update(status="FAIL", detail=str(e))
+        except RigError as e:
+            res.update(status="RIG", detail=str(e))
+        rig.mark("end sigterm")
+        log("%s daemon SIGTERM: %s" % (res["status"], res.get("detail", "")))
+        results.append(res)
+    rig.stop_all()
+    status = suite_status(results)
     save(status)
     log("suite %s in %.1f s" % (status, time.monotonic() - t_suite))
-    return 1 if failed else 0
+    return {"PASS": 0, "FAIL": 1}.get(status, 2)
+
+
+def suite_status(results):
+    """FAIL if the daemon failed anything; else RIG if the rig did; else PASS."""
+    kinds = {r["status"] for r in results}
+    return "FAIL" if "FAIL" in kinds else "RIG" if "RIG" in kinds else "PASS"
+
+
+def sigterm_check(rig, res):
+    """SIGTERM: the daemon exits 0 after turning notifications off and taking its links
+    down (as the bus shows), and removes its socket."""
+    if not rig.daemon.alive():
+        raise Fail("the daemon was no longer running (rc=%s)" % rig.daemon.p.returncode)
+    central = "/org/bluez/%s/" % CENTRAL_HCI
+    thermometers = {rig.addr[h].upper() for h in (PERIPH_A_HCI, PERIPH_B_HCI) if h in rig.addr}
+    objs = rig.bz.objects()
+    links = sorted(str(p) for p, i in objs.items() if DEVICE in i and str(p).startswith(central)
+                   and bool(i[DEVICE].get("Connected"))
+                   and str(i[DEVICE]["Address"]).upper() in thermometers)
+    notifying = sorted(str(p) for p, i in objs.items() if CHRC in i
+                       and bool(i[CHRC].get("Notifying"))
+                       and any(str(p).startswith(l + "/") for l in links))
+    first = rig.mark("daemon SIGTERM")
+    rc, clean = rig.daemon.stop(signal.SIGTERM, 10)
+    msgs = rig.bus_between(first, rig.mark("daemon stopped"))
+    problems = []
+    if not clean:
+        problems.append("still running 10 s after SIGTERM (killed)")
+    elif rc != 0:
+        problems.append("exit status %s, want 0" % rc)
+    if rig.standin:
+        res.update(status="PASS" if not problems else "FAIL",
+                   detail="; ".join(problems) or "exit 0")
+        return
+    if not links:
+        problems.append("no thermometer link was up before SIGTERM (nothing to check)")
+    for path in links:
+        if not rig.central_calls(msgs, "Disconnect", lambda p: p == path):
+            problems.append("no Disconnect of %s" % path.split("/")[-1])
+    for path in notifying:
+        if not rig.central_calls(msgs, "StopNotify", lambda p: p == path):
+            problems.append("no StopNotify of %s" % path.split("/", 4)[-1])
+    if os.path.exists(SOCK):
+        problems.append("the socket %s is still there" % SOCK)
+    if problems:
+        raise Fail("; ".join(problems))
+    res.update(status="PASS", detail="exit 0; StopNotify of %d characteristic(s) and "
+               "Disconnect of %d link(s) on the bus; socket removed" % (len(notifying), len(links)))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ finish() {   # $1 = rc for the host (0 pass, 1 fail, 2 setup)  $2 = reason
   echo "$1 $2" > "$OUT/guest.rc"
   [ -n "$MONPID" ] && kill "$MONPID" 2>/dev/null
   [ -n "$BTMONPID" ] && kill "$BTMONPID" 2>/dev/null
+  [ -n "$MONPID$BTMONPID" ] && sleep 0.3            # their last writes
+  for f in /run/dbus-monitor.log /run/hci.btsnoop; do [ -f "$f" ] && cp "$f" "$OUT/"; done
   [ -n "$BTVIRTPID" ] && kill "$BTVIRTPID" 2>/dev/null
   dmesg > "$OUT/dmesg.txt" 2>&1
   sync
@@ -34,11 +36,14 @@ step "system dbus-daemon up"
 # connection handles aligned (see spacer_link in driver.py)
 start_btvirt "hci0 hci1 hci2 hci3"
 
-# every message on the system bus, for post-mortems (BlueZ's side of the story)
-dbus-monitor --system > "$OUT/dbus-monitor.log" 2>&1 &
+# every message on the system bus: the driver checks the daemon's calls on it, and it is
+# BlueZ's side of the story in a post-mortem. Written to the guest's tmpfs and copied to
+# $OUT at the end: dbus-monitor writes line by line, and over 9p under a loaded TCG host
+# it fell 40 s behind the bus.
+dbus-monitor --system > /run/dbus-monitor.log 2>&1 &
 MONPID=$!
 # every HCI packet of every controller (read it on the host: btmon -r hci.btsnoop)
-btmon -w "$OUT/hci.btsnoop" > /dev/null 2>&1 &
+btmon -w /run/hci.btsnoop > /dev/null 2>&1 &
 BTMONPID=$!
 
 step "driver: $DRIVER_ARGS (timeout ${DRIVER_TIMEOUT}s)"

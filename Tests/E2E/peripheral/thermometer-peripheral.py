@@ -36,10 +36,12 @@ non-connectable "broadcast" advertisement): its service data carries the tempera
 re-registration, each one a new measurement (the sensor's counter one higher).
 
 --ready-file is created once the application (if any) AND the advertisement are
-registered. Exit status: 0 on SIGTERM/SIGINT, 1 on a registration failure or
+registered; it holds JSON: the pid and when each registration was answered
+(time.monotonic(), CLOCK_MONOTONIC, the driver's clock). Exit status: 0 on SIGTERM/SIGINT, 1 on a registration failure or
 when bluetoothd goes away (a peripheral does not outlive its bluetoothd here).
 """
 import argparse
+import json
 import os
 import signal
 import sys
@@ -421,17 +423,23 @@ def main():
         log("adapter %s, service %s, unit %s, readvertise %ss"
             % (args.adapter, app.services[0].uuid, args.unit, args.readvertise))
 
-    state = {"app": bool(args.sensor), "adv": False, "adv_busy": False, "readv": 0, "readv_err": 0}
+    state = {"app": bool(args.sensor), "app_t": None, "adv": False, "adv_busy": False, "readv": 0, "readv_err": 0}
 
     def maybe_ready():
         if state["app"] and state["adv"] and args.ready_file and \
                 not os.path.exists(args.ready_file):
-            with open(args.ready_file, "w") as f:
-                f.write("%d\n" % os.getpid())
+            # When each registration was answered, on CLOCK_MONOTONIC (the driver's clock):
+            # the app's registration is the end of a GATT-app restart.
+            tmp = args.ready_file + ".new"
+            with open(tmp, "w") as f:
+                json.dump({"pid": os.getpid(), "app_registered": state["app_t"],
+                           "adv_registered": state["adv_t"]}, f)
+            os.rename(tmp, args.ready_file)
             log("READY (application + advertisement registered)")
 
     def app_ok():
         state["app"] = True
+        state["app_t"] = time.monotonic()
         log("GATT application registered")
         maybe_ready()
 
@@ -440,6 +448,7 @@ def main():
 
     def adv_ok():
         state["adv"] = True
+        state.setdefault("adv_t", time.monotonic())
         state["adv_busy"] = False
         if state["readv"] == 0:
             log("advertisement registered")
