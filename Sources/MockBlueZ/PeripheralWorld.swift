@@ -34,6 +34,8 @@ struct WorldState: Sendable {
     /// Devices bluetoothd stored, by adapter name and address.
     var stored: [String: [String: StoredDevice]] = [:]
     var random: SplitMix64
+    /// `StartDiscovery` calls accepted so far, by every bluetoothd of the run.
+    var startDiscoveryCalls = 0
     /// When the world began: peripherals' ``MockPeripheral/advertisingStart`` counts from here.
     let started = ContinuousClock.now
 
