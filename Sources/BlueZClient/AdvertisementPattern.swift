@@ -37,9 +37,10 @@ public struct AdvertisementPattern: Sendable, Equatable, CustomStringConvertible
 
     /// `0x16@0 d2fc`.
     public var description: String {
-        "0x" + String(adType, radix: 16) + "@\(startPosition) " + content.map { byte in
-            (byte < 16 ? "0" : "") + String(byte, radix: 16)
-        }.joined()
+        "0x" + String(adType, radix: 16) + "@\(startPosition) "
+            + content.map { byte in
+                (byte < 16 ? "0" : "") + String(byte, radix: 16)
+            }.joined()
     }
 
     /// The `(yyay)` structure BlueZ reads.

@@ -1,4 +1,5 @@
 import DBusCore
+import UnixSupport
 
 /// What BlueZ tells an advertisement monitor (`org.bluez.AdvertisementMonitor1`'s methods).
 public enum AdvertisementMonitorEvent: Sendable, Equatable {
@@ -66,7 +67,7 @@ extension BlueZService {
         let registration = AdvertisementMonitorRegistration(
             adapter: adapter, root: root, monitor: root.appending("sensors")!)
         let server = await servingObjects()
-        let interface = Self.monitorInterface(patterns, bluetoothd: owner, events: events)
+        let interface = Self.monitorInterface(patterns, bluetoothd: owner, executor: executor, events: events)
         try serve(interface, for: registration, on: server)
         do {
             _ = try await call(
@@ -120,7 +121,7 @@ extension BlueZService {
     }
 
     private static func monitorInterface(
-        _ patterns: [AdvertisementPattern], bluetoothd: String,
+        _ patterns: [AdvertisementPattern], bluetoothd: String, executor: EventLoop,
         events: @escaping @Sendable (AdvertisementMonitorEvent) -> Void
     ) -> ExportedInterface {
         /// A method BlueZ calls; from anyone else it is refused and reported to nobody.
@@ -133,11 +134,15 @@ extension BlueZService {
                     throw DBusError(
                         name: DBusError.Name.accessDenied, message: "\(name) is for bluetoothd (\(bluetoothd)) only")
                 }
-                events(try event(call))
+                let event = try event(call)
+                // Handlers run off the loop: events are the connection's, as promised.
+                executor.execute { events(event) }
                 return []
             }
         }
-        @Sendable func device(_ call: MethodCall) throws -> BlueZPath { BlueZPath(try call.argument(0, as: ObjectPath.self)) }
+        @Sendable func device(_ call: MethodCall) throws -> BlueZPath {
+            BlueZPath(try call.argument(0, as: ObjectPath.self))
+        }
         return ExportedInterface(
             name: BlueZ.Interface.advertisementMonitor,
             methods: [

@@ -85,7 +85,8 @@ extension AdvertisementStatus {
     /// The monitor's counts as `status` shows them.
     init(_ statistics: AdvertisementStatistics) {
         self.init(
-            scanMode: statistics.scanMode.rawValue, advertisements: statistics.advertisements, readings: statistics.readings,
+            scanMode: statistics.scanMode.rawValue, advertisements: statistics.advertisements,
+            readings: statistics.readings,
             duplicates: statistics.duplicates, lostPackets: statistics.lostPackets, errors: statistics.errors,
             forgotten: statistics.forgotten,
             sensors: statistics.sensors.map { sensor in

@@ -100,7 +100,11 @@ extension Bluetoothd {
         var refused: [ObjectPath] = []
         for (path, interfaces) in objects.sorted(by: { $0.key < $1.key }) {
             guard let properties = interfaces[Self.monitorInterface] else { continue }
-            if let patterns = Self.orPatterns(properties) { app.monitors[path] = patterns } else { refused.append(path) }
+            if let patterns = Self.orPatterns(properties) {
+                app.monitors[path] = patterns
+            } else {
+                refused.append(path)
+            }
         }
         guard adapters[name] != nil else { throw BlueZError.doesNotExist }
         adapters[name]?.monitorApps.append(app)
@@ -172,7 +176,8 @@ extension Bluetoothd {
         let isNew = devices[path] == nil
         var device =
             devices[path]
-            ?? DeviceState(adapterName: name, adapterPath: adapter.path, peripheral: index, spec: peripheral(index).spec)
+            ?? DeviceState(
+                adapterName: name, adapterPath: adapter.path, peripheral: index, spec: peripheral(index).spec)
         let changes = update(&device, with: report, filtered: false, duplicates: false)
         if isNew {
             add(device)

@@ -40,7 +40,8 @@ struct AdvertiserState: Sendable {
         case .pvvx: ([GattUUID.sig(0x181A): pvvx(address: address)], [:])
         case .atc1441: ([GattUUID.sig(0x181A): atc1441(address: address)], [:])
         case .ruuvi: ([:], [0x0499: ruuvi(address: address)])
-        case .goveeH5075: ([:], scanResponse ? [0x004C: GoveeBeacon.payload, 0xEC88: govee()] : [0x004C: GoveeBeacon.payload])
+        case .goveeH5075:
+            ([:], scanResponse ? [0x004C: GoveeBeacon.payload, 0xEC88: govee()] : [0x004C: GoveeBeacon.payload])
         }
     }
 

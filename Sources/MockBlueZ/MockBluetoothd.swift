@@ -203,7 +203,7 @@ public actor MockBluetoothd {
     }
 
     /// `StartDiscovery` calls accepted so far (by every bluetoothd of this run).
-    public var startDiscoveryCalls: Int { world.withState { $0.startDiscoveryCalls } }
+    public nonisolated var startDiscoveryCalls: Int { world.withState { $0.startDiscoveryCalls } }
 
     /// The advertisement monitor applications registered now (`RegisterMonitor`), as
     /// `adapter owner root`.

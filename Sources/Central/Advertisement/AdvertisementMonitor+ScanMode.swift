@@ -59,7 +59,9 @@ extension AdvertisementMonitor {
             let reason =
                 "\(adapter.lastElement) offers no AdvertisementMonitorManager1 "
                 + "(bluetoothd runs without --experimental)"
-            if configuration.scanMode == .passive { log.warning("scan_mode = passive, but \(reason): scanning actively") }
+            if configuration.scanMode == .passive {
+                log.warning("scan_mode = passive, but \(reason): scanning actively")
+            }
             return reason
         }
     }
@@ -94,10 +96,13 @@ extension AdvertisementMonitor {
                     return
                 }
                 scan.registration = registration
-                use(.passive, because: "an advertisement monitor on \(adapter.lastElement) for " + patternList(patterns))
+                use(
+                    .passive, because: "an advertisement monitor on \(adapter.lastElement) for " + patternList(patterns)
+                )
             } catch {
                 scan.registering = false
-                log.warning("passive scanning: RegisterMonitor on \(adapter.lastElement) failed (\(error)): scanning actively")
+                log.warning(
+                    "passive scanning: RegisterMonitor on \(adapter.lastElement) failed (\(error)): scanning actively")
                 use(.active, because: "bluetoothd refused the advertisement monitor")
             }
         }
