@@ -178,14 +178,7 @@ extension Bluetoothd {
             devices[path]
             ?? DeviceState(
                 adapterName: name, adapterPath: adapter.path, peripheral: index, spec: peripheral(index).spec)
-        let changes = update(&device, with: report, filtered: false, duplicates: false)
-        if isNew {
-            add(device)
-            export(path, [deviceInterface(device)])
-        } else {
-            devices[path] = device
-            change(path, BlueZ.device, changes)
-        }
+        publish(device, isNew: isNew, update(&device, with: report, filtered: false, duplicates: false))
         if device.temporary { armTemporaryTimer(path) }
         for (app, monitor) in matched {
             guard adapters[name]?.monitorApps[app].found[monitor, default: []].insert(path).inserted == true else {

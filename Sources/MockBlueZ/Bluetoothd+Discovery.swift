@@ -200,15 +200,20 @@ extension Bluetoothd {
                 &device, with: report, filtered: adapter.clients.isFiltered,
                 duplicates: adapter.clients.wantsDuplicateData)
         }
-        if isNew {
-            add(device)
-            export(path, [deviceInterface(device)])
-        } else {
-            devices[path] = device
-            change(path, BlueZ.device, changes)
-        }
+        publish(device, isNew: isNew, changes)
         if passes { adapters[name]?.found.insert(path) }
         if device.temporary { armTemporaryTimer(path) }
+    }
+
+    /// Exports a device heard for the first time, or announces what changed on a known one.
+    func publish(_ device: DeviceState, isNew: Bool, _ changes: [(String, DBusValue)]) {
+        if isNew {
+            add(device)
+            export(device.path, [deviceInterface(device)])
+        } else {
+            devices[device.path] = device
+            change(device.path, BlueZ.device, changes)
+        }
     }
 
     /// Applies a report to a device; returns the changed properties in the order bluetoothd

@@ -18,7 +18,9 @@ struct PassiveScanningTests {
         let discovery: Locked<[Bool]>
         let lines: Locked<[String]>
 
+        /// What was logged, each line as `level: text`.
         var logged: [String] { lines.withLock { $0 } }
+        var warnings: [String] { logged.filter { $0.hasPrefix("warning: ") } }
         var discoveryCalls: [Bool] { discovery.withLock { $0 } }
     }
 
@@ -41,7 +43,7 @@ struct PassiveScanningTests {
         let events = EventLog()
         let discovery = Locked<[Bool]>([])
         let lines = Locked<[String]>([])
-        let log = Log(level: .debug) { _, line in lines.withLock { $0.append(line) } }
+        let log = Log(level: .debug) { level, line in lines.withLock { $0.append("\(level): \(line)") } }
         let adverts = AdvertisementMonitor(
             central: fixture.central, configuration: configuration, log: log,
             discovery: { on in discovery.withLock { $0.append(on) } }
@@ -49,6 +51,14 @@ struct PassiveScanningTests {
         await adverts.start()
         let run = Run(adverts: adverts, events: events, discovery: discovery, lines: lines)
         return run
+    }
+
+    /// Active scanning was chosen: discovery kept on, no monitor registered, `reason` logged.
+    static func expectActive(_ run: Run, _ fixture: MockFixture, because reason: String) async {
+        #expect(await eventually(within: .seconds(5)) { run.discoveryCalls.last == true })
+        #expect(await run.adverts.statistics.scanMode == .active)
+        #expect(run.logged.contains { $0.contains("active scanning") && $0.contains(reason) }, "\(run.logged)")
+        #expect(await fixture.mock.monitorApps().isEmpty)
     }
 
     @Test("ScanMode: auto is passive only where offered and no format needs scan responses; passive falls back")
@@ -90,10 +100,8 @@ struct PassiveScanningTests {
     func autoActiveForGovee() async throws {
         try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
             let run = await Self.start(fixture, mode: .auto, registry: .standard)
-            #expect(await eventually(within: .seconds(5)) { run.discoveryCalls.last == true })
-            #expect(await run.adverts.statistics.scanMode == .active)
-            #expect(run.logged.contains { $0.contains("active scanning") && $0.contains("scan responses") })
-            #expect(await fixture.mock.monitorApps().isEmpty)
+            await Self.expectActive(run, fixture, because: "scan responses")
+            #expect(run.warnings.isEmpty)
             await run.adverts.shutdown()
         }
     }
@@ -102,10 +110,8 @@ struct PassiveScanningTests {
     func autoActiveWithoutMonitors() async throws {
         try await MockFixture.with(scenario: Self.scenario(experimental: false)) { fixture in
             let run = await Self.start(fixture, mode: .auto)
-            #expect(await eventually(within: .seconds(5)) { run.discoveryCalls.last == true })
-            #expect(await run.adverts.statistics.scanMode == .active)
-            #expect(run.logged.contains { $0.contains("active scanning") && $0.contains("--experimental") })
-            #expect(!run.logged.contains { $0.contains("warning") || $0.contains("scan_mode = passive") })
+            await Self.expectActive(run, fixture, because: "--experimental")
+            #expect(run.warnings.isEmpty)
             await run.adverts.shutdown()
         }
     }
@@ -114,10 +120,9 @@ struct PassiveScanningTests {
     func passiveUnavailable() async throws {
         try await MockFixture.with(scenario: Self.scenario(experimental: false)) { fixture in
             let run = await Self.start(fixture, mode: .passive)
-            #expect(await eventually(within: .seconds(5)) { run.discoveryCalls.last == true })
-            #expect(await run.adverts.statistics.scanMode == .active)
+            await Self.expectActive(run, fixture, because: "--experimental")
             #expect(
-                run.logged.contains {
+                run.warnings.contains {
                     $0.contains("scan_mode = passive, but hci0 offers no AdvertisementMonitorManager1")
                         && $0.contains("--experimental") && $0.contains("scanning actively")
                 })
@@ -129,7 +134,7 @@ struct PassiveScanningTests {
     func passiveWithGovee() async throws {
         try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
             let run = await Self.start(fixture, mode: .passive, registry: .standard)
-            #expect(run.logged.contains { $0.contains("govee-h5075, govee-h5074 send their data in scan responses") })
+            #expect(run.warnings.contains { $0.contains("govee-h5075, govee-h5074 send their data in scan responses") })
             // Two measurements of every other sensor, and still nothing of the Govee's.
             for index in 0..<5 {
                 let address = AdvertisementFixture.address(index)
