@@ -1,4 +1,6 @@
-import Central
+@testable import BlueZClient
+@testable import Central
+import DBusCore
 import MockBlueZ
 import SensorModel
 import TestSupport
@@ -146,6 +148,28 @@ struct PassiveScanningTests {
             #expect(run.events.all.compactMap(reading(from: AdvertisementFixture.address(5))).isEmpty)
             #expect(await run.adverts.statistics.scanMode == .passive)
             #expect(fixture.mock.startDiscoveryCalls == 0)
+            await run.adverts.shutdown()
+        }
+    }
+
+    @Test("calls on the monitor from anyone but bluetoothd are refused and change nothing")
+    func strangersAreRefused() async throws {
+        try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
+            let run = await Self.start(fixture, mode: .auto)
+            #expect(await eventually(within: .seconds(5)) { await run.adverts.statistics.scanMode == .passive })
+            let target = fixture.central.client.connection.uniqueName
+            let stranger = try await DBusConnection.connect(to: .address(fixture.bus.address), label: "stranger")
+            do {
+                _ = try await stranger.call(
+                    destination: target, path: "/org/blectl/advertisement_monitor/hci0/sensors",
+                    interface: "org.bluez.AdvertisementMonitor1", member: "Release")
+                Issue.record("Release from another program was accepted")
+            } catch let error as DBusError {
+                #expect(error.name == DBusError.Name.accessDenied, "\(error)")
+            }
+            #expect(await run.adverts.statistics.scanMode == .passive)
+            #expect(!run.discoveryCalls.contains(true))
+            await stranger.close()
             await run.adverts.shutdown()
         }
     }
