@@ -178,7 +178,8 @@ extension Bluetoothd {
             devices[path]
             ?? DeviceState(
                 adapterName: name, adapterPath: adapter.path, peripheral: index, spec: peripheral(index).spec)
-        publish(device, isNew: isNew, update(&device, with: report, filtered: false, duplicates: false))
+        let changes = update(&device, with: report, filtered: false, duplicates: false)
+        publish(device, isNew: isNew, changes)
         if device.temporary { armTemporaryTimer(path) }
         for (app, monitor) in matched {
             guard adapters[name]?.monitorApps[app].found[monitor, default: []].insert(path).inserted == true else {
