@@ -15,6 +15,9 @@ struct ScanState {
     var stopping = false
     /// The warning about formats passive scanning cannot hear was given.
     var warnedScanResponses = false
+    /// Bumped whenever bluetoothd or the adapter goes: a registration answered by one that
+    /// is gone since is dead.
+    var generation = 0
 }
 
 extension AdvertisementMonitor {
@@ -34,7 +37,10 @@ extension AdvertisementMonitor {
         let state = central.assumeIsolated { $0.state }
         guard state == .poweredOn, let adapter = central.assumeIsolated({ $0.adapterPath }) else {
             // A powered-off adapter keeps its monitors; bluetoothd or the adapter gone does not.
-            if state != .poweredOff, let registration = scan.registration { forget(registration) }
+            if state != .poweredOff {
+                scan.generation += 1
+                if let registration = scan.registration { forget(registration) }
+            }
             return
         }
         if let registration = scan.registration, registration.adapter != adapter { forget(registration) }
@@ -83,6 +89,7 @@ extension AdvertisementMonitor {
         scan.registering = true
         discovery(false)
         let patterns = monitorPatterns
+        let generation = scan.generation
         Task {
             do {
                 let registration = try await central.client.registerAdvertisementMonitor(
@@ -94,6 +101,11 @@ extension AdvertisementMonitor {
                 guard !scan.stopping else {
                     await central.client.unregisterAdvertisementMonitor(registration)
                     return
+                }
+                guard generation == scan.generation else {
+                    // bluetoothd or the adapter went meanwhile: register with what is there now.
+                    forget(registration)
+                    return chooseScanMode()
                 }
                 scan.registration = registration
                 use(
