@@ -43,7 +43,7 @@ extension AdvertisementMonitor {
             }
             return
         }
-        if let registration = scan.registration, registration.adapter != adapter { forget(registration) }
+        if let registration = scan.registration, registration.adapter != adapter { unregister(registration) }
         let offered = central.client.assumeIsolated { $0.offersAdvertisementMonitors(adapter) }
         let needsActive = configuration.registry.needsActiveScanning
         switch configuration.scanMode.resolved(passiveAvailable: offered, needsActive: needsActive) {
@@ -144,15 +144,18 @@ extension AdvertisementMonitor {
 
     /// Puts `mode` in use: discovery on for active scanning; the change logged.
     private func use(_ mode: ScanMode, because reason: String) {
-        if mode == .active, let registration = scan.registration {
-            scan.registration = nil
-            Task { await central.client.unregisterAdvertisementMonitor(registration) }
-        }
+        if mode == .active, let registration = scan.registration { unregister(registration) }
         discovery(mode == .active)
         guard mode != scan.inUse || !scan.chosen else { return }
         scan.chosen = true
         scan.inUse = mode
         log.info("advertisements: \(mode.rawValue) scanning (\(reason))")
+    }
+
+    /// Unregisters a monitor no longer wanted (its `Release` then finds no registration).
+    private func unregister(_ registration: AdvertisementMonitorRegistration) {
+        scan.registration = nil
+        Task { await central.client.unregisterAdvertisementMonitor(registration) }
     }
 
     /// The registration died with bluetoothd or the adapter: stop serving it.
