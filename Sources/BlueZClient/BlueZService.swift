@@ -49,6 +49,8 @@ public actor BlueZService {
     private var heldSignals: [DBusMessage] = []
     private var snapshotAgain = false
     private var reportedProblems: Set<String> = []
+    /// Serves the objects BlueZ calls back (advertisement monitors); made on first use.
+    var objectServer: DBusObjectServer?
     private let diagnostics: @Sendable (String) -> Void
     /// Forged signals (not from bluetoothd) dropped so far, and when one was last logged.
     public private(set) var rejectedSignals = 0

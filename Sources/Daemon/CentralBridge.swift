@@ -11,7 +11,6 @@ public final class CentralBridge: CentralControl {
     private let monitor: ThermometerMonitor
     /// The advertising sensors' monitor, when some advertisement format is read.
     private let advertisements: AdvertisementMonitor?
-    private let scanMode: ScanMode
 
     /// Creates the monitor over `central` and starts forwarding its events to `hub`.
     ///
@@ -23,14 +22,17 @@ public final class CentralBridge: CentralControl {
     ///   thermometer configuration should then not keep discovery on).
     public init(
         hub: Hub, central: CentralManager, configuration: ThermometerConfiguration,
-        advertisements: AdvertisementConfiguration? = nil, scanMode: ScanMode = .auto, log: Log
+        advertisements: AdvertisementConfiguration? = nil, log: Log
     ) {
         self.hub = hub
-        self.scanMode = scanMode
         let report = Self.reporter(to: hub)
-        monitor = ThermometerMonitor(central: central, configuration: configuration, log: log, report: report)
+        let monitor = ThermometerMonitor(central: central, configuration: configuration, log: log, report: report)
+        self.monitor = monitor
         self.advertisements = advertisements.map {
-            AdvertisementMonitor(central: central, configuration: $0, log: log, report: report)
+            // Both monitors run on the central's executor: the switch is synchronous.
+            AdvertisementMonitor(
+                central: central, configuration: $0, log: log,
+                discovery: { on in monitor.assumeIsolated { $0.keepScanning(on) } }, report: report)
         }
     }
 
@@ -51,9 +53,8 @@ public final class CentralBridge: CentralControl {
     public func start() async {
         if let advertisements {
             await advertisements.start()
-            let mode = scanMode.resolved.rawValue
             await hub.addStatusContributor { status in
-                status.advertisements = AdvertisementStatus(await advertisements.statistics, scanMode: mode)
+                status.advertisements = AdvertisementStatus(await advertisements.statistics)
             }
         }
         await monitor.start()
@@ -101,9 +102,10 @@ public final class CentralBridge: CentralControl {
 
 extension AdvertisementStatus {
     /// The monitor's counts as `status` shows them.
-    init(_ statistics: AdvertisementStatistics, scanMode: String) {
+    init(_ statistics: AdvertisementStatistics) {
         self.init(
-            scanMode: scanMode, advertisements: statistics.advertisements, readings: statistics.readings,
+            scanMode: statistics.scanMode.rawValue, advertisements: statistics.advertisements,
+            readings: statistics.readings,
             duplicates: statistics.duplicates, lostPackets: statistics.lostPackets, errors: statistics.errors,
             forgotten: statistics.forgotten,
             sensors: statistics.sensors.map { sensor in

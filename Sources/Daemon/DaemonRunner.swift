@@ -51,7 +51,7 @@ public struct DaemonRunner: Sendable {
         }
         let bridge = CentralBridge(
             hub: service.hub, central: central, configuration: thermometerConfiguration,
-            advertisements: advertisementConfiguration, scanMode: configuration.advertisements.scanMode, log: log)
+            advertisements: advertisementConfiguration, log: log)
         let hostCPU = await startHostCPU(central.executor, service.hub)
         await service.hub.attach(bridge)
         await bridge.contributeStatus(to: service.hub)
@@ -210,9 +210,11 @@ public struct DaemonRunner: Sendable {
         if let ids = settings.profiles {
             registry = AdvertisementRegistry(profiles: registry.profiles.filter { ids.contains($0.id) })
         }
-        return AdvertisementConfiguration(
+        var advertisements = AdvertisementConfiguration(
             registry: registry, bthomeKeys: configuration.bthomeKeys,
             devices: settings.devices.map { .only($0) } ?? .all,
             minInterval: settings.minInterval, staleAfter: settings.staleAfter, maxDevices: settings.maxDevices)
+        advertisements.scanMode = settings.scanMode
+        return advertisements
     }
 }

@@ -29,15 +29,19 @@ struct AdvertiserState: Sendable {
         centiHumidity = min(max(centiHumidity + 10 * Int.random(in: -5...5, using: &random), 2000), 8000)
     }
 
-    /// The advertisement's data for the sensor at `address`.
-    func advertisement(address: [UInt8]) -> (serviceData: [String: [UInt8]], manufacturerData: [UInt16: [UInt8]]) {
+    /// The advertisement's data for the sensor at `address`, with what its scan response
+    /// carries when `scanResponse` (active scanning asks for it).
+    func advertisement(
+        address: [UInt8], scanResponse: Bool = true
+    ) -> (serviceData: [String: [UInt8]], manufacturerData: [UInt16: [UInt8]]) {
         switch spec.format {
         case .bthome: ([GattUUID.sig(0xFCD2): [0x40] + bthomeObjects(packetID: true)], [:])
         case .bthomeEncrypted: ([GattUUID.sig(0xFCD2): bthomeEncrypted(address: address)], [:])
         case .pvvx: ([GattUUID.sig(0x181A): pvvx(address: address)], [:])
         case .atc1441: ([GattUUID.sig(0x181A): atc1441(address: address)], [:])
         case .ruuvi: ([:], [0x0499: ruuvi(address: address)])
-        case .goveeH5075: ([:], [0x004C: GoveeBeacon.payload, 0xEC88: govee()])
+        case .goveeH5075:
+            ([:], scanResponse ? [0x004C: GoveeBeacon.payload, 0xEC88: govee()] : [0x004C: GoveeBeacon.payload])
         }
     }
 

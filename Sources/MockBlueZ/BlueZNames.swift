@@ -14,6 +14,8 @@ enum BlueZ {
     static let media = "org.bluez.Media1"
     static let networkServer = "org.bluez.NetworkServer1"
     static let advertisingManager = "org.bluez.LEAdvertisingManager1"
+    /// Offered only by `bluetoothd --experimental` (5.66).
+    static let advertisementMonitorManager = "org.bluez.AdvertisementMonitorManager1"
     static let agentManager = "org.bluez.AgentManager1"
     static let profileManager = "org.bluez.ProfileManager1"
     static let healthManager = "org.bluez.HealthManager1"
@@ -54,6 +56,7 @@ enum BlueZError {
     static let notSupported = DBusError(name: "org.bluez.Error.NotSupported", message: "Operation is not supported")
     static let notConnected = DBusError(name: "org.bluez.Error.NotConnected", message: "Not Connected")
     static let doesNotExist = DBusError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist")
+    static let alreadyExists = DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Exists")
     static func notPermitted(_ message: String) -> DBusError {
         DBusError(name: "org.bluez.Error.NotPermitted", message: message)
     }

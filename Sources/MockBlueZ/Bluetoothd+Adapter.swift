@@ -12,6 +12,12 @@ struct AdapterState: Sendable {
     /// When each peripheral advertises next, kept between scans: peripherals go on
     /// advertising while nobody scans, so a new scan hears each at its own phase.
     var advertisingSchedule: [ContinuousClock.Instant] = []
+    /// Clients' advertisement monitors (`RegisterMonitor`, with `--experimental`).
+    var monitorApps: [MonitorApp] = []
+
+    /// Whether the controller listens to advertisements: discovery, or passive scanning
+    /// for registered monitors.
+    var listening: Bool { powered && (discovering || !monitorApps.isEmpty) }
 }
 
 extension Bluetoothd {
@@ -54,6 +60,7 @@ extension Bluetoothd {
         adapters[name] = AdapterState(spec: spec, path: path)
         if !adapterOrder.contains(name) { adapterOrder.append(name) }
         export(path, [adapterInterface(spec), gattManagerInterface, mediaInterface, networkServerInterface])
+        if experimental { export(path, [advertisementMonitorManagerInterface(name)]) }
         let stored = world.withState { state in
             (state.stored[name] ?? [:]).sorted { $0.key < $1.key }.compactMap { entry in
                 state.index(of: entry.key).map { ($0, entry.value) }
@@ -84,6 +91,7 @@ extension Bluetoothd {
                 ("Powered", .boolean(true)), ("UUIDs", .strings(PropertyTables.adapterUUIDs)),
                 ("Alias", .string(adapter.spec.alias)),
             ])
+        listen(name)
     }
 
     /// Removes an adapter and everything under it, as when its controller is unplugged.
@@ -133,6 +141,7 @@ extension Bluetoothd {
         adapter.powered = true
         adapters[name] = adapter
         if announcePowered { change(adapter.path, BlueZ.adapter, [("Powered", .boolean(true))]) }
+        listen(name)
     }
 
     /// `Properties.Set` on `Adapter1`: side effects before the server stores and announces.

@@ -8,6 +8,7 @@ extension Bluetoothd {
         guard adapter.powered else { throw BlueZError.notReady }
         // Every client can only start one discovery.
         guard !adapter.clients.isDiscovering(client) else { throw BlueZError.busy }
+        world.withState { $0.startDiscoveryCalls += 1 }
         adapter.clients.start(client)
         adapters[name] = adapter
         tasks.cancel("scan-stop:\(name)")
@@ -86,6 +87,15 @@ extension Bluetoothd {
         adapters[name] = adapter
         invalidateFound(found)
         if wasDiscovering { change(adapter.path, BlueZ.adapter, [("Discovering", .boolean(false))]) }
+        listen(name)
+    }
+
+    /// Passive scanning for the registered monitors, when discovery does not run (it hears
+    /// everything they would).
+    func listen(_ name: String) {
+        guard let adapter = adapters[name], adapter.listening, !adapter.discovering, !adapter.monitorApps.isEmpty
+        else { return }
+        schedule("scan:\(name)") { daemon in await daemon.scan(name) }
     }
 
     /// `discovery_cleanup`: removing a device flushes its pending changes at once, the others'
@@ -134,9 +144,9 @@ extension Bluetoothd {
         }
         adapters[name]?.advertisingSchedule = due
         var queue = AdvertisingQueue(due)
-        while running, adapters[name]?.discovering == true, !Task.isCancelled, case let (next, index)? = queue.first {
+        while running, adapters[name]?.listening == true, !Task.isCancelled, case let (next, index)? = queue.first {
             do { try await Task.sleep(until: next, clock: clock) } catch { return }
-            guard running, adapters[name]?.discovering == true else { return }
+            guard running, adapters[name]?.listening == true else { return }
             report(peripheral: index, adapter: name)
             let jitter = world.withState { $0.jitter(-5...5) }
             let following = max(clock.now, next) + intervals[index] + intervals[index] / 100 * jitter
@@ -148,8 +158,11 @@ extension Bluetoothd {
 
     /// Processes one advertising report of peripheral `index` on adapter `name`.
     func report(peripheral index: Int, adapter name: String) {
-        // Reports that arrive after the last session ended (the stop is on its way) are dropped.
-        guard let adapter = adapters[name], adapter.discovering, adapter.clients.anyDiscovering else { return }
+        // Reports that arrive after the last session ended (the stop is on its way) are dropped,
+        // unless monitors listen passively.
+        guard let adapter = adapters[name] else { return }
+        let discovering = adapter.discovering && adapter.clients.anyDiscovering
+        guard discovering || (adapter.powered && !adapter.monitorApps.isEmpty) else { return }
         // A silent controller delivers no advertising report (Discovering stays true).
         guard !isSilent(name) else { return }
         // A connected peripheral has stopped advertising (a Pi takes one central at a time).
@@ -171,11 +184,13 @@ extension Bluetoothd {
         report.manufacturerData = spec.manufacturerData
         report.serviceData = spec.serviceData
         if let advertiser = state.advertiser {
-            // The sensor's current measurement, on top of what it always advertises.
-            let data = advertiser.advertisement(address: BlueZ.addressBytes(spec.address))
+            // The sensor's current measurement, on top of what it always advertises; passive
+            // scanning asks for no scan response.
+            let data = advertiser.advertisement(address: BlueZ.addressBytes(spec.address), scanResponse: discovering)
             report.manufacturerData.merge(data.manufacturerData) { $1 }
             report.serviceData.merge(data.serviceData) { $1 }
         }
+        guard discovering else { return reportMonitored(report, peripheral: index, adapter: name) }
         guard adapter.clients.kernelAccepts(report) else { return }
         let discoverable = adapter.clients.isDiscoverable(report)
         let path = BlueZ.devicePath(adapter: adapter.path, address: spec.address)
@@ -187,25 +202,29 @@ extension Bluetoothd {
         let passes = discoverable && (!adapter.clients.isFiltered || adapter.clients.matches(report))
         if passes {
             changes = update(
-                &device, with: report, spec: spec, filtered: adapter.clients.isFiltered,
+                &device, with: report, filtered: adapter.clients.isFiltered,
                 duplicates: adapter.clients.wantsDuplicateData)
         }
-        if isNew {
-            add(device)
-            export(path, [deviceInterface(device)])
-        } else {
-            devices[path] = device
-            change(path, BlueZ.device, changes)
-        }
+        publish(device, isNew: isNew, changes)
         if passes { adapters[name]?.found.insert(path) }
         if device.temporary { armTemporaryTimer(path) }
     }
 
+    /// Exports a device heard for the first time, or announces what changed on a known one.
+    func publish(_ device: DeviceState, isNew: Bool, _ changes: [(String, DBusValue)]) {
+        if isNew {
+            add(device)
+            export(device.path, [deviceInterface(device)])
+        } else {
+            devices[device.path] = device
+            change(device.path, BlueZ.device, changes)
+        }
+    }
+
     /// Applies a report to a device; returns the changed properties in the order bluetoothd
     /// sets them (RSSI, TxPower, Name, Alias, UUIDs, ManufacturerData, ServiceData).
-    private func update(
-        _ device: inout DeviceState, with report: AdvertisingReport, spec: MockPeripheral, filtered: Bool,
-        duplicates: Bool
+    func update(
+        _ device: inout DeviceState, with report: AdvertisingReport, filtered: Bool, duplicates: Bool
     ) -> [(String, DBusValue)] {
         var changes: [(String, DBusValue)] = []
         // Without a filter bluetoothd reports RSSI moves of 8 dBm or more; with one, every report.

@@ -16,6 +16,8 @@ actor Bluetoothd {
     let server: DBusObjectServer
     let world: PeripheralWorld
     let timings: MockTimings
+    /// `bluetoothd --experimental`: adapters offer `AdvertisementMonitorManager1`.
+    let experimental: Bool
     let log: MockLogger
 
     /// False once stopped or crashed: timers end, nothing more is sent.
@@ -44,13 +46,15 @@ actor Bluetoothd {
     static let paceWindow = 256
 
     private init(
-        connection: DBusConnection, server: DBusObjectServer, world: PeripheralWorld, timings: MockTimings,
-        adapters: [MockAdapterSpec], log: @escaping MockLogger
+        connection: DBusConnection, server: DBusObjectServer, world: PeripheralWorld, scenario: MockScenario,
+        log: @escaping MockLogger
     ) {
         self.connection = connection
         self.server = server
         self.world = world
-        self.timings = timings
+        self.timings = scenario.timings
+        experimental = scenario.experimental
+        let adapters = scenario.adapters
         self.log = log
         for spec in adapters { adapterSpecs[spec.name] = spec }
         adapterOrder = adapters.map(\.name)
@@ -66,8 +70,7 @@ actor Bluetoothd {
             let server = await DBusObjectServer(connection: connection, listsStandardInterfaces: true)
             await server.addObjectManager(at: .root)
             let daemon = Bluetoothd(
-                connection: connection, server: server, world: world, timings: scenario.timings,
-                adapters: scenario.adapters, log: log)
+                connection: connection, server: server, world: world, scenario: scenario, log: log)
             try await daemon.start()
             return daemon
         } catch {
@@ -307,6 +310,7 @@ actor Bluetoothd {
         for name in adapterOrder where adapters[name]?.clients.hasEntry(client) == true {
             endDiscoveryClient(client, adapter: name)
         }
+        for name in adapterOrder { endMonitorApps(of: client, adapter: name) }
         for path in devices.keys.sorted() { endNotifySessions(of: client, device: path) }
     }
 

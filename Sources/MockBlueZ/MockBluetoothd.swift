@@ -206,6 +206,15 @@ public actor MockBluetoothd {
         }
     }
 
+    /// `StartDiscovery` calls accepted so far (by every bluetoothd of this run).
+    public nonisolated var startDiscoveryCalls: Int { world.withState { $0.startDiscoveryCalls } }
+
+    /// The advertisement monitor applications registered now (`RegisterMonitor`), as
+    /// `adapter owner root`.
+    public func monitorApps() async -> [String] {
+        await daemon?.monitorAppList() ?? []
+    }
+
     // MARK: Internals
 
     private func running() throws -> Bluetoothd {

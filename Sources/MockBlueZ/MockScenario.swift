@@ -20,6 +20,9 @@ public struct MockScenario: Sendable {
     /// number with "C"/"F", so a write changes nothing); one peripheral in the recorded
     /// trace did switch.
     public var unitWritesTakeEffect: Bool
+    /// Whether bluetoothd runs with `--experimental`: its adapters then offer
+    /// `AdvertisementMonitorManager1` (passive scanning).
+    public var experimental = false
 
     /// Creates a scenario.
     public init(

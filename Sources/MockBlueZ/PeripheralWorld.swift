@@ -37,6 +37,8 @@ struct WorldState: Sendable {
     /// state: it outlives a bluetoothd restart).
     var silentControllers: [String: MockSilenceCure] = [:]
     var random: SplitMix64
+    /// `StartDiscovery` calls accepted so far, by every bluetoothd of the run.
+    var startDiscoveryCalls = 0
     /// When the world began: peripherals' ``MockPeripheral/advertisingStart`` counts from here.
     let started = ContinuousClock.now
 

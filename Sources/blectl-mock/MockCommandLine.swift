@@ -29,6 +29,9 @@ enum MockCommandLine {
         .value("disconnect-delay", "TIME", help: "Disconnect → ServicesResolved=false (default 50ms)"),
         .value("temporary-timeout", "TIME", help: "unconnected devices vanish this long after last seen (default 30s)"),
         .flag("unit-writes", help: "writing C/F to the unit characteristic switches the unit"),
+        .flag(
+            "experimental",
+            help: "as bluetoothd --experimental: adapters offer AdvertisementMonitorManager1 (passive scanning)"),
         .flag("no-control", help: "don't serve the control interface org.blectl.Mock"),
         .value("log-level", "LEVEL", help: "err, warning, notice, info or debug (default info)"),
         .value("emit-log", "FILE", help: "log every temperature notification's time to FILE (benchmarks)"),
@@ -124,6 +127,7 @@ enum MockCommandLine {
             scenario.seed = seed
         }
         scenario.unitWritesTakeEffect = parsed.flag("unit-writes")
+        scenario.experimental = parsed.flag("experimental")
         let pattern = try parsed.value("pattern").map { text throws(UsageError) -> MockTemperaturePattern in
             guard let pattern = MockTemperaturePattern(rawValue: text) else {
                 throw UsageError("--pattern is drift, constant or counter, not '\(text)'")

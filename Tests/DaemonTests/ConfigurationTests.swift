@@ -91,6 +91,19 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("scan_mode: auto by default; active and passive are taken; anything else is refused")
+    func scanMode() throws {
+        #expect(try configuration().advertisements.scanMode == .auto)
+        #expect(try configuration(file: "scan_mode = passive").advertisements.scanMode == .passive)
+        #expect(try configuration(["--scan-mode", "active"]).advertisements.scanMode == .active)
+        do {
+            _ = try load(file: "scan_mode = quiet")
+            Issue.record("accepted scan_mode = quiet")
+        } catch {
+            #expect("\(error)".contains("expected auto, active or passive, got 'quiet'"))
+        }
+    }
+
     @Test("HTTP is off by default; --http and http_listen turn it on")
     func http() throws {
         #expect(try configuration().httpListen == nil)

@@ -75,6 +75,23 @@ extension CLITests {
         }
     }
 
+    @Test("scan_mode auto on bluetoothd --experimental without Govee: passive scanning, in status and the log")
+    func passiveScanning() async throws {
+        let configuration = Self.advertiserConfiguration + "advert_profiles = bthome, pvvx, atc1441, ruuvi\n"
+        try await DaemonFixture.with(
+            mockOptions: Self.advertiserOptions + " --experimental", configuration: configuration
+        ) { fixture in
+            _ = try await Self.readAll(fixture, count: 5)
+            let status = try await fixture.blectl(["status", "--json"])
+            let object = try #require(ChildProcessLines.parse(status.output))
+            let adverts = try #require(object["advertisements"] as? [String: Any])
+            #expect(adverts["scan_mode"] as? String == "passive")
+            let text = try await fixture.blectl(["status"])
+            #expect(text.output.contains("5 sensors heard (passive scanning)"), "\(text.output)")
+            #expect(fixture.daemon.log().contains("advertisements: passive scanning (an advertisement monitor on hci0"))
+        }
+    }
+
     @Test("advertising sensors' readings reach the history with their quantities")
     func advertisingHistory() async throws {
         try await DaemonFixture.with(mockOptions: Self.advertiserOptions, configuration: Self.advertiserConfiguration) {

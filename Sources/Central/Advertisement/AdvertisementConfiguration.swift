@@ -38,6 +38,8 @@ public struct AdvertisementConfiguration: Sendable {
     /// A format without a counter (Govee) gives a reading when its payload changes, and
     /// at least this often while it is heard unchanged (so outputs see it is alive).
     public var unchangedRefresh: Duration
+    /// How the sensors are listened to (`scan_mode`).
+    public var scanMode: ScanMode = .auto
 
     /// Creates a configuration; the defaults read every format from every device.
     public init(
@@ -74,6 +76,8 @@ public struct AdvertisementStatistics: Sendable, Equatable {
         public var lost: Bool
     }
 
+    /// The scanning in use: ``ScanMode/active`` or ``ScanMode/passive``.
+    public var scanMode = ScanMode.active
     /// Advertisements with data a profile reads.
     public var advertisements = 0
     /// Readings reported.

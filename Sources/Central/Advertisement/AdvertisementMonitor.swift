@@ -7,9 +7,10 @@ public import UnixSupport
 /// ATC1441, Ruuvi, Govee), beside the GATT thermometers' monitor, and reports them the
 /// same way.
 ///
-/// It never calls BlueZ: it follows the central's ``CentralEvent/advertised(_:_:_:)``
-/// events (discovery is kept on by the thermometer monitor, see
-/// ``ThermometerConfiguration/keepsScanning``). For each advertisement it decodes only the
+/// It follows the central's ``CentralEvent/advertised(_:_:_:)`` events, heard through
+/// discovery kept on by the thermometer monitor (active scanning, see
+/// ``ThermometerConfiguration/keepsScanning``) or through an advertisement monitor registered
+/// with BlueZ (passive scanning, ``AdvertisementConfiguration/scanMode``). For each advertisement it decodes only the
 /// fields that changed, drops the measurements heard before by the sensor's own counter,
 /// counts the ones it missed, and learns how long each sensor may stay silent before it is
 /// reported lost. It runs on the D-Bus connection's executor, for every advertisement of
@@ -23,6 +24,10 @@ public actor AdvertisementMonitor {
     let configuration: AdvertisementConfiguration
     let report: @Sendable (SensorEvent) -> Void
     let log: Log
+    /// Turns the thermometer monitor's continuous discovery on (active scanning) or off.
+    let discovery: @Sendable (Bool) -> Void
+    /// The scanning in use, and the advertisement monitor registered for passive scanning.
+    var scan = ScanState()
     private var decoder: AdvertisementDecoder
     private var sensors: RecencyTable<BluetoothAddress, SensorTrack>
     /// The fields some profile reads, as BlueZ keys them: checked before anything else.
@@ -34,13 +39,18 @@ public actor AdvertisementMonitor {
     private var counts = AdvertisementStatistics()
 
     /// Creates a monitor; `report` is called on the connection's executor.
+    ///
+    /// - Parameter discovery: called with true when advertisements are to be heard through
+    ///   discovery kept on (active scanning), false when an advertisement monitor hears them
+    ///   (passive); on the connection's executor.
     public init(
         central: CentralManager, configuration: AdvertisementConfiguration = AdvertisementConfiguration(), log: Log,
-        report: @escaping @Sendable (SensorEvent) -> Void
+        discovery: @escaping @Sendable (Bool) -> Void = { _ in }, report: @escaping @Sendable (SensorEvent) -> Void
     ) {
         self.central = central
         self.configuration = configuration
         self.log = log
+        self.discovery = discovery
         self.report = report
         decoder = AdvertisementDecoder(registry: configuration.registry, bthomeKeys: configuration.bthomeKeys)
         sensors = RecencyTable(capacity: configuration.maxDevices)
@@ -50,25 +60,35 @@ public actor AdvertisementMonitor {
         manufacturerFields = Set(configuration.registry.manufacturerIDs)
     }
 
-    /// Starts following the central's advertisements.
+    /// Starts following the central's advertisements, and chooses the scanning (again
+    /// whenever the adapter's state changes).
     public func start() async {
         observer = await central.addObserver { [weak self] event in
-            guard case .advertised(let address, let path, let update) = event else { return }
-            self?.assumeIsolated { $0.received(address, path, update, at: .now) }
+            switch event {
+            case .advertised(let address, let path, let update):
+                self?.assumeIsolated { $0.received(address, path, update, at: .now) }
+            case .stateChanged:
+                self?.assumeIsolated { $0.chooseScanMode() }
+            default:
+                return
+            }
         }
+        chooseScanMode()
     }
 
-    /// Stops following the central.
+    /// Stops following the central, and unregisters the advertisement monitor.
     public func shutdown() async {
         if let observer { await central.removeObserver(observer) }
         observer = nil
         staleTimer?.cancel()
         staleTimer = nil
+        await stopPassiveScanning()
     }
 
     /// The counts so far and the sensors tracked now.
     public var statistics: AdvertisementStatistics {
         var result = counts
+        result.scanMode = scan.inUse
         result.sensors = sensors.keys.sorted().compactMap { address in
             sensors[address].map { track in
                 AdvertisementStatistics.Sensor(

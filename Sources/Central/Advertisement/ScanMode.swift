@@ -1,12 +1,22 @@
-/// How discovery listens (`scan_mode`).
+/// How discovery listens for advertising sensors (`scan_mode`).
 public enum ScanMode: String, Sendable, Equatable, CaseIterable {
-    /// Active unless passive scanning is available and no format needs scan responses; BlueZ
-    /// 5.66 offers passive scanning only with `--experimental`, and blectl does not use it
-    /// yet, so this is active scanning today.
+    /// Passive when the adapter offers advertisement monitors and no format read needs scan
+    /// responses (Govee does); active otherwise.
     case auto
-    /// `StartDiscovery`: the controller asks every advertiser for its scan response.
+    /// `StartDiscovery`, kept on: the controller asks every advertiser for its scan response.
     case active
+    /// BlueZ's `AdvertisementMonitorManager1` (experimental in BlueZ 5.66: present only with
+    /// `bluetoothd --experimental`): the controller listens without asking for scan
+    /// responses. Active, with a warning, where the adapter does not offer it.
+    case passive
 
-    /// The mode in use for `auto`: active (see ``auto``).
-    public var resolved: ScanMode { .active }
+    /// The mode to use on an adapter: `passiveAvailable` when it offers advertisement
+    /// monitors, `needsActive` when a format read sends its data in scan responses.
+    public func resolved(passiveAvailable: Bool, needsActive: Bool) -> ScanMode {
+        switch self {
+        case .active: .active
+        case .auto: passiveAvailable && !needsActive ? .passive : .active
+        case .passive: passiveAvailable ? .passive : .active
+        }
+    }
 }

@@ -50,6 +50,9 @@ public actor ThermometerMonitor {
     /// Sightings before this instant are reported again (a `scan` request asks for everyone).
     private var sightingsReportedSince: ContinuousClock.Instant?
     private var scanUntil: ContinuousClock.Instant?
+    /// Whether discovery stays on all the time: ``ThermometerConfiguration/keepsScanning``
+    /// until ``keepScanning(_:)`` says otherwise.
+    private lazy var keepsScanning = configuration.keepsScanning
     private var scanReconciling = false
     private var scanDirty = false
     private var observer: UInt64?
@@ -363,6 +366,14 @@ public actor ThermometerMonitor {
 
     // MARK: Scanning
 
+    /// Keeps discovery on all the time, or back to windows (advertising sensors are heard
+    /// passively, through an advertisement monitor).
+    public func keepScanning(_ on: Bool) {
+        guard on != keepsScanning else { return }
+        keepsScanning = on
+        reconcileScan()
+    }
+
     /// Brings our scan in line with what is needed, one change at a time.
     func reconcileScan() {
         guard !scanReconciling else {
@@ -390,7 +401,7 @@ public actor ThermometerMonitor {
     private func scanWanted() -> Bool {
         guard central.assumeIsolated({ $0.state }) == .poweredOn else { return false }
         // Advertising sensors need discovery all the time: one window that never closes.
-        let windowOpen = configuration.keepsScanning || scanUntil.map { $0 > .now } ?? false
+        let windowOpen = keepsScanning || scanUntil.map { $0 > .now } ?? false
         if let paused = connectPauseStarted {
             return windowOpen && ContinuousClock.now - paused >= configuration.scanPauseLimit
         }

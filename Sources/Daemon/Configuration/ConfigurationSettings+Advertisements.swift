@@ -5,17 +5,12 @@ extension ConfigurationSetting {
     /// The advertisement sensors' settings (`scan_mode`, `advert_*`) and the gateway's own
     /// CPU temperature (`host_cpu*`).
     static let advertisements: [ConfigurationSetting] = [
-        single("scan_mode", flag: "scan-mode", "MODE", "Scanning: auto or active (passive is not available yet)") {
+        single("scan_mode", flag: "scan-mode", "MODE", "Scanning for advertising sensors: auto, active or passive") {
             config, value throws(SettingError) in
-            switch value {
-            case "auto": config.advertisements.scanMode = .auto
-            case "active": config.advertisements.scanMode = .active
-            case "passive":
-                throw SettingError(
-                    "passive scanning (BlueZ's experimental AdvertisementMonitorManager1) is not supported yet; "
-                        + "use auto or active")
-            default: throw SettingError("expected auto or active, got '\(value)'")
+            guard let mode = ScanMode(rawValue: value) else {
+                throw SettingError("expected auto, active or passive, got '\(value)'")
             }
+            config.advertisements.scanMode = mode
         },
         ConfigurationSetting(
             key: "advert_profiles", flag: nil, kind: .list, valueName: "PROFILE",

@@ -1,0 +1,199 @@
+@testable import BlueZClient
+@testable import Central
+import DBusCore
+import MockBlueZ
+import SensorModel
+import TestSupport
+import Testing
+import UnixSupport
+
+/// `scan_mode` against the mock: passive scanning through BlueZ's experimental
+/// `AdvertisementMonitorManager1` (the mock's `--experimental`), or active scanning.
+@Suite("Passive scanning (AdvertisementMonitorManager1) against the mock")
+struct PassiveScanningTests {
+    /// The advertisement monitor alone (no thermometer monitor: nobody else starts discovery),
+    /// recording what it asks of discovery and what it logs.
+    struct Run {
+        let adverts: AdvertisementMonitor
+        let events: EventLog
+        /// Each call of the monitor's discovery switch: true for discovery kept on.
+        let discovery: Locked<[Bool]>
+        let lines: Locked<[String]>
+
+        /// What was logged, each line as `level: text`.
+        var logged: [String] { lines.withLock { $0 } }
+        var warnings: [String] { logged.filter { $0.hasPrefix("warning: ") } }
+        var discoveryCalls: [Bool] { discovery.withLock { $0 } }
+    }
+
+    /// Every format but Govee's (it needs scan responses).
+    static let withoutScanResponses = AdvertisementRegistry(
+        profiles: AdvertisementRegistry.standard.profiles.filter { !$0.needsActiveScanning })
+
+    static func scenario(experimental: Bool) -> MockScenario {
+        var scenario = AdvertisementFixture.scenario()
+        scenario.experimental = experimental
+        return scenario
+    }
+
+    static func start(
+        _ fixture: MockFixture, mode: ScanMode, registry: AdvertisementRegistry = withoutScanResponses
+    ) async -> Run {
+        var configuration = AdvertisementFixture.configuration()
+        configuration.registry = registry
+        configuration.scanMode = mode
+        let events = EventLog()
+        let discovery = Locked<[Bool]>([])
+        let lines = Locked<[String]>([])
+        let log = Log(level: .debug) { level, line in lines.withLock { $0.append("\(level): \(line)") } }
+        let adverts = AdvertisementMonitor(
+            central: fixture.central, configuration: configuration, log: log,
+            discovery: { on in discovery.withLock { $0.append(on) } }
+        ) { events.record($0) }
+        await adverts.start()
+        let run = Run(adverts: adverts, events: events, discovery: discovery, lines: lines)
+        return run
+    }
+
+    /// Active scanning was chosen: discovery kept on, no monitor registered, `reason` logged.
+    static func expectActive(_ run: Run, _ fixture: MockFixture, because reason: String) async {
+        #expect(await eventually(within: .seconds(5)) { run.discoveryCalls.last == true })
+        #expect(await run.adverts.statistics.scanMode == .active)
+        #expect(run.logged.contains { $0.contains("active scanning") && $0.contains(reason) }, "\(run.logged)")
+        #expect(await fixture.mock.monitorApps().isEmpty)
+    }
+
+    @Test("ScanMode: auto is passive only where offered and no format needs scan responses; passive falls back")
+    func resolution() {
+        let cases: [(ScanMode, Bool, Bool, ScanMode)] = [
+            (.auto, true, false, .passive), (.auto, true, true, .active), (.auto, false, false, .active),
+            (.active, true, false, .active), (.passive, true, true, .passive), (.passive, false, false, .active),
+        ]
+        for (mode, offered, needsActive, expected) in cases {
+            #expect(
+                mode.resolved(passiveAvailable: offered, needsActive: needsActive) == expected,
+                "\(mode) offered \(offered) needsActive \(needsActive)")
+        }
+    }
+
+    @Test("auto with monitors offered: passive, readings without StartDiscovery, unregistered at shutdown")
+    func autoPassive() async throws {
+        try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
+            let run = await Self.start(fixture, mode: .auto)
+            #expect(
+                run.adverts.monitorPatterns.map(\.description) == ["0x16@0 d2fc", "0x16@0 1a18", "0xff@0 9904"])
+            // BTHome (plain and encrypted), pvvx, ATC1441 and Ruuvi, heard passively.
+            for index in 0..<5 {
+                _ = try await run.events.first(within: .seconds(10), reading(from: AdvertisementFixture.address(index)))
+            }
+            #expect(await run.adverts.statistics.scanMode == .passive)
+            #expect(fixture.mock.startDiscoveryCalls == 0)
+            #expect(await fixture.mock.monitorApps().count == 1)
+            #expect(await eventually(within: .seconds(5)) { run.logged.contains { $0.contains("monitor is active") } })
+            #expect(run.logged.contains { $0.contains("passive scanning") })
+            #expect(!run.discovery.withLock { $0.contains(true) })
+            await run.adverts.shutdown()
+            #expect(await eventually(within: .seconds(5)) { await fixture.mock.monitorApps().isEmpty })
+            #expect(fixture.mock.startDiscoveryCalls == 0)
+        }
+    }
+
+    @Test("auto with a format that needs scan responses (Govee): active, no monitor registered")
+    func autoActiveForGovee() async throws {
+        try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
+            let run = await Self.start(fixture, mode: .auto, registry: .standard)
+            await Self.expectActive(run, fixture, because: "scan responses")
+            #expect(run.warnings.isEmpty)
+            await run.adverts.shutdown()
+        }
+    }
+
+    @Test("auto where bluetoothd offers no monitors (no --experimental): active, no warning")
+    func autoActiveWithoutMonitors() async throws {
+        try await MockFixture.with(scenario: Self.scenario(experimental: false)) { fixture in
+            let run = await Self.start(fixture, mode: .auto)
+            await Self.expectActive(run, fixture, because: "--experimental")
+            #expect(run.warnings.isEmpty)
+            await run.adverts.shutdown()
+        }
+    }
+
+    @Test("passive where bluetoothd offers no monitors: a warning naming --experimental, and active scanning")
+    func passiveUnavailable() async throws {
+        try await MockFixture.with(scenario: Self.scenario(experimental: false)) { fixture in
+            let run = await Self.start(fixture, mode: .passive)
+            await Self.expectActive(run, fixture, because: "--experimental")
+            #expect(
+                run.warnings.contains {
+                    $0.contains("scan_mode = passive, but hci0 offers no AdvertisementMonitorManager1")
+                        && $0.contains("--experimental") && $0.contains("scanning actively")
+                })
+            await run.adverts.shutdown()
+        }
+    }
+
+    @Test("passive with Govee enabled: a warning that its sensors go unheard; the others are read")
+    func passiveWithGovee() async throws {
+        try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
+            let run = await Self.start(fixture, mode: .passive, registry: .standard)
+            #expect(run.warnings.contains { $0.contains("govee-h5075, govee-h5074 send their data in scan responses") })
+            // Two measurements of every other sensor, and still nothing of the Govee's.
+            for index in 0..<5 {
+                let address = AdvertisementFixture.address(index)
+                let first = try await run.events.first(within: .seconds(10), reading(from: address))
+                _ = try await run.events.first(within: .seconds(10)) { event in
+                    reading(from: address)(event).flatMap { $0 == first ? nil : $0 }
+                }
+            }
+            #expect(run.events.all.compactMap(reading(from: AdvertisementFixture.address(5))).isEmpty)
+            #expect(await run.adverts.statistics.scanMode == .passive)
+            #expect(fixture.mock.startDiscoveryCalls == 0)
+            await run.adverts.shutdown()
+        }
+    }
+
+    @Test("calls on the monitor from anyone but bluetoothd are refused and change nothing")
+    func strangersAreRefused() async throws {
+        try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
+            let run = await Self.start(fixture, mode: .auto)
+            #expect(await eventually(within: .seconds(5)) { await run.adverts.statistics.scanMode == .passive })
+            let target = fixture.central.client.connection.uniqueName
+            let stranger = try await DBusConnection.connect(to: .address(fixture.bus.address), label: "stranger")
+            do {
+                _ = try await stranger.call(
+                    destination: target, path: "/org/blectl/advertisement_monitor/hci0/sensors",
+                    interface: "org.bluez.AdvertisementMonitor1", member: "Release")
+                Issue.record("Release from another program was accepted")
+            } catch let error as DBusError {
+                #expect(error.name == DBusError.Name.accessDenied, "\(error)")
+            }
+            #expect(await run.adverts.statistics.scanMode == .passive)
+            #expect(!run.discoveryCalls.contains(true))
+            await stranger.close()
+            await run.adverts.shutdown()
+        }
+    }
+
+    @Test("bluetoothd restarting: the monitor is registered again with the new bluetoothd, readings go on")
+    func reRegistersAfterRestart() async throws {
+        try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
+            let run = await Self.start(fixture, mode: .auto)
+            let address = AdvertisementFixture.address(2)
+            _ = try await run.events.first(within: .seconds(10), reading(from: address))
+            let activations = { run.logged.filter { $0.contains("monitor is active") }.count }
+            #expect(await eventually(within: .seconds(5)) { activations() == 1 })
+            try await fixture.mock.inject(.stopBluetoothd(restartAfter: .milliseconds(300)))
+            // The new bluetoothd knows the monitor (registered again) and activates it.
+            #expect(
+                await eventually(within: .seconds(10)) {
+                    let apps = await fixture.mock.monitorApps()
+                    return activations() == 2 && apps.count == 1
+                }, "\(run.logged)")
+            let mark = run.events.count
+            _ = try await run.events.first(after: mark, within: .seconds(10), reading(from: address))
+            #expect(await run.adverts.statistics.scanMode == .passive)
+            #expect(fixture.mock.startDiscoveryCalls == 0)
+            await run.adverts.shutdown()
+        }
+    }
+}
