@@ -62,7 +62,8 @@ public final class DaemonService: Sendable {
         } catch {
             throw ServiceError(description: "\(error)")
         }
-        let hub = Hub(limits: Hub.Limits(configuration: configuration), lastSeq: history?.lastSeq ?? 0, executor: executor)
+        let hub = Hub(
+            limits: Hub.Limits(configuration: configuration), lastSeq: history?.lastSeq ?? 0, executor: executor)
         self.hub = hub
         server = SocketServer(
             configuration: SocketServer.Configuration(configuration: configuration),

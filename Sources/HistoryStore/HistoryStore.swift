@@ -113,6 +113,11 @@ public final class HistoryStore: Sendable {
         await onStoreThread { ($0.commits, $0.pruneSteps) }
     }
 
+    /// The room for readings the writer's arrays hold now, for tests: it shrinks back after a burst.
+    func bufferCapacity() async -> Int {
+        await onStoreThread { $0.pending.capacity + $0.spare.capacity }
+    }
+
     private func onStoreThread<T: Sendable>(_ body: @escaping @Sendable (HistoryWriter) -> T) async -> T {
         let writer = writer
         return await withCheckedContinuation { continuation in

@@ -22,7 +22,7 @@ final class HistoryWriter: @unchecked Sendable {
     /// Readings taken from the inbox and not yet committed, in `seq` order.
     var pending: [Event] = []
     /// The inbox's next array, swapped in at each take (no allocation per commit).
-    private var spare: [Event] = []
+    var spare: [Event] = []
     /// Why the store is degraded; nil when it writes as it should.
     var problem: String?
     var commitTimer: LoopTimer?
@@ -154,7 +154,9 @@ final class HistoryWriter: @unchecked Sendable {
             highestSeen = seq
             pending.append(event)
         }
-        spare.removeAll(keepingCapacity: true)
+        // A burst leaves these arrays (and the inbox's, which gets `spare` at the next take)
+        // with room for its size: kept, 100,000 readings' room is 15 MB each, for good.
+        spare.removeAll(keepingCapacity: spare.capacity <= Self.keptCapacity)
         let excess = pending.count - configuration.pendingLimit
         if excess > 0 {
             let last = pending[excess - 1]
@@ -204,6 +206,7 @@ final class HistoryWriter: @unchecked Sendable {
                 if problem != nil || replacements > 1 { break }
             }
         }
+        if pending.isEmpty, pending.capacity > Self.keptCapacity { pending = [] }
         if !pending.isEmpty {
             inbox.keepArmed()
             armCommitTimer()
@@ -215,6 +218,10 @@ final class HistoryWriter: @unchecked Sendable {
 
     /// The first batch after a failure: small, so a disk still full costs little.
     static let probeSize = 1_000
+
+    /// The room for readings the writer's arrays keep between commits (about 0.6 MB):
+    /// beyond it, an emptied array gives its memory back.
+    static let keptCapacity = 4_096
 
     /// Raises the floor when the highest number seen comes within the headroom of it: in
     /// the lock file (synced) first, then in `meta` with this commit. Returns what `meta` needs.

@@ -38,6 +38,20 @@ struct StoreBasicsTests {
         }
     }
 
+    @Test("after a burst is committed, the writer gives the burst's memory back")
+    func burstMemory() async throws {
+        try await StoreFixture.with { fixture in
+            let store = try fixture.open()
+            readings(from: 1, count: 50_000).forEach(store.append)
+            await store.flush()
+            #expect(try rowCount(fixture.databasePath) == 50_000)
+            // 50,000 readings' room would be 7.6 MB kept for good.
+            let kept = await store.bufferCapacity()
+            #expect(kept < 10_000, "room for \(kept) readings kept")
+            await store.close()
+        }
+    }
+
     @Test("pages by seq, by address, with limits and readings not yet committed")
     func pages() async throws {
         try await StoreFixture.with { fixture in
