@@ -13,7 +13,9 @@
 #        run-e2e.sh --central standin [options]     (rig validation, no binaries)
 #        run-e2e.sh --systemd --deb FILE [options]  (the .deb under real systemd)
 #   --central blectl|standin  the central under test (default blectl)
-#   --scenarios LIST    comma list of 1..7 (default 1,2,3,4,5,7,6: 7 before 6, both use hci2); "scanprobe" measures the rig
+#   --scenarios LIST    comma list of 1..7 (default 1,2,3,4,5,6; 7, advertising sensors, does not
+#                       pass in this rig yet: Tests/E2E/README.md; put it before 6, both use hci2);
+#                       "scanprobe" measures the rig
 #   --keep-logs         keep the guest logs of a passing run (a failing run always keeps them)
 #   --quiet             do not echo the guest console (it is saved to console.log)
 #   --driver-arg ARG    pass ARG to guest/driver.py (repeatable, no spaces in ARG)
@@ -34,7 +36,7 @@ elapsed() { echo "$(date +%s.%N) $T_START" | awk '{printf "%.1f", $1-$2}'; }
 say() { echo "[e2e $(elapsed)s] $*"; }
 setup_error() { say "SETUP ERROR: $*"; exit 2; }
 
-CENTRAL=blectl BIN_DIR="" SCENARIOS=1,2,3,4,5,7,6 KEEP=0 QUIET=0 DRIVER_EXTRA="" SYSTEMD=0 DEB=""
+CENTRAL=blectl BIN_DIR="" SCENARIOS=1,2,3,4,5,6 KEEP=0 QUIET=0 DRIVER_EXTRA="" SYSTEMD=0 DEB=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin-dir) BIN_DIR=$2; shift 2;;
@@ -45,7 +47,7 @@ while [ $# -gt 0 ]; do
     --driver-arg) DRIVER_EXTRA="$DRIVER_EXTRA $2"; shift 2;;
     --systemd) SYSTEMD=1; CENTRAL=deb; shift;;
     --deb) DEB=$2; shift 2;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2;;
   esac
 done
