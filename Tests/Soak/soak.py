@@ -378,7 +378,11 @@ class Daemon:
                                 self.state] + argv
         self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=open(self.log_path, "w"))
-        self.bus_address = self.wait_ready()
+        try:
+            self.bus_address = self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
 
     def wait_ready(self) -> str:
         deadline = now() + 60
@@ -613,11 +617,16 @@ class Rig:
         self.namespace = mount_namespace_prefix()
         if not self.namespace:
             log("no mount namespace (not root, no user namespaces): no full-disk faults")
-        self.daemon = Daemon(args.bin_dir, directory, args.seed, self.broker, self.namespace)
-        self.mock = Mock(self.daemon.bus_address)
+        self.daemon = None
+        try:
+            self.daemon = Daemon(args.bin_dir, directory, args.seed, self.broker, self.namespace)
+            self.mock = Mock(self.daemon.bus_address)
+        except BaseException:
+            self.stop()
+            raise
 
-    def stop(self) -> int:
-        status = self.daemon.stop()
+    def stop(self):
+        status = self.daemon.stop() if self.daemon else None
         if self.broker:
             self.broker.stop(crash=False)
         return status
@@ -657,31 +666,30 @@ class Soak:
     def run(self) -> bool:
         rig = self.rig = Rig(self.args, self.directory, self.log)
         self.log(f"blectld pid {rig.daemon.proc.pid}, mock bus {rig.daemon.bus_address}")
-        self.subscribers = [Subscriber(f"subscriber-{i}", rig.daemon.socket, self.log, self.problems)
-                            for i in (1, 2)]
-        for subscriber in self.subscribers:
-            subscriber.start()
         self.start = now()
+        self.subscribers = []
         monitor = threading.Thread(target=self.monitor, name="monitor", daemon=True)
-        monitor.start()
-        slow = SlowClients(rig.daemon.socket, random.Random(self.rng.random()))
-        slow.start()
+        self.slow = SlowClients(rig.daemon.socket, random.Random(self.rng.random()))
         try:
+            for i in (1, 2):
+                self.subscribers.append(Subscriber(f"subscriber-{i}", rig.daemon.socket, self.log, self.problems))
+                self.subscribers[-1].start()
+            monitor.start()
+            self.slow.start()
             self.wait_all_connected()
             self.schedule(Faults(rig, random.Random(self.rng.random()), self.args.only))
         except Exception as error:  # noqa: BLE001 - any rig failure ends the run as a failure
             if rig.daemon.alive():
-                self.problems.append(f"soak: {type(error).__name__}: {error}")
-                self.log(f"FAIL {self.problems[-1]}")
+                self.problem(f"{type(error).__name__}: {error}")
         finally:
             STOP.set()
-            monitor.join()
+            if monitor.is_alive():
+                monitor.join()
             status = rig.stop()
             for subscriber in self.subscribers:
                 subscriber.close()
         if status not in (0, None) and not any("exited" in p for p in self.problems):
             self.problems.append(f"blectld exited {status} on SIGTERM")
-        self.slow = slow
         return self.summary()
 
     def wait_all_connected(self) -> None:
