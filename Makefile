@@ -6,6 +6,8 @@
 #   make e2e-repeat N=10   the real-BlueZ suite N times: "N of M passed", retries, recovery spread
 #   make bench    the benchmark (see docs/benchmarks.md)
 #   make flood-soak  blectld under a flood of 10,000 devices for 5 minutes (FLOOD_SECONDS)
+#   make soak     blectld --mock under a seeded random schedule of faults (MINUTES=120, SEED=random;
+#                 docs/testing.md); make soak-smoke: 3 minutes, a fixed seed (what CI runs)
 #   make test-tsan, make test-asan    every test under ThreadSanitizer, or Address+UB Sanitizer
 #   make fuzz     libFuzzer on the parsers and decoders (see docs/testing.md)
 #   make install  binaries, systemd units, a sample config, man pages and completions under $(PREFIX)
@@ -24,7 +26,7 @@ DESTDIR ?=
 SWIFT ?= swift
 
 .PHONY: check-layers deps test-deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd bench \
-	bench-check flood-soak install uninstall format lint clean man completions deb
+	bench-check flood-soak soak soak-smoke install uninstall format lint clean man completions deb
 
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
@@ -99,6 +101,19 @@ bench: release
 # Issue 25's flood for FLOOD_SECONDS (default 300), printing CPU, RSS and status latency.
 flood-soak: release
 	scripts/flood-soak.sh .build/release
+
+# Issue 22's soak with faults (Tests/Soak/soak.py, docs/testing.md): Debian's python3 with
+# python3-dbus drives the mock; mosquitto (in APT_PACKAGES) is the broker it restarts.
+SOAK_APT_PACKAGES := python3-dbus
+MINUTES ?= 120
+SEED ?=
+soak: release
+	@scripts/install-deps.sh $(SOAK_APT_PACKAGES)
+	/usr/bin/python3 Tests/Soak/soak.py --minutes $(MINUTES) --seed "$(SEED)" \
+		--bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
+
+soak-smoke:
+	$(MAKE) soak MINUTES=3 SEED=22
 
 # The benchmark checks itself (counts add up, nothing lost) and blectld's allocations and
 # system calls per notification stay within bench/budget.json; about a minute; CI runs it.
