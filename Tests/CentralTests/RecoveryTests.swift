@@ -134,8 +134,16 @@ struct RecoveryTests {
         }
     }
 
-    @Test("the adapter is removed and re-added")
+    @Test("the adapter is removed and re-added: the link is reported lost before it is back")
     func adapterRemoved() async throws {
-        try await recovers(from: .removeAdapter("hci0"), then: .addAdapter("hci0"))
+        try await recovers(from: .removeAdapter("hci0"), then: .addAdapter("hci0")) { log, mark in
+            // BlueZ removes the GATT objects before the device: that is no app restart here,
+            // and the `connected` of the link that came back has a `disconnected` before it.
+            let events = log.all.dropFirst(mark)
+            let lost = events.firstIndex { if case .disconnected = $0 { true } else { false } }
+            let back = events.firstIndex { if case .connected = $0 { true } else { false } }
+            #expect(lost != nil, "no disconnected after the adapter was removed")
+            if let lost, let back { #expect(lost < back) }
+        }
     }
 }

@@ -484,8 +484,7 @@ class Faults:
         self.rig.mock.inject("remove-adapter", adapter="hci0")
         self.hold(0.5, 5)
         self.rig.mock.inject("add-adapter", adapter="hci0")
-        # Not `disconnected`: blectld sends none when the adapter goes away (docs/testing.md, "Soak").
-        return self.all, "peripheral_lost", BOUND_ALL, ""
+        return self.all, "disconnected", BOUND_ALL, ""
 
     def bluetoothd_down(self, fault: str):
         restart_ms = self.rng.randint(100, 5000)

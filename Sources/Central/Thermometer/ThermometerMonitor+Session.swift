@@ -33,22 +33,33 @@ extension ThermometerMonitor {
 
     private func sessionLoop(_ address: BluetoothAddress) async {
         var failures = 0
+        // A GATT replacement keeps the link reported up (the app restarts on it); if what
+        // follows is not the new service but the link, the device or the adapter going
+        // away (BlueZ removes an adapter's GATT objects before its devices), that is
+        // reported once it is seen.
+        var linkReported = false
         while !Task.isCancelled {
+            if linkReported, let gone = linkGone(address) {
+                report(.disconnected(address, reason: gone.reason))
+                linkReported = false
+            }
             guard await waitForPower() else { return }
             guard let peripheral = await findDevice(address) else { continue }
             do {
                 let characteristic = try await inOwnTask { try await $0.connectAndSubscribe(peripheral) }
                 failures = 0
+                linkReported = true
                 markWorked(peripheral)
                 let loss = await watch(peripheral, characteristic)
                 streams[characteristic.path] = nil
                 releaseSlot(address)
                 // Shutting down (the monitor cancels its sessions) loses nothing worth reporting.
                 guard !Task.isCancelled else { return }
-                if loss != .gattReplaced { report(.disconnected(address, reason: loss.reason)) }
                 log.notice("thermometer \(address): \(loss.reason)")
-                if loss == .silent { await central.cancelPeripheralConnection(peripheral) }
                 if loss == .gattReplaced { continue }
+                report(.disconnected(address, reason: loss.reason))
+                linkReported = false
+                if loss == .silent { await central.cancelPeripheralConnection(peripheral) }
             } catch CentralError.bluez(.busy(let message)) {
                 // Back-pressure from the D-Bus budget, not the thermometer's fault: no backoff.
                 releaseSlot(address)
@@ -56,6 +67,10 @@ extension ThermometerMonitor {
             } catch {
                 // Ended (shutdown, or the device forgotten): nothing failed.
                 guard !Task.isCancelled else { return }
+                if linkReported {
+                    report(.disconnected(address, reason: "\(error)"))
+                    linkReported = false
+                }
                 failures += 1
                 log.warning("thermometer \(address): \(error) (attempt \(failures))")
                 // The pending connect is cancelled before the next thermometer's attempt starts.
@@ -98,6 +113,16 @@ extension ThermometerMonitor {
     }
 
     /// Waits for the adapter to be on (never spinning on `NotReady`); false when cancelled.
+    /// Why the link a GATT replacement left up is gone, or nil while it is up (the adapter
+    /// powered, the device there and connected).
+    private func linkGone(_ address: BluetoothAddress) -> StreamLoss? {
+        central.assumeIsolated { central -> StreamLoss? in
+            guard central.state == .poweredOn else { return .adapterOff(central.state) }
+            guard let path = central.knownDevicePath(address) else { return .removed }
+            return central.isConnected(path) ? nil : .disconnected
+        }
+    }
+
     private func waitForPower() async -> Bool {
         await central.wait(timeout: nil) { central in central.state == .poweredOn ? true : nil } ?? false
     }
