@@ -125,8 +125,10 @@ fi
 if [ "$SYSTEMD" = 1 ]; then
   deb_depends=$(dpkg-deb -f "$DEB" Depends Recommends | sed 's/^[A-Za-z-]*: //' | tr ',' '\n' \
     | sed 's/[(|].*//; s/ //g' | grep -v '^$')
+  # mosquitto (the broker, its unit started at boot, listening on localhost), its clients
+  # and libmosquitto1 (blectld dlopens it): the MQTT check under the unit's sandbox.
   ROOT_PKGS=$(printf '%s\n' systemd-sysv dbus bluez bluez-test-tools python3-dbus python3-gi kmod \
-    $deb_depends | sort -u | tr '\n' ',' | sed 's/,$//')
+    mosquitto mosquitto-clients libmosquitto1 $deb_depends | sort -u | tr '\n' ',' | sed 's/,$//')
   ROOT_RECIPE=1   # bump when the set-up below changes: the image is made again
   KEY=$(echo "$ROOT_PKGS" | md5sum | cut -c1-12)
   BASE=$B/rootfs-$KEY        # debootstrap's result, kept for the next image

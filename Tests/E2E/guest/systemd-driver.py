@@ -24,6 +24,10 @@ from driver import PY, BlueZ, Fail, Proc, SetupError, expected_raw, log  # noqa:
 CONF = "/etc/blectl/blectld.conf"
 SOCK = "/run/blectl/blectld.sock"
 DROPIN_DIR = "/run/systemd/system/blectld.service.d"
+# Where docs/mqtt.md and docs/http.md tell an administrator to put the package's drop-ins.
+ADMIN_DROPIN_DIR = "/etc/systemd/system/blectld.service.d"
+PACKAGE_DOCS = "/usr/share/doc/blectl"
+HTTP_LISTEN = "127.0.0.1:9266"
 STRICT_POLICY = "/etc/dbus-1/system.d/zz-blectl-e2e-strict.conf"
 RUN = "/run/e2e"
 REFUSED = ("BlueZ refused access (D-Bus AccessDenied): run blectld as root or as a member of the "
@@ -154,6 +158,22 @@ class Guest:
         with open(CONF, "w") as f:
             f.write(text)
 
+    def install_documented_drop_in(self, name):
+        """`install -D -m 0644 blectld-NAME.conf /etc/systemd/system/blectld.service.d/NAME.conf`
+        and `systemctl daemon-reload`, as docs/NAME.md says, from the package's doc directory."""
+        source = os.path.join(PACKAGE_DOCS, "blectld-%s.conf" % name)
+        self.must("install", "-D", "-m", "0644", source, os.path.join(ADMIN_DROPIN_DIR, "%s.conf" % name))
+        self.must("systemctl", "daemon-reload")
+
+    def remove_documented_drop_in(self, name):
+        path = os.path.join(ADMIN_DROPIN_DIR, "%s.conf" % name)
+        if os.path.exists(path):
+            os.unlink(path)
+            self.must("systemctl", "daemon-reload")
+
+    def mqtt_status(self):
+        return (self.blectl("status")[1] or {}).get("mqtt") or {}
+
 
 # ================================================================ scenarios
 def install(g, res):
@@ -248,8 +268,6 @@ def sandbox(g, res):
     if member[0] != 0 or outsider[0] != 77:
         raise Fail("blectl status: a bluetooth member got rc=%d, an outsider rc=%d %r (want 0 and 77)"
                    % (member[0], outsider[0], outsider[2]))
-    if "mqtt" in g.must("blectld", "--dump-spec"):
-        res["note"] = "this build has an MQTT output: not yet exercised here"
     res["detail"] = "user blectld (uid %d), groups %s; a bluetooth member's blectl rc 0, an outsider's rc 77 (%s)" % (
         uid, groups, outsider[2][:60])
 
@@ -347,6 +365,75 @@ def reload(g, res):
     res["detail"] = "SIGHUP: %r at 5 (notice), then %d debug (7) lines, same pid" % (notice["MESSAGE"], debug)
 
 
+def mqtt(g, res):
+    """docs/mqtt.md: the unit alone allows no IP traffic, so blectld cannot reach a broker;
+    with the package's drop-in installed as documented it connects and publishes readings.
+    The broker is Debian's mosquitto in the guest (its own unit, listening on localhost)."""
+    if g.sh("systemctl", "is-active", "mosquitto.service").stdout.strip() != "active":
+        raise Fail("mosquitto.service is not active in the guest (the image's package set lacks it?)")
+    conf = "adapter = hci0\nmqtt_url = mqtt://localhost\nmqtt_gateway = e2e\n"
+    g.set_config(conf)
+    g.must("systemctl", "restart", "blectld.service")
+    blocked = g.wait_until("blectld's MQTT error under the bare unit", 30,
+                           lambda: (lambda m: m if m.get("last_error") else None)(g.mqtt_status()))
+    if blocked.get("state") == "connected":
+        raise Fail("MQTT connected under the bare unit (RestrictAddressFamilies=AF_UNIX, IPAddressDeny=any)")
+    g.fresh_reading("readings go on while MQTT cannot connect")
+    # The drop-in, as docs/mqtt.md says; a subscriber waits for a reading of a new temperature.
+    g.install_documented_drop_in("mqtt")
+    sub_log = os.path.join(g.out, "mosquitto-sub.log")
+    sub = Proc("mosquitto_sub", ["mosquitto_sub", "-h", "localhost", "-v", "-t", "blectl/#"], sub_log)
+    try:
+        g.set_temp(37.5)
+        started = time.monotonic()
+        g.must("systemctl", "restart", "blectld.service")
+        want = expected_raw(g.celsius, "F")
+        topic = "blectl/%s/state" % g.address.replace(":", "").lower()
+
+        def published():
+            for line in open(sub_log).read().splitlines():
+                if line.startswith(topic + " "):
+                    state = json.loads(line.split(" ", 1)[1])
+                    if state.get("raw") == want and state.get("gateway") == "e2e":
+                        return state
+            return None
+        state = g.wait_until("a state message with %r on %s" % (want, topic), 60, published, interval=0.5)
+        took = time.monotonic() - started
+    finally:
+        sub.stop()
+    status = g.mqtt_status()
+    if status.get("state") != "connected":
+        raise Fail("a reading arrived but blectl status says MQTT is %r" % status)
+    res["detail"] = ("without the drop-in: %r (%s); with it: %s = %r on the broker %.1f s after the restart"
+                     % (blocked.get("last_error"), blocked.get("state"), topic, state["raw"], took))
+
+
+def http(g, res):
+    """docs/http.md: under the bare unit http_listen fails at start with the documented
+    error; with the package's drop-in the page's /metrics answers on localhost."""
+    g.remove_documented_drop_in("mqtt")
+    g.set_config("adapter = hci0\nhttp_listen = %s\n" % HTTP_LISTEN)
+    cursor = g.cursor()
+    g.sh("systemctl", "restart", "blectld.service")  # fails: blectld exits before READY=1
+    hint = "http_listen; under systemd install systemd/blectld-http.conf"
+    error = g.wait_until("the documented http_listen error under the bare unit", 30, lambda: next(
+        (e for e in g.journal(cursor) if hint in str(e.get("MESSAGE"))), None))
+    g.install_documented_drop_in("http")
+    g.sh("systemctl", "reset-failed", "blectld.service")
+    g.must("systemctl", "restart", "blectld.service")
+    g.fresh_reading("with the HTTP drop-in")
+    url = "http://%s/metrics" % HTTP_LISTEN
+    metrics = g.must("/usr/bin/python3", "-c",
+                     "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10)"
+                     ".read().decode())", url)
+    line = next((l for l in metrics.splitlines()
+                 if l.startswith("blectl_temperature_celsius{") and g.address in l), None)
+    if line is None or abs(float(line.rsplit(" ", 1)[1]) - g.celsius) > 0.051:
+        raise Fail("%s has no blectl_temperature_celsius %.2f for %s: %r" % (url, g.celsius, g.address, line))
+    res["detail"] = "without the drop-in: %r (priority %s); with it: %s" % (
+        error.get("MESSAGE"), error.get("PRIORITY"), line)
+
+
 def stop(g, res):
     cursor = g.cursor()
     peripheral_log = os.path.join(g.out, "peripheral-A.log")
@@ -394,6 +481,8 @@ SCENARIOS = [
     ("watchdog: SIGSTOP", watchdog),
     ("kill -9: Restart=on-failure", kill9),
     ("systemctl reload (SIGHUP)", reload),
+    ("MQTT: the unit, then its drop-in", mqtt),
+    ("HTTP: the unit, then its drop-in", http),
     ("systemctl stop: clean exit", stop),
 ]
 
