@@ -391,6 +391,8 @@ def mqtt(g, res):
         topic = "blectl/%s/state" % g.address.replace(":", "").lower()
 
         def published():
+            if not sub.alive():
+                raise Fail("mosquitto_sub exited: %s" % open(sub_log).read().strip()[-200:])
             for line in open(sub_log).read().splitlines():
                 if line.startswith(topic + " "):
                     state = json.loads(line.split(" ", 1)[1])
