@@ -138,6 +138,20 @@ class Guest:
     def main_pid(self):
         return int(self.prop("MainPID") or 0)
 
+    def main_status(self):
+        """/proc/MAINPID/status of blectld as a dict of its fields."""
+        with open("/proc/%d/status" % self.main_pid()) as f:
+            return dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+
+    def main_uid(self):
+        return int(self.main_status()["Uid"].split()[0])
+
+    def main_groups(self):
+        return self.main_status()["Groups"].split()
+
+    def bluetooth_gid(self):
+        return self.must("getent", "group", "bluetooth").split(":")[2]
+
     def restarted(self, old_pid, what, timeout):
         """Waits for blectld to run again under a new pid (and be active); returns the pid."""
         return self.wait_until(
@@ -249,12 +263,9 @@ def journal_priorities(g, res):
 
 
 def sandbox(g, res):
-    pid = g.main_pid()
-    with open("/proc/%d/status" % pid) as f:
-        fields = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
-    uid = int(fields["Uid"].split()[0])
-    groups = fields["Groups"].split()
-    bluetooth_gid = g.must("getent", "group", "bluetooth").split(":")[2]
+    uid = g.main_uid()
+    groups = g.main_groups()
+    bluetooth_gid = g.bluetooth_gid()
     user = g.must("getent", "passwd", str(uid)).split(":")[0]
     if user != "blectld" or bluetooth_gid not in groups:
         raise Fail("blectld runs as %s (uid %d) with groups %s (want the system user blectld in bluetooth, %s)"
@@ -278,14 +289,20 @@ def without_group(g, res):
     stance (a file after bluetooth.conf, so its default deny wins; bluetooth.conf's
     bluetooth group allow still applies), so that the group is what lets blectld in."""
     cursor = g.cursor()
-    with open(STRICT_POLICY, "w") as f:
+    # Renamed into place: dbus-daemon reloads on inotify and must never read half a file.
+    with open(STRICT_POLICY + ".new", "w") as f:
         f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"\n'
                 ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
                 '<busconfig><policy context="default"><deny send_destination="org.bluez"/></policy></busconfig>\n')
+    os.rename(STRICT_POLICY + ".new", STRICT_POLICY)
     g.must("systemctl", "reload", "dbus.service")
     g.drop_in("no-bluetooth-group.conf", "[Service]\nSupplementaryGroups=\n")
     try:
         g.must("systemctl", "restart", "blectld.service")
+        groups = g.main_groups()
+        if g.bluetooth_gid() in groups:
+            raise Fail("SupplementaryGroups= did not take: blectld runs with groups %s (%s)"
+                       % (groups, g.prop("DropInPaths")))
         g.wait_until("state 'unauthorized' without the bluetooth group", 30,
                      lambda: (g.blectl("status")[1] or {}).get("state") == "unauthorized")
         messages = [e.get("MESSAGE") for e in g.journal(cursor) if e.get("PRIORITY") == "3"]
