@@ -283,6 +283,21 @@ def sandbox(g, res):
         uid, groups, outsider[2][:60])
 
 
+def bus_view_of_blectld(g):
+    """What dbus-daemon knows of blectld's connection (its groups decide the policy), and
+    whether the user blectld without the group gets through to org.bluez from a bare unit."""
+    pid = str(g.main_pid())
+    names = [f[0] for f in (l.split() for l in g.sh("busctl", "--system", "--no-pager", "--no-legend",
+                                                     "list").stdout.splitlines())
+             if len(f) > 1 and f[0].startswith(":") and f[1] == pid]
+    credentials = [g.sh("busctl", "--system", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                        "org.freedesktop.DBus", "GetConnectionCredentials", "s", n).stdout.strip() for n in names]
+    probe = g.sh("systemd-run", "--wait", "--pipe", "-p", "User=blectld", "/usr/bin/busctl", "--system",
+                 "call", "org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
+    return "dbus-daemon's credentials of %s: %s; user blectld alone, GetManagedObjects: rc %d %s" % (
+        names, credentials, probe.returncode, (probe.stderr or probe.stdout).strip()[:100])
+
+
 def without_group(g, res):
     """Debian 12's BlueZ policy lets everyone send to org.bluez; upstream's, and other
     distributions', only root, the console and the groups they name. The test adds that
@@ -303,8 +318,11 @@ def without_group(g, res):
         if g.bluetooth_gid() in groups:
             raise Fail("SupplementaryGroups= did not take: blectld runs with groups %s (%s)"
                        % (groups, g.prop("DropInPaths")))
-        g.wait_until("state 'unauthorized' without the bluetooth group", 30,
-                     lambda: (g.blectl("status")[1] or {}).get("state") == "unauthorized")
+        try:
+            g.wait_until("state 'unauthorized' without the bluetooth group", 30,
+                         lambda: (g.blectl("status")[1] or {}).get("state") == "unauthorized")
+        except Fail as e:
+            raise Fail("%s; %s" % (e, bus_view_of_blectld(g)))
         messages = [e.get("MESSAGE") for e in g.journal(cursor) if e.get("PRIORITY") == "3"]
         if not any(REFUSED in str(m) for m in messages):
             raise Fail("no error-level (3) journal line with %r; errors: %r" % (REFUSED, messages))
