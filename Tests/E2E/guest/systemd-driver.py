@@ -296,7 +296,7 @@ def bus_view_of_blectld(g):
     probe = g.sh("systemd-run", "--wait", "--pipe", "-p", "User=blectld", "/usr/bin/busctl", "--system",
                  "call", "org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
     return "dbus-daemon's credentials of %s: %s; user blectld alone, GetManagedObjects: rc %d %s" % (
-        names, credentials, probe.returncode, (probe.stderr or probe.stdout).strip()[:100])
+        names, credentials, probe.returncode, " | ".join((probe.stderr + probe.stdout).strip().splitlines())[:200])
 
 
 def without_group(g, res):
