@@ -129,9 +129,11 @@ fi
 if [ "$SYSTEMD" = 1 ]; then
   deb_depends=$(dpkg-deb -f "$DEB" Depends Recommends | sed 's/^[A-Za-z-]*: //' | tr ',' '\n' \
     | sed 's/[(|].*//; s/ //g' | grep -v '^$')
+  # mosquitto (the broker, its unit started at boot, listening on localhost), its clients
+  # and libmosquitto1 (blectld dlopens it): the MQTT check under the unit's sandbox.
   ROOT_PKGS=$(printf '%s\n' systemd-sysv dbus bluez bluez-test-tools python3-dbus python3-gi kmod \
-    $deb_depends | sort -u | tr '\n' ',' | sed 's/,$//')
-  ROOT_RECIPE=1   # bump when the set-up below changes: the image is made again
+    mosquitto mosquitto-clients libmosquitto1 $deb_depends | sort -u | tr '\n' ',' | sed 's/,$//')
+  ROOT_RECIPE=2   # bump when the set-up below changes: the image is made again
   KEY=$(echo "$ROOT_PKGS" | md5sum | cut -c1-12)
   BASE=$B/rootfs-$KEY        # debootstrap's result, kept for the next image
   IMAGE=$B/rootfs-$KEY-r$ROOT_RECIPE.ext4
@@ -151,6 +153,10 @@ if [ "$SYSTEMD" = 1 ]; then
     R=$B/rootfs.tmp; rm -rf "$R" "$B"/rootfs-*.ext4
     cp -a "$BASE" "$R" || setup_error "cannot copy $BASE"
     echo blectl-e2e > "$R/etc/hostname"
+    # debootstrap writes no /etc/hosts (the installer does): without it "localhost" does not
+    # resolve (no DNS in the guest), and mosquitto_sub and blectld's MQTT fail with "Lookup error".
+    printf '127.0.0.1\tlocalhost\n127.0.1.1\tblectl-e2e\n::1\tlocalhost ip6-localhost ip6-loopback\n' \
+      > "$R/etc/hosts"
     # Nothing on the console to log in to, and no timers doing work of their own mid-test.
     for unit in serial-getty@ttyS0.service getty@tty1.service apt-daily.timer apt-daily-upgrade.timer \
         e2scrub_all.timer e2scrub_reap.service fstrim.timer; do
