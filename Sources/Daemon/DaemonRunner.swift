@@ -58,13 +58,8 @@ public struct DaemonRunner: Sendable {
         do {
             try await service.start(inheriting: listenFDs().first)
         } catch {
-            var hint = ""
-            if error.code == EACCES, getuid() != 0 {
-                hint = "; as a normal user, give a socket of your own, e.g. --socket $XDG_RUNTIME_DIR/blectld.sock"
-            }
-            log.error("cannot listen on \(configuration.socketPath): \(error)\(hint)")
             await central.close()
-            return ExitCode.failure
+            return reportStartFailure(error)
         }
         let stops = await stopCauses(signals, central)
         await reportState(central)
@@ -216,5 +211,30 @@ public struct DaemonRunner: Sendable {
             minInterval: settings.minInterval, staleAfter: settings.staleAfter, maxDevices: settings.maxDevices)
         advertisements.scanMode = settings.scanMode
         return advertisements
+    }
+}
+
+extension DaemonRunner {
+    /// Logs why a listener could not start; returns the exit status: 78 for the HTTP
+    /// address (a setting, or the unit's sandbox without its drop-in: restarting cannot
+    /// help), 1 for the socket.
+    func reportStartFailure(_ error: DaemonService.StartError) -> Int32 {
+        switch error {
+        case .http(let error):
+            var hint = ""
+            if error.code == EAFNOSUPPORT {
+                hint = "; under systemd, install the drop-in blectld-http.conf (docs/http.md)"
+            }
+            let address = configuration.httpListen.map { "\($0)" } ?? "-"
+            log.error("HTTP: cannot listen on \(address): \(error)\(hint)")
+            return ExitCode.configuration
+        case .socket(let error):
+            var hint = ""
+            if error.code == EACCES, getuid() != 0 {
+                hint = "; as a normal user, give a socket of your own, e.g. --socket $XDG_RUNTIME_DIR/blectld.sock"
+            }
+            log.error("cannot listen on \(configuration.socketPath): \(error)\(hint)")
+            return ExitCode.failure
+        }
     }
 }

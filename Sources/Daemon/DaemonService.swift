@@ -75,15 +75,35 @@ public final class DaemonService: Sendable {
 
     /// Connects the outputs to the hub, then starts listening (on `fd` under socket
     /// activation, else on the configured path).
-    public func start(inheriting fd: Int32? = nil) async throws(SystemError) {
+    ///
+    /// - Throws: ``StartError/http(_:)`` when the HTTP output cannot listen (its address in
+    ///   use, or IP sockets refused by the unit's sandbox: a configuration problem), else
+    ///   ``StartError/socket(_:)``.
+    public func start(inheriting fd: Int32? = nil) async throws(StartError) {
         let server = server
         if let history { await hub.attach(history: history) }
         let registration = await hub.addListener { server.broadcast($0) }
         await hub.addStatusContributor { $0.socket = SocketStatus(clients: await server.currentStatistics().clients) }
         server.noteSequence(registration.lastSeq)
         for output in outputs { await output.attach(to: hub) }
-        try await http?.start()
-        try server.start(inheriting: fd)
+        do {
+            try await http?.start()
+        } catch {
+            throw .http(error)
+        }
+        do {
+            try server.start(inheriting: fd)
+        } catch {
+            throw .socket(error)
+        }
+    }
+
+    /// Which listener could not start.
+    public enum StartError: Error {
+        /// The Unix socket.
+        case socket(SystemError)
+        /// The HTTP output's address (`http_listen`).
+        case http(SystemError)
     }
 
     /// Closes the socket, the HTTP output, every client and the other outputs, then commits

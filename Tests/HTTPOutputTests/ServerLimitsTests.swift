@@ -65,7 +65,13 @@ struct ServerLimitsTests {
 
     @Test("1,000 connections at once: the limit holds, readings keep their order, the output serves after")
     func thousandConnections() async throws {
-        try await withTestOutput(configure: { $0.maxConnections = 64 }) { (output: TestOutput) async throws in
+        // Served connections stay open for the whole test: with the 10 s idle timeout, a
+        // loaded machine took longer than that to count, and the freed places served others.
+        let configure: (inout HTTPOutput.Configuration) -> Void = {
+            $0.maxConnections = 64
+            $0.idleTimeoutSeconds = 600
+        }
+        try await withTestOutput(configure: configure) { (output: TestOutput) async throws in
             let received = Locked<[UInt64]>([])
             await output.hub.addListener { event in
                 if let seq = event.seq { received.withLock { $0.append(seq) } }

@@ -75,6 +75,18 @@ struct HTTPOutputIntegrationTests {
         }
     }
 
+    @Test("an HTTP address in use stops blectld with 78 (no restart loop under systemd) and names it")
+    func httpAddressInUse() async throws {
+        try await DaemonGroup.with { group in
+            let first = try await group.launch(arguments: Self.http)
+            let taken = "127.0.0.1:\(try first.httpPort())"
+            let second = try group.spawn("second", arguments: ["--http", taken])
+            #expect(await second.waitForExit(timeout: .seconds(20)) == 78)
+            #expect(second.log().contains("HTTP: cannot listen on \(taken)"), "\(second.log())")
+            #expect(first.daemon.isRunning)
+        }
+    }
+
     @Test("/metrics shows the MQTT output's connection and backlog")
     func mqttMetrics() async throws {
         try await MQTTBroker.with { broker in
