@@ -221,12 +221,9 @@ extension DaemonRunner {
     func reportStartFailure(_ error: DaemonService.StartError) -> Int32 {
         switch error {
         case .http(let error):
-            var hint = ""
-            if error.code == EAFNOSUPPORT {
-                hint = "; under systemd, install the drop-in blectld-http.conf (docs/http.md)"
-            }
+            // The error names the drop-in when the sandbox refused the socket.
             let address = configuration.httpListen.map { "\($0)" } ?? "-"
-            log.error("HTTP: cannot listen on \(address): \(error)\(hint)")
+            log.error("HTTP: cannot listen on \(address): \(error)")
             return ExitCode.configuration
         case .socket(let error):
             var hint = ""
