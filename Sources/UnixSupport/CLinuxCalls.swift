@@ -17,6 +17,16 @@ public enum HeapTrim {
     public static func releaseFreeMemory() -> Bool {
         malloc_trim(0) == 1
     }
+
+    /// Makes blocks of `bytes` and more mapped for themselves and unmapped when freed
+    /// (`mallopt(M_MMAP_THRESHOLD)`), for good.
+    ///
+    /// glibc's default raises that threshold to the largest block freed so far (up to
+    /// 32 MB), after which such blocks come from the heap and stay resident once freed: a
+    /// burst's arrays (readings on their way to the history) kept blectld tens of MB larger.
+    public static func mapLargeBlocks(from bytes: Int32) {
+        _ = mallopt(M_MMAP_THRESHOLD, bytes)
+    }
 }
 
 /// `SO_PEERCRED` of a connected Unix socket, for ``UnixSocket/peerCredentials(_:)``.

@@ -20,6 +20,8 @@ case .help(let text):
 case .version(let text), .specDump(let text):
     writeAll(1, Array((text + "\n").utf8))
 case .run(let configuration):
+    // A burst's large arrays go back to the kernel when freed (see HeapTrim).
+    HeapTrim.mapLargeBlocks(from: 256 << 10)
     let log = Log(level: configuration.logLevel)
     // It watches the stop signals from here on, through the mock stack's start.
     let runner = DaemonRunner(configuration: configuration, log: log, arguments: arguments)

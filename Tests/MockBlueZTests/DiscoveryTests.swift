@@ -89,8 +89,10 @@ struct DiscoveryTests {
         var scenario = Standard.scenario()
         scenario.timings.temporaryTimeout = .milliseconds(400)
         try await MockFixture.with(scenario) { f in
-            try await f.discover(Standard.piFPath)
+            // Counted from before discovery: on a loaded machine the 400 ms can pass before
+            // `discover` has returned, and the removal would come before a later mark.
             let mark = f.signals.count
+            try await f.discover(Standard.piFPath)
             try await f.signals.wait(after: mark) {
                 $0.member == "InterfacesRemoved" && $0.object == Standard.piFPath
             }
