@@ -204,7 +204,13 @@ extension Array: DBusConvertible where Element: DBusConvertible {
         guard case .array(let element, let items) = value, element == Element.dbusSignature else {
             throw mismatch(Self.self, value)
         }
-        self = try items.map { try Element(dbusValue: $0) }
+        // A loop, not `map`: this runs unspecialised (callers are in other modules), where
+        // `map` reads each item through a coroutine whose frame is a heap allocation (a
+        // characteristic's six-byte `Value` cost seven allocations rather than one).
+        var elements: [Element] = []
+        elements.reserveCapacity(items.count)
+        for item in items { elements.append(try Element(dbusValue: item)) }
+        self = elements
     }
     /// The value in D-Bus form.
     public var dbusValue: DBusValue { .array(element: Element.dbusSignature, map(\.dbusValue)) }

@@ -86,6 +86,9 @@ public final class ConditionWaiters<Scope: Hashable & SendableMetatype>: @unchec
     /// Re-checks the waiters `trigger` can concern, dropping those that finished.
     public func evaluate(_ trigger: WaitTrigger<Scope>) {
         precondition(loop.isCurrent, "ConditionWaiters.evaluate is called on its loop")
+        // Most changes find nobody waiting (the hub calls this for every reading): no sets
+        // to build then, which in this unspecialised generic code cost metadata look-ups.
+        guard !entries.isEmpty else { return }
         switch trigger {
         case .none:
             return

@@ -75,4 +75,14 @@ struct RoundTripTests {
         #expect(throws: DBusDecodingError.self) { try decoded["Name"]?.decode(Int16.self) }
         #expect(throws: DBusDecodingError.self) { try map.decode([String].self) }
     }
+
+    @Test("typed decoding of arrays: every element, in order; one of another type is refused")
+    func typedArrays() throws {
+        #expect(try DBusValue.variant(.bytes([7, 0, 255])).decode([UInt8].self) == [7, 0, 255])
+        #expect(try DBusValue.bytes([]).decode([UInt8].self) == [])
+        let nested = DBusValue.array(element: "ay", [.bytes([1]), .bytes([2, 3])])
+        #expect(try nested.decode([[UInt8]].self) == [[1], [2, 3]])
+        let stray = DBusValue.array(element: "y", [.byte(1), .int16(2)])
+        #expect(throws: DBusDecodingError.self) { try stray.decode([UInt8].self) }
+    }
 }
