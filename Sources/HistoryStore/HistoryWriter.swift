@@ -206,7 +206,12 @@ final class HistoryWriter: @unchecked Sendable {
                 if problem != nil || replacements > 1 { break }
             }
         }
-        if pending.isEmpty, pending.capacity > Self.keptCapacity { pending = [] }
+        if pending.isEmpty, pending.capacity > Self.keptCapacity {
+            pending = []
+            // The burst's readings were small blocks in this thread's malloc arena, which
+            // glibc gives back only when asked.
+            HeapTrim.releaseFreeMemory()
+        }
         if !pending.isEmpty {
             inbox.keepArmed()
             armCommitTimer()
