@@ -105,7 +105,9 @@ struct HTTPOutputIntegrationTests {
         }
     }
 
-    @Test("garbage, slowloris clients and 1,000 connections leave blectld and its readings alone")
+    @Test(
+        "garbage, slowloris clients and 1,000 connections leave blectld and its readings alone",
+        .enabled(if: heavyTestsRun, "many descriptors: make test runs it alone"))
     func abuse() async throws {
         try await DaemonFixture.with(mockOptions: "--fast --notify-interval 20ms", arguments: Self.http) { fixture in
             try await fixture.waitForConnected(2)

@@ -72,7 +72,9 @@ struct SocketServerTests {
         }
     }
 
-    @Test("500 clients: the first 64 are served, the rest refused, and the daemon keeps serving")
+    @Test(
+        "500 clients: the first 64 are served, the rest refused, and the daemon keeps serving",
+        .enabled(if: heavyTestsRun, "many descriptors: make test runs it alone"))
     func manyClients() async throws {
         try await withTestDaemon(configure: { $0.maxClientsPerUser = 64 }) { daemon in
             let path = daemon.socketPath
