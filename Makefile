@@ -37,10 +37,8 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# Heavy suites run alone, after the others (see TestSupport's heavyTestsRun): the device flood,
-# and the tests that hold hundreds of descriptors, during which Foundation's Process.run in
-# Swift 6.3.1 can crash the test process (its /proc/self/fd scan over-reads a dirent:
-# swift-corelibs-foundation PR 5472), and other tests spawn processes.
+# Heavy suites run alone, after the others (see TestSupport's heavyTestsRun), so that their load
+# skews no one's timing: the device flood, and the tests that hold hundreds of descriptors.
 HEAVY_TESTS := FloodTests|SocketServerTests/manyClients|SocketAbuseTests/manyClients|HTTPOutputIntegrationTests/abuse|ServerLimitsTests/thousandConnections
 
 test-deps: deps

@@ -141,7 +141,8 @@ let package = Package(
 
         // Test helpers: a private dbus-daemon and child processes that are always stopped.
         .target(
-            name: "TestSupport", dependencies: ["DBusCore", "PrivateBus", "BlectlProtocol", "SensorModel"],
+            name: "TestSupport",
+            dependencies: ["DBusCore", "PrivateBus", "BlectlProtocol", "SensorModel", "UnixSupport"],
             path: "Tests/TestSupport", swiftSettings: strictSwift),
         .testTarget(
             name: "DBusCoreTests", dependencies: ["DBusCore", "TestSupport", "UnixSupport"], swiftSettings: strictSwift),

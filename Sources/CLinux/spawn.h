@@ -22,6 +22,9 @@ extern int close_range(unsigned int first, unsigned int last, int flags);
 static const int clinux_pr_set_pdeathsig = 1;         // PR_SET_PDEATHSIG, <linux/prctl.h>
 static const int clinux_close_range_cloexec = 1 << 2;  // CLOSE_RANGE_CLOEXEC, <linux/close_range.h>
 
+/// clinux_spawn's options: PR_SET_PDEATHSIG = SIGKILL, and a process group of the child's own.
+enum { clinux_spawn_dies_with_thread = 1, clinux_spawn_own_group = 2 };
+
 /// Whether the calling thread is the process's main thread (its thread id is the pid).
 static inline int clinux_on_main_thread(void) { return gettid() == getpid(); }
 
@@ -36,12 +39,22 @@ static inline void clinux_cloexec_from_3(void) {
     for (int fd = 3; fd < last; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
+/// The child's standard descriptors; stderr -1 shares the parent's.
+struct clinux_spawn_fds {
+    int stdin_fd, stdout_fd, stderr_fd;
+};
+
 /// In a forked child: set up and exec, or write errno to `report` and exit 127.
-static inline void clinux_spawn_child(const char *path, char *const argv[], char *const envp[], int stdin_fd,
-                                      int stdout_fd, const sigset_t *blocked, pid_t parent, int report) {
+static inline void clinux_spawn_child(const char *path, char *const argv[], char *const envp[],
+                                      struct clinux_spawn_fds fds, const sigset_t *blocked, int options,
+                                      pid_t parent, int report) {
     // SIGKILL when the forking thread ends; if the parent already died, getppid has changed.
-    if (prctl(clinux_pr_set_pdeathsig, SIGKILL) != 0 || getppid() != parent) _exit(127);
-    if (dup2(stdin_fd, 0) >= 0 && dup2(stdout_fd, 1) >= 0) {
+    if ((options & clinux_spawn_dies_with_thread) &&
+        (prctl(clinux_pr_set_pdeathsig, SIGKILL) != 0 || getppid() != parent))
+        _exit(127);
+    if ((options & clinux_spawn_own_group) && setpgid(0, 0) != 0) _exit(127);
+    int stderr_ok = fds.stderr_fd < 0 || dup2(fds.stderr_fd, 2) >= 0;
+    if (dup2(fds.stdin_fd, 0) >= 0 && dup2(fds.stdout_fd, 1) >= 0 && stderr_ok) {
         clinux_cloexec_from_3();
         struct sigaction defaults = {0};
         defaults.sa_handler = SIG_DFL;
@@ -55,13 +68,13 @@ static inline void clinux_spawn_child(const char *path, char *const argv[], char
     _exit(127);
 }
 
-/// Forks and execs `path` (`argv`, `envp`, both NULL-terminated) with `stdin_fd` and
-/// `stdout_fd` as its fd 0 and 1, stderr shared, no other descriptor, default signal
-/// handling with `blocked` blocked, and PR_SET_PDEATHSIG = SIGKILL: the kernel kills it
-/// when the calling *thread* ends (see SpawnedProcess for why that is the main thread).
+/// Forks and execs `path` (`argv`, `envp`, both NULL-terminated) with `fds` as its fd 0-2,
+/// no other descriptor, and default signal handling with `blocked` blocked. With
+/// clinux_spawn_dies_with_thread, PR_SET_PDEATHSIG = SIGKILL: the kernel kills it when the
+/// calling *thread* ends (see SpawnedProcess for why that is the main thread).
 /// Returns the pid, or -1 with the fork or exec error in `*error`.
-static inline pid_t clinux_spawn(const char *path, char *const argv[], char *const envp[], int stdin_fd,
-                                 int stdout_fd, const sigset_t *blocked, int *error) {
+static inline pid_t clinux_spawn(const char *path, char *const argv[], char *const envp[],
+                                 struct clinux_spawn_fds fds, const sigset_t *blocked, int options, int *error) {
     int report[2];  // close-on-exec: end of file at a successful exec, else the child's errno
     if (pipe2(report, O_CLOEXEC) != 0) {
         *error = errno;
@@ -73,7 +86,7 @@ static inline pid_t clinux_spawn(const char *path, char *const argv[], char *con
     pthread_sigmask(SIG_SETMASK, &all, &saved);
     pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid == 0) clinux_spawn_child(path, argv, envp, stdin_fd, stdout_fd, blocked, parent, report[1]);
+    if (pid == 0) clinux_spawn_child(path, argv, envp, fds, blocked, options, parent, report[1]);
     int fork_error = errno;
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
     close(report[1]);

@@ -6,7 +6,7 @@ import CLinux
 
 /// A child process that cannot outlive this one, whose stdout is a pipe we read.
 ///
-/// Started with fork and exec (CLinux's `clinux_spawn`) rather than `posix_spawn`, for
+/// Started with ``ForkExec`` rather than `posix_spawn`, for
 /// `PR_SET_PDEATHSIG`: the kernel SIGKILLs the child when its parent dies, even by
 /// SIGKILL, when nothing in the parent gets a chance to stop it. That signal follows the
 /// *thread* that forked, not the process, so ``spawn(_:_:lifeline:blocking:)`` runs on
@@ -48,37 +48,22 @@ public final class SpawnedProcess: Sendable {
     ) throws(SystemError) -> SpawnedProcess {
         precondition(
             clinux_on_main_thread() != 0, "PR_SET_PDEATHSIG follows the forking thread: spawn on the main thread")
-        let output = try makePipe()
+        let output = try ForkExec.pipe()
         defer { close(output.write) }
-        let input = lifeline ? try makePipe() : (read: try openNull(), write: -1)
+        let input = lifeline ? try ForkExec.pipe() : (read: try ForkExec.openNull(), write: -1)
         defer { close(input.read) }
-        var blocked = sigset_t()
-        sigemptyset(&blocked)
-        for signal in blockedSignals { sigaddset(&blocked, signal) }
-        let argv = ([path] + arguments).map { strdup($0) }
-        let envp = ProcessEnvironment.forChildren().map { strdup("\($0.key)=\($0.value)") }
-        defer { (argv + envp).forEach { free($0) } }
-        var error: Int32 = 0
-        let pid = clinux_spawn(path, argv + [nil], envp + [nil], input.read, output.write, &blocked, &error)
-        guard pid > 0 else {
+        let pid: Int32
+        do {
+            pid = try ForkExec.spawn(
+                path, arguments, environment: ProcessEnvironment.forChildren(), stdin: input.read,
+                stdout: output.write, blocking: blockedSignals, options: .diesWithThread)
+        } catch {
             close(output.read)
             if input.write >= 0 { close(input.write) }
-            throw SystemError("spawn(\(path))", code: error)
+            throw error
         }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return SpawnedProcess(pid: pid, name: name, stdout: output.read, lifeline: input.write)
-    }
-
-    private static func makePipe() throws(SystemError) -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [0, 0]
-        guard pipe2(&fds, O_CLOEXEC) == 0 else { throw .current("pipe") }
-        return (fds[0], fds[1])
-    }
-
-    private static func openNull() throws(SystemError) -> Int32 {
-        let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .current("open(/dev/null)") }
-        return fd
     }
 
     /// Reads one line from the child's stdout, waiting at most `timeout`.

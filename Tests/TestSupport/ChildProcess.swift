@@ -1,17 +1,23 @@
 public import Foundation
 
+import UnixSupport
+
 /// A child process for tests, stopped by ``stop()`` (SIGTERM, then SIGKILL after a grace period).
-public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `process` is only started once in `start` and then read;
-    // stdout lines are handed over through an AsyncStream.
-    private let process: Process
+///
+/// Started with UnixSupport's ``ForkExec``, not Foundation's `Process`, which in Swift 6.3.1
+/// can crash the whole test process while other tests open and close descriptors.
+public final class ChildProcess: Sendable {
+    /// The process id.
+    public let pid: Int32
     private let lines: AsyncStream<String>
     private let exit: ExitLatch
+    /// The exit status once reaped: the exit code, or the number of the signal that ended it.
+    private let reaped = Locked<Int32?>(nil)
     /// Where stderr (and stdout unless captured) goes.
     public let logFile: URL
 
-    private init(process: Process, lines: AsyncStream<String>, exit: ExitLatch, logFile: URL) {
-        self.process = process
+    private init(pid: Int32, lines: AsyncStream<String>, exit: ExitLatch, logFile: URL) {
+        self.pid = pid
         self.exit = exit
         self.lines = lines
         self.logFile = logFile
@@ -19,66 +25,78 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`; stderr goes to `logFile`, and stdout too
     /// unless `captureStdout` (then read it with ``stdoutLines``) or `stdoutFile` is given.
+    /// `environment` nil passes ours on.
     public static func start(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         logFile: URL, captureStdout: Bool = false, stdoutFile: URL? = nil
     ) throws -> ChildProcess {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let log = try FileHandle(forWritingTo: logFile)
-        process.standardError = log
+        let log = try openForWriting(logFile.path)
+        defer { close(log) }
+        let input = try ForkExec.openNull()
+        defer { close(input) }
         let (lines, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(10_000))
-        var stdoutPipe: Pipe?
+        var output = (read: Int32(-1), write: log)
         if captureStdout {
-            stdoutPipe = Pipe()
-            process.standardOutput = stdoutPipe
-        } else if let stdoutFile {
-            _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
-            process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
-            continuation.finish()
+            output = try ForkExec.pipe()
         } else {
-            process.standardOutput = log
             continuation.finish()
+            if let stdoutFile { output.write = try openForWriting(stdoutFile.path) }
         }
-        process.standardInput = FileHandle.nullDevice
-        let exit = ExitLatch()
-        process.terminationHandler = { finished in
-            let status = finished.terminationStatus
-            Task { await exit.open(status) }
+        defer { if output.write != log { close(output.write) } }
+        let pid: Int32
+        do {
+            pid = try ForkExec.spawn(
+                executable, arguments, environment: environment ?? ProcessEnvironment.current,
+                stdin: input, stdout: output.write, stderr: log, options: .ownProcessGroup)
+        } catch {
+            if output.read >= 0 { close(output.read) }
+            throw error
         }
-        try process.run()
-        if let stdoutPipe { readLines(stdoutPipe.fileHandleForReading, into: LineSplitter(continuation)) }
-        return ChildProcess(process: process, lines: lines, exit: exit, logFile: logFile)
+        let child = ChildProcess(pid: pid, lines: lines, exit: ExitLatch(), logFile: logFile)
+        child.reapOnExit()
+        if output.read >= 0 { readLines(output.read, into: LineSplitter(continuation)) }
+        return child
     }
 
-    /// Reads `handle` to its end on a thread of its own, with blocking `read`s.
+    private static func openForWriting(_ path: String) throws -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw TestSupportError("\(path): \(String(cString: strerror(errno)))") }
+        return fd
+    }
+
+    /// Waits for the child on a thread of its own, and records how it ended.
+    private func reapOnExit() {
+        Thread.detachNewThread { [pid, reaped, exit] in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            let code = status & 0x7f == 0 ? (status >> 8) & 0xff : status & 0x7f  // WEXITSTATUS, WTERMSIG
+            reaped.withLock { $0 = code }
+            Task { await exit.open(code) }
+        }
+    }
+
+    /// Reads `fd` to its end on a thread of its own, with blocking `read`s, then closes it.
     ///
-    /// Not `readabilityHandler`: its dispatch source can outlive the descriptor, which
-    /// `FileHandle` closes when released, and libdispatch then receives events for
+    /// Not a dispatch source: one can outlive the descriptor and then receive events for
     /// whatever reuses the number (seen as a crash in `_dispatch_event_loop_drain`).
-    private static func readLines(_ handle: FileHandle, into splitter: LineSplitter) {
+    private static func readLines(_ fd: Int32, into splitter: LineSplitter) {
         Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let count = read(handle.fileDescriptor, &buffer, buffer.count)
+                let count = read(fd, &buffer, buffer.count)
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { break }
                 splitter.feed(Data(buffer[0..<count]))
             }
             splitter.finish()
-            withExtendedLifetime(handle) {}  // the descriptor stays open until the last read
+            close(fd)
         }
     }
 
-    /// The process id.
-    public var pid: Int32 { process.processIdentifier }
-    /// Whether the process is still running.
-    public var isRunning: Bool { process.isRunning }
-    /// The exit status, once it has exited.
-    public var exitStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
+    /// Whether the process is still running (not yet reaped).
+    public var isRunning: Bool { exitStatus == nil }
+    /// The exit status, once it has exited: its exit code, or the signal that ended it.
+    public var exitStatus: Int32? { reaped.withLock { $0 } }
 
     /// Lines the process writes to stdout (when captured).
     public var stdoutLines: AsyncStream<String> { lines }
@@ -99,8 +117,10 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Sends a signal.
-    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    /// Sends a signal, unless the process was reaped (its pid may be someone else's now).
+    public func signal(_ signal: Int32) {
+        reaped.withLock { if $0 == nil { kill(pid, signal) } }
+    }
 
     /// Waits for the process to exit, at most `timeout`; returns its status or nil.
     public func waitForExit(timeout: Duration) async -> Int32? {
@@ -111,15 +131,15 @@ public final class ChildProcess: @unchecked Sendable {
     /// Stops the process: `signal` (SIGTERM), then SIGKILL after `grace` to its whole
     /// process group.
     ///
-    /// Foundation starts the child as a process group leader and what it spawns stays in
-    /// that group (`blectld --mock` runs a bus and a mock), so the SIGKILL leaves no
-    /// orphans behind a child too slow to stop them itself (as under ThreadSanitizer). The
-    /// child was still running a moment before, so the group id is still its own.
+    /// The child leads a process group of its own and what it spawns stays in that group
+    /// (`blectld --mock` runs a bus and a mock), so the SIGKILL leaves no orphans behind a
+    /// child too slow to stop them itself (as under ThreadSanitizer). The child is not
+    /// reaped yet, so the group id is still its own.
     public func stop(signal first: Int32 = SIGTERM, grace: Duration = .seconds(3)) async {
-        guard process.isRunning else { return }
+        guard isRunning else { return }
         signal(first)
         if await waitForExit(timeout: grace) == nil {
-            kill(-process.processIdentifier, SIGKILL)
+            kill(-pid, SIGKILL)
             _ = await waitForExit(timeout: .seconds(3))
         }
     }
@@ -147,7 +167,7 @@ private actor ExitLatch {
 
 /// Splits a byte stream into lines.
 private final class LineSplitter: @unchecked Sendable {
-    // @unchecked: one reader thread feeds it; `lock` guards anyway.
+    // @unchecked: `buffer` is only touched under `lock`.
     private let lock = NSLock()
     private var buffer = Data()
     private let continuation: AsyncStream<String>.Continuation

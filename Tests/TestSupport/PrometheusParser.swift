@@ -24,39 +24,33 @@ public struct MetricFamily: Decodable, Sendable {
 
 /// Parses exposition text with `prometheus_client` (Debian's python3-prometheus-client,
 /// through /usr/bin/python3): an independent parser of the format, which throws on
-/// anything it does not accept. Runs on a dispatch thread: waiting for a process must not
-/// hold one of Swift's few cooperative threads, which the output's responders need.
+/// anything it does not accept.
 public func parsePrometheus(_ text: String) async throws -> [String: MetricFamily] {
-    try await onOwnThread { try runParser(text) }
-}
-
-private func runParser(_ text: String) throws -> [String: MetricFamily] {
     let script = """
         import json, sys
         from prometheus_client.parser import text_string_to_metric_families
+        with open(sys.argv[1], encoding="utf-8") as source:
+            text = source.read()
         families = [{"name": f.name, "type": f.type, "help": f.documentation,
                      "samples": [{"name": s.name, "labels": s.labels, "value": s.value} for s in f.samples]}
-                    for f in text_string_to_metric_families(sys.stdin.read())]
+                    for f in text_string_to_metric_families(text)]
         json.dump(families, sys.stdout)
         """
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = ["-c", script]
-    let input = Pipe()
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    input.fileHandleForWriting.write(Data(text.utf8))
-    try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw TestSupportError("prometheus_client refused the text (install python3-prometheus-client): \(problem)")
+    let directory = TemporaryDirectory()
+    defer { directory.remove() }
+    try text.write(toFile: directory.file("metrics.txt"), atomically: false, encoding: .utf8)
+    let output = URL(fileURLWithPath: directory.file("families.json"))
+    let parser = try ChildProcess.start(
+        "/usr/bin/python3", ["-c", script, directory.file("metrics.txt")],
+        logFile: URL(fileURLWithPath: directory.file("stderr")), stdoutFile: output)
+    guard let status = await parser.waitForExit(timeout: .seconds(60)) else {
+        await parser.stop()
+        throw TestSupportError("prometheus_client did not finish within 60 s")
     }
-    let families = try JSONDecoder().decode([MetricFamily].self, from: data)
+    guard status == 0 else {
+        throw TestSupportError(
+            "prometheus_client refused the text (install python3-prometheus-client): \(parser.log())")
+    }
+    let families = try JSONDecoder().decode([MetricFamily].self, from: Data(contentsOf: output))
     return Dictionary(families.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 }
