@@ -6,29 +6,16 @@
 # connected; it fails if status takes a second or more or the real thermometer is not
 # connected. Everything it started is stopped on exit.
 set -eu
+. "$(dirname "$0")/mock-daemon.sh"
 bin=${1:-.build/release}
 seconds=${FLOOD_SECONDS:-300}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/blectl-flood-XXXXXX")
 socket="$dir/blectld.sock"
-log="$dir/blectld.log"
 : >"$dir/blectld.conf"
 export BLECTL_MOCK_OPTIONS="--notify-interval 1s --thermometers 1 --others 0 --advertisers 0 --decoys 10000 \
 --fake-thermometers 500 --hanging-connects 100 --decoy-interval 10s --decoys-after 5s"
 
-"$bin/blectld" --mock --socket "$socket" --config "$dir/blectld.conf" --log-level notice 2>"$log" &
-daemon=$!
-cleanup() {
-    kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-timeout 15 sh -c "tail -n +1 -f '$log' | grep -q -m 1 'ready: socket'" || {
-    echo "blectld did not start; its log:" >&2
-    cat "$log" >&2
-    exit 1
-}
+start_mock_daemon "$bin" "$dir" --log-level notice
 mock=$(pgrep -P "$daemon" blectl-mock)
 failed=0
 elapsed=0

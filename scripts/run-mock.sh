@@ -7,6 +7,7 @@
 # MQTT=mqtt://host (make run MQTT=mqtt://localhost) blectld publishes to that broker
 # too, and this says how to watch it with mosquitto_sub.
 set -eu
+. "$(dirname "$0")/mock-daemon.sh"
 bin=${1:-.build/release}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/blectl-run-XXXXXX")
 socket="$dir/blectld.sock"
@@ -16,25 +17,11 @@ export BLECTL_SOCKET="$socket"
 # The mock's encrypted BTHome sensor (A4:C1:38:AD:00:02) has a known key; its owner would
 # put the same line in /etc/blectl/blectld.conf.
 printf 'bthome_key A4:C1:38:AD:00:02 = 231d39c1d7cc1ab1aee224cd096db932\n' >"$dir/blectld.conf"
-set -- --mock --socket "$socket" --config "$dir/blectld.conf" --log-level info
+set -- --log-level info
 if [ -n "${MQTT:-}" ]; then
     set -- "$@" --mqtt "$MQTT" --mqtt-gateway "${MQTT_GATEWAY:-$(hostname)}"
 fi
-"$bin/blectld" "$@" 2>"$log" &
-daemon=$!
-cleanup() {
-    kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# The daemon logs "ready" once its socket is listening.
-timeout 15 sh -c "tail -n +1 -f '$log' | grep -q -m 1 'ready: socket'" || {
-    echo "blectld did not start; its log:" >&2
-    cat "$log" >&2
-    exit 1
-}
+start_mock_daemon "$bin" "$dir" "$@"
 
 if [ -n "${MQTT:-}" ]; then
     # mqtt://host[:port] → -h host [-p port] (mqtts needs --cafile too: see docs/mqtt.md).

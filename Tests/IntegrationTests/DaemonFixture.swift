@@ -146,28 +146,6 @@ struct DaemonFixture {
     }
 }
 
-/// Runs a program to completion (bounded), returning its exit status, stdout and stderr.
-///
-/// Stdout goes to a file read after the exit: waiting for a pipe's end of file
-/// through Foundation's readability handler is not reliable on Linux.
-func run(
-    _ path: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(30)
-) async throws -> (status: Int32, output: String, errors: String) {
-    let base = FileManager.default.temporaryDirectory.appendingPathComponent("blectl-run-\(UUID().uuidString)")
-    let out = base.appendingPathExtension("out")
-    let err = base.appendingPathExtension("err")
-    defer {
-        try? FileManager.default.removeItem(at: out)
-        try? FileManager.default.removeItem(at: err)
-    }
-    let process = try ChildProcess.start(path, arguments, environment: environment, logFile: err, stdoutFile: out)
-    guard let status = await process.waitForExit(timeout: timeout) else {
-        await process.stop(signal: SIGKILL)
-        throw TestSupportError("\(path) \(arguments) did not finish in \(timeout)")
-    }
-    return (status, (try? String(contentsOf: out, encoding: .utf8)) ?? "", process.log())
-}
-
 /// Daemons started one after another in one temporary directory (restarts on one state
 /// directory, a second daemon beside a first): all stopped, and the directory removed,
 /// whatever happens.

@@ -39,18 +39,12 @@ public func parsePrometheus(_ text: String) async throws -> [String: MetricFamil
     let directory = TemporaryDirectory()
     defer { directory.remove() }
     try text.write(toFile: directory.file("metrics.txt"), atomically: false, encoding: .utf8)
-    let output = URL(fileURLWithPath: directory.file("families.json"))
-    let parser = try ChildProcess.start(
-        "/usr/bin/python3", ["-c", script, directory.file("metrics.txt")],
-        logFile: URL(fileURLWithPath: directory.file("stderr")), stdoutFile: output)
-    guard let status = await parser.waitForExit(timeout: .seconds(60)) else {
-        await parser.stop()
-        throw TestSupportError("prometheus_client did not finish within 60 s")
-    }
-    guard status == 0 else {
+    let parser = try await run(
+        "/usr/bin/python3", ["-c", script, directory.file("metrics.txt")], timeout: .seconds(60))
+    guard parser.status == 0 else {
         throw TestSupportError(
-            "prometheus_client refused the text (install python3-prometheus-client): \(parser.log())")
+            "prometheus_client refused the text (install python3-prometheus-client): \(parser.errors)")
     }
-    let families = try JSONDecoder().decode([MetricFamily].self, from: Data(contentsOf: output))
+    let families = try JSONDecoder().decode([MetricFamily].self, from: Data(parser.output.utf8))
     return Dictionary(families.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 }
