@@ -32,10 +32,10 @@ struct RetentionTests {
         try await StoreFixture.with { fixture in
             let store = try fixture.open(.init(commitInterval: .milliseconds(50), retention: .seconds(2)))
             readings(from: 1, count: 20).forEach(store.append)
-            readings(from: 21, count: 5, time: Timestamp.now().adding(milliseconds: 60_000)).forEach(store.append)
+            readings(from: 21, count: 5, time: Timestamp.now().adding(milliseconds: 3_600_000)).forEach(store.append)
             await store.flush()
             // The first 20 expire two seconds from now and go by the store's own timer; the
-            // five stamped a minute ahead stay.
+            // five stamped an hour ahead stay, however slow the run.
             #expect(await eventually { await store.status().rows == 5 })
             #expect(await allEvents(store).compactMap(\.seq) == Array(21...25))
             await store.close()

@@ -31,8 +31,10 @@ public final class TCPConnection: @unchecked Sendable {
     /// The socket.
     public let fd: Int32
 
-    /// Connects to 127.0.0.1:`port`; reads, writes and the connect time out after `timeout` seconds.
-    public init(port: UInt16, timeout: Double = 10) throws {
+    /// Connects to 127.0.0.1:`port`; reads, writes and the connect time out after `timeout`
+    /// seconds times ``testTimeScale``.
+    public init(port: UInt16, timeout unscaled: Double = 10) throws {
+        let timeout = unscaled * testTimeScale
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
         var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))

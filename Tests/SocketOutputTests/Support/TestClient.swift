@@ -1,6 +1,7 @@
 import BlectlProtocol
 import Dispatch
 import Glibc
+import TestSupport
 import UnixSupport
 
 /// Runs blocking work on a dispatch thread, so tests that block on sockets never hold a
@@ -26,10 +27,11 @@ final class TestClient: @unchecked Sendable {
     private var buffer: [UInt8] = []
     private var nextID = 0
 
-    /// Connects to `path`; reads time out after `timeout` so a broken test fails, not hangs.
+    /// Connects to `path`; reads time out after `timeout` (``Duration/scaled``) so a broken
+    /// test fails, not hangs.
     init(path: String, timeout: Duration = .seconds(10)) throws {
         fd = try UnixSocket.connect(path: path)
-        try UnixSocket.setReceiveTimeout(fd, timeout)
+        try UnixSocket.setReceiveTimeout(fd, timeout.scaled)
     }
 
     deinit {
