@@ -148,7 +148,9 @@ struct AdvertisementBadInputTests {
             // The newest are kept.
             #expect(statistics.sensors.map(\.address).max() == BluetoothAddress(value: 0xA4C1_3800_0000 + 9_999))
             #expect(statistics.sensors.map(\.address).min() == BluetoothAddress(value: 0xA4C1_3800_0000 + 10_000 - 256))
-            #expect(log.count == 10_000)
+            // One reading each; a slow run also reports sensors lost whose stamped times the
+            // staleness timer passes meanwhile.
+            #expect(log.all.filter { if case .reading = $0 { true } else { false } }.count == 10_000)
         }
     }
 

@@ -90,8 +90,8 @@ struct AdvertisementMonitorTests {
         try await MockFixture.with(scenario: AdvertisementFixture.scenario(advertisers: 2)) { fixture in
             var configuration = AdvertisementFixture.configuration()
             // Long enough that the other sensor's gaps on a busy machine stay below it.
-            configuration.staleAfter = .milliseconds(1500)
-            configuration.staleMargin = .milliseconds(500)
+            configuration.staleAfter = Duration.milliseconds(1500).scaled
+            configuration.staleMargin = Duration.milliseconds(500).scaled
             let (adverts, monitor, log) = await AdvertisementFixture.start(fixture, configuration: configuration)
             let address = AdvertisementFixture.address(0)
             _ = try await log.first(within: .seconds(10), reading(from: address))

@@ -32,7 +32,7 @@ final class ControllerResetStub: ControllerResetting {
 
 @Suite("Scan watchdog: the recovery ladder for a silent adapter")
 struct ScanWatchdogTests {
-    static let period = Duration.seconds(2)
+    static let period = Duration.seconds(2).scaled
 
     /// Runs a monitor that finds no thermometer (so it scans all the time) among two devices
     /// that advertise, with a short `scan_watchdog`, and the reset stubbed.
@@ -120,8 +120,10 @@ struct ScanWatchdogTests {
             #expect(status.steps[.resetController] == nil)
             #expect(status.silent)
             #expect(status.recoveries == 0)
-            // Three waits: 2 s, 2 s, then 4 s (backed off), of silent discovery.
-            #expect(ContinuousClock.now - started >= Self.period * 4)
+            // Three waits: 2 s, 2 s, then 4 s (backed off), of silent discovery; without the
+            // back-off, 6 s. Counted from the injection: the silence began at the advertisement
+            // before it, up to the mock's advertising interval (1 s) earlier.
+            #expect(ContinuousClock.now - started >= Self.period * 4 - .seconds(1))
             #expect(stub.calls.isEmpty)
             // The controller is reset by someone else: heard again, the ladder starts over.
             try await fixture.mock.inject(.controllerReset(adapter: "hci0"))

@@ -30,7 +30,7 @@ struct ConditionWaitersTests {
     func comesTrue() async {
         let owner = Owner()
         #expect(await owner.wait(timeout: nil, atLeast: 0) == 0)
-        async let result = owner.wait(timeout: .seconds(30), atLeast: 2)
+        async let result = owner.wait(timeout: Duration.seconds(30).scaled, atLeast: 2)
         while await owner.waiting == 0 { await Task.yield() }
         await owner.set(1, trigger: .everything)
         #expect(await owner.waiting == 1)
@@ -42,7 +42,7 @@ struct ConditionWaitersTests {
     @Test("a scoped waiter is checked after its scope's changes and global ones, not others'")
     func scopes() async {
         let owner = Owner()
-        async let result = owner.wait(timeout: .seconds(30), scope: "a", atLeast: 1)
+        async let result = owner.wait(timeout: Duration.seconds(30).scaled, scope: "a", atLeast: 1)
         while await owner.waiting == 0 { await Task.yield() }
         await owner.set(1, trigger: .scope("b"))
         #expect(await owner.waiting == 1, "a change of another scope does not check it")

@@ -83,6 +83,7 @@ struct MockFixture {
 
     // MARK: Calls
 
+    /// Calls `member` on bluetoothd's name, waiting `timeout` (``Duration/scaled``) for the reply.
     @discardableResult
     func call(
         _ path: ObjectPath, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
@@ -90,7 +91,7 @@ struct MockFixture {
     ) async throws -> DBusMessage {
         try await (connection ?? client).call(
             destination: "org.bluez", path: path, interface: interface, member: member, arguments: arguments,
-            timeout: timeout)
+            timeout: timeout.scaled)
     }
 
     func get(_ path: ObjectPath, _ interface: String, _ name: String) async throws -> DBusValue {
