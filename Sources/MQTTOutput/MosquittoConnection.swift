@@ -45,12 +45,9 @@ final class MosquittoConnection {
         self.loop = loop
         self.keepalive = configuration.keepalive
         self.events = events
-        do throws(MQTTConfigurationError) {
-            try configure(configuration, password: password, will: will)
-        } catch {
-            mosquitto.destroy(handle)
-            throw error
-        }
+        // Every stored property is set: a throw from here on runs `deinit`, which destroys
+        // the handle (destroying it here too was a double free, found by make test-asan).
+        try configure(configuration, password: password, will: will)
         mosquitto.user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         setCallbacks()
     }

@@ -241,9 +241,11 @@ struct CLIUsageTests {
             "blectl-user-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let environment = [
+        // A user's bare environment, plus the sanitizers' settings of a make test-asan run (with
+        // LeakSanitizer on by default, blectld would exit 1 on its false reports).
+        let environment = ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }.merging([
             "PATH": "\(DaemonFixture.products.path):/usr/bin:/bin", "XDG_RUNTIME_DIR": directory.path,
-        ]
+        ]) { _, new in new }
         guard !FileManager.default.fileExists(atPath: ProtocolInfo.defaultSocketPath) else { return }
         guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: NobodyUser.setpriv) else {
             // Not root: this very user reads the hint; its text is all there is to test.
