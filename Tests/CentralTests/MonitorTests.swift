@@ -40,7 +40,7 @@ struct MonitorTests {
         try await MockFixture.with(scenario: MockFixture.scenario(thermometers: count, others: 0)) { fixture in
             let pauses = try await ScanPauses.count(on: fixture.bus.address)
             var configuration = quickConfiguration()
-            configuration.connectBatchWindow = .milliseconds(300)
+            configuration.connectBatchWindow = Duration.milliseconds(300).scaled
             // Every thermometer at once: this is about batching scan pauses, not the limits.
             configuration.maxConnecting = count
             configuration.maxConnections = count
