@@ -2,6 +2,8 @@
 # Fuzzes blectl's parsers and decoders with libFuzzer and AddressSanitizer.
 #
 #   Tests/Fuzz/run.sh [TARGET...]      every target (or those named), FUZZ_SECONDS each (60)
+#   FUZZ_RUNS=1000000 Tests/Fuzz/run.sh  each target for that many executions instead, however
+#                                        long it takes (the long run docs/testing.md records)
 #
 # Builds the blectl-fuzz executable (Tests/Fuzz/Harness) with `--sanitize=fuzzer
 # --sanitize=address` in its own scratch path (.build/fuzz), then runs each target from its
@@ -16,6 +18,13 @@ cd "$(dirname "$0")/../.."
 
 SWIFT=${SWIFT:-swift}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
+RUNS=${FUZZ_RUNS:-}
+limit=(-max_total_time="$SECONDS_EACH")
+budget="${SECONDS_EACH}s"
+if [[ -n $RUNS ]]; then
+    limit=(-runs="$RUNS")
+    budget="$RUNS executions"
+fi
 TIMEOUT=${FUZZ_TIMEOUT:-10}
 SCRATCH=.build/fuzz
 ALL_TARGETS=(protocol gatt advertisements config dbus bluez)
@@ -62,13 +71,15 @@ for target in "${TARGETS[@]}"; do
     mkdir -p "$work" "$artifacts"
     regressions=()
     [[ -d Tests/Fuzz/regressions/$target ]] && regressions=("Tests/Fuzz/regressions/$target")
-    echo "fuzz: $target for ${SECONDS_EACH}s (log $log)"
-    BLECTL_FUZZ_TARGET=$target "$binary" -max_total_time="$SECONDS_EACH" -timeout="$TIMEOUT" \
+    echo "fuzz: $target for $budget (log $log)"
+    started=$SECONDS
+    BLECTL_FUZZ_TARGET=$target "$binary" "${limit[@]}" -timeout="$TIMEOUT" \
         -artifact_prefix="$artifacts/" -print_final_stats=1 "$work" "Tests/Fuzz/corpus/$target" "${regressions[@]}" >"$log" 2>&1
     status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     coverage=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -1)
-    summary+=("$(printf '%-15s %10s runs  %s' "$target" "${runs:-?}" "${coverage:-no coverage line}")")
+    summary+=("$(printf '%-15s %10s runs  %s  %ss' "$target" "${runs:-?}" "${coverage:-no coverage line}" \
+        "$((SECONDS - started))")")
     if [[ $status -ne 0 ]]; then
         failed+=("$target")
         echo "fuzz: $target FAILED (exit $status):" >&2
@@ -78,7 +89,7 @@ for target in "${TARGETS[@]}"; do
     fi
 done
 
-echo "fuzz: ${SECONDS_EACH}s per target (executions; libFuzzer's edge coverage, features, corpus size)"
+echo "fuzz: $budget per target (executions; libFuzzer's edge coverage, features, corpus size; time)"
 printf '  %s\n' "${summary[@]}"
 if [[ ${#failed[@]} -gt 0 ]]; then
     echo "fuzz: failed: ${failed[*]}; inputs in $SCRATCH/artifacts/" >&2
