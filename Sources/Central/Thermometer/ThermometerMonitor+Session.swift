@@ -36,19 +36,27 @@ extension ThermometerMonitor {
         // A GATT replacement keeps the link reported up (the app restarts on it); if what
         // follows is not the new service but the link, the device or the adapter going
         // away (BlueZ removes an adapter's GATT objects before its devices), that is
-        // reported once it is seen.
+        // reported once it is seen: before waiting for power, again before connecting, and
+        // by the connection itself, which counts link drops from the replacement on (the
+        // adapter may go and come back while the session waits its turn).
         var linkReported = false
+        var replacedAt: Int?  // the device's disconnect count at the replacement
         while !Task.isCancelled {
-            if linkReported, let gone = linkGone(address) {
-                report(.disconnected(address, reason: gone.reason))
-                linkReported = false
+            if let since = replacedAt, reportLinkLoss(address, since: since) {
+                (linkReported, replacedAt) = (false, nil)
             }
             guard await waitForPower() else { return }
             guard let peripheral = await findDevice(address) else { continue }
+            if let since = replacedAt, reportLinkLoss(address, since: since) {
+                (linkReported, replacedAt) = (false, nil)
+            }
             do {
-                let characteristic = try await inOwnTask { try await $0.connectAndSubscribe(peripheral) }
+                let characteristic = try await inOwnTask { [replacedAt] in
+                    try await $0.connectAndSubscribe(peripheral, since: replacedAt)
+                }
                 failures = 0
                 linkReported = true
+                replacedAt = nil
                 markWorked(peripheral)
                 let loss = await watch(peripheral, characteristic)
                 streams[characteristic.path] = nil
@@ -56,7 +64,10 @@ extension ThermometerMonitor {
                 // Shutting down (the monitor cancels its sessions) loses nothing worth reporting.
                 guard !Task.isCancelled else { return }
                 log.notice("thermometer \(address): \(loss.reason)")
-                if loss == .gattReplaced { continue }
+                if loss == .gattReplaced {
+                    replacedAt = await central.disconnectCount(peripheral.path)
+                    continue
+                }
                 report(.disconnected(address, reason: loss.reason))
                 linkReported = false
                 if loss == .silent { await central.cancelPeripheralConnection(peripheral) }
@@ -69,7 +80,7 @@ extension ThermometerMonitor {
                 guard !Task.isCancelled else { return }
                 if linkReported {
                     report(.disconnected(address, reason: "\(error)"))
-                    linkReported = false
+                    (linkReported, replacedAt) = (false, nil)
                 }
                 failures += 1
                 log.warning("thermometer \(address): \(error) (attempt \(failures))")
@@ -112,17 +123,26 @@ extension ThermometerMonitor {
         }
     }
 
-    /// Waits for the adapter to be on (never spinning on `NotReady`); false when cancelled.
+    /// Reports `disconnected` when the link a GATT replacement left up is gone, or went down
+    /// since the replacement (`since`: the device's disconnect count then); true if it did.
+    private func reportLinkLoss(_ address: BluetoothAddress, since: Int) -> Bool {
+        guard let gone = linkGone(address, since: since) else { return false }
+        report(.disconnected(address, reason: gone.reason))
+        return true
+    }
+
     /// Why the link a GATT replacement left up is gone, or nil while it is up (the adapter
-    /// powered, the device there and connected).
-    private func linkGone(_ address: BluetoothAddress) -> StreamLoss? {
+    /// powered, the device there and connected, its link not dropped since `since`).
+    private func linkGone(_ address: BluetoothAddress, since: Int) -> StreamLoss? {
         central.assumeIsolated { central -> StreamLoss? in
             guard central.state == .poweredOn else { return .adapterOff(central.state) }
             guard let path = central.knownDevicePath(address) else { return .removed }
+            guard central.disconnectCount(path) == since else { return .disconnected }
             return central.isConnected(path) ? nil : .disconnected
         }
     }
 
+    /// Waits for the adapter to be on (never spinning on `NotReady`); false when cancelled.
     private func waitForPower() async -> Bool {
         await central.wait(timeout: nil) { central in central.state == .poweredOn ? true : nil } ?? false
     }
@@ -155,8 +175,15 @@ extension ThermometerMonitor {
 
     /// Connects (unless already up), finds the temperature characteristic by
     /// UUID, reads it and the user descriptions, and subscribes.
-    private func connectAndSubscribe(_ peripheral: Peripheral) async throws -> Characteristic {
-        let epoch = await central.disconnectCount(peripheral.path)
+    ///
+    /// Fails with ``CentralError/disconnected`` if the link drops on the way, or dropped
+    /// since `replacedAt` (the disconnect count at a GATT replacement that left the link
+    /// reported up): a link that went and came back while this waited its turn must be
+    /// reported lost, not taken for the same link.
+    private func connectAndSubscribe(_ peripheral: Peripheral, since replacedAt: Int?) async throws
+        -> Characteristic
+    {
+        let epoch = if let replacedAt { replacedAt } else { await central.disconnectCount(peripheral.path) }
         log.debug("thermometer \(peripheral.address): connecting (unless the link is up)")
         try await connectPausingScan(peripheral)
         log.debug("thermometer \(peripheral.address): link up; waiting for the thermometer service")
