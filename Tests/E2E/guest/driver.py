@@ -14,11 +14,12 @@ unit C; only for scenario 6).
   --central standin  guest/standin-central.py, same command lines and JSON; adds
                      rig checks that need the stand-in's BlueZ-level events
 
-Scenarios (--scenarios, default 1,2,3,4,5,6):
+Scenarios (--scenarios, default 1,2,3,4,5,8,6):
   1 discover/connect/read  2 notifications  3 peripheral app restart
   4 bluetoothd SIGTERM + SIGKILL restarts   5 adapter power off/on
   6 two peripherals (both UUID spellings)
-  7 advertising sensors   8 silent controller (the scan watchdog's recovery ladder)
+  7 advertising sensors   8 silent controller (the scan watchdog's recovery ladder: restart
+  discovery cures it)   8p the same controller deaf again after that (the power cycle cures it)
   scanprobe: a rig measurement (scan reliability with/without re-advertising)
 
 Writes OUT/results.json; exit 0 all pass, 1 a failure, 2 rig setup error.
@@ -1267,7 +1268,18 @@ def wait_on_hci0(rig, hci, timeout, what):
 
 
 def sc8_silent_controller(rig, res):
-    """silent controller: hci0 stops scanning behind bluetoothd's back; the ladder recovers"""
+    """silent controller: hci0 stops scanning behind bluetoothd's back; the ladder's first
+    step (restart discovery) recovers"""
+    silent_controller(rig, res, deaf_again=False)
+
+
+def sc8p_deaf_again(rig, res):
+    """silent controller that goes deaf again after the discovery restart: the ladder's
+    second step (power cycle) recovers"""
+    silent_controller(rig, res, deaf_again=True)
+
+
+def silent_controller(rig, res, deaf_again):
     rig.steady("A", PERIPH_A_HCI)
     # A daemon that knows no thermometer and searches (discovery on, nothing else restarting
     # it), with a short scan watchdog; A gone from the air and from BlueZ.
@@ -1287,13 +1299,19 @@ def sc8_silent_controller(rig, res):
         btmgmt(SPACER_HCI, "add-adv", "-c", "-d", NOISE_ADV, "1")
         t_noise = wait_on_hci0(rig, SPACER_HCI, 5, "the noise advertisement")
         fault = rig.mark("fault 8 silent-controller")
-        t_fault = silence_central(rig, t_noise)
+        t_fault = t_silent = silence_central(rig, t_noise)
+        if deaf_again:
+            # Nothing on the air when discovery restarts; the controller goes deaf again.
+            btmgmt(SPACER_HCI, "rm-adv", "1")
+            t_step = wait_step(rig, t_fault, 1, LADDER_PERIOD_S + 10)
+            t_silent = silence_central(rig, t_step)
         trace_at = hcitrace.end()
         rig.set_temp("A", 43.0)
         _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
         t_adv = rig.wait_ready("A", ready)["adv_registered"]
-        check_ladder(rig, res, fault, t_fault, t_adv)
-        check_silence(res, trace_at)
+        cure = "power_cycle" if deaf_again else "restart_discovery"
+        check_ladder(rig, res, fault, t_fault, t_silent, t_adv, cure)
+        check_silence(res, trace_at, "mgmt Set Powered" if deaf_again else "mgmt Stop Discovery")
     finally:
         subprocess.run(["btmgmt", "--index", SPACER_HCI[3:], "rm-adv", "1"], capture_output=True,
                        timeout=15, stdin=subprocess.DEVNULL)
@@ -1304,14 +1322,33 @@ def sc8_silent_controller(rig, res):
     rig.steady("A", PERIPH_A_HCI, timeout=30)
 
 
-def check_silence(res, trace_at):
-    """The HCI trace from the fault to the first step: hci0 got no advertising report and
-    the kernel reported no change of discovery, while A kept enabling its advertising."""
+def ladder_steps(rig, since):
+    """When the daemon logged each ladder step since `since`."""
+    return [t for t, line in list(rig.daemon.lines) if t >= since and STEP_LINE in line]
+
+
+def wait_step(rig, since, n, timeout):
+    """Waits for the daemon's n-th ladder step since `since`; returns when it was logged."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        steps = ladder_steps(rig, since)
+        if len(steps) >= n:
+            return steps[n - 1]
+        rig.check_central_alive()
+        time.sleep(0.1)
+    raise Fail("no ladder step %d within %.0f s of the silence (scan_watchdog %s)"
+               % (n, timeout, rig.args.scan_watchdog))
+
+
+def check_silence(res, trace_at, ended_by):
+    """The HCI trace from the (last) fault to the step that cured it: hci0 got no advertising
+    report and the kernel reported no change of discovery, while A kept enabling its
+    advertising; and the step is the one expected."""
     seen = hcitrace.silence(hcitrace.HCI_TRACE, trace_at, int(CENTRAL_HCI[3:]), int(PERIPH_A_HCI[3:]))
-    if not seen["ended_by"] or seen["reports"] or seen["discovering_events"] \
-            or seen["peripheral_adv_enables"] < 2:
-        raise RigError("the HCI trace does not show a silent controller that the kernel "
-                       "went on discovering with: %s" % seen)
+    if seen["ended_by"] != ended_by or seen["reports"] or seen["discovering_events"] \
+            or not seen["peripheral_adv_enables"]:
+        raise RigError("the HCI trace does not show a silent controller that the kernel went on "
+                       "discovering with until the %s: %s" % (ended_by, seen))
     res["hci_trace"] = seen
     res["detail"] += ("; HCI trace until the %s: %s advertising reports on %s, %d mgmt "
                       "Discovering events, %d advertising enables of %s"
@@ -1319,20 +1356,17 @@ def check_silence(res, trace_at):
                          seen["peripheral_adv_enables"], PERIPH_A_HCI))
 
 
-def check_ladder(rig, res, fault, t_fault, t_adv):
-    """Readings return, by the ladder, after a silence that was real."""
-    limit = 4 * LADDER_PERIOD_S + rig.args.recovery_limit
-    discovering, t_step = [], None
-    end = t_fault + limit
-    while time.monotonic() < end:
-        if t_step is None:
-            steps = [t for t, l in rig.daemon.lines if t >= t_fault and STEP_LINE in l]
-            if steps:
-                t_step = steps[0]
-            else:
-                discovering.append(bool(rig.bz.adapters().get(CENTRAL_HCI, {}).get("Discovering")))
-        if rig.watcher.wait_for(rig.is_reading(PERIPH_A_HCI, expected_raw(43.0, "F")), 0.3,
-                                since=t_fault):
+def check_ladder(rig, res, fault, t_fault, t_silent, t_adv, cure):
+    """Readings return, by the ladder step `cure`, after a silence that was real (from
+    `t_silent`, the last fault: bluetoothd says Discovering=true until the step)."""
+    # the second step comes 2 periods after the last sound; then power on, scan, connect, read
+    limit = 2 * LADDER_PERIOD_S + 15
+    discovering = []
+    new_raw = expected_raw(43.0, "F")
+    while time.monotonic() < t_fault + limit:
+        if not ladder_steps(rig, t_silent):
+            discovering.append(bool(rig.bz.adapters().get(CENTRAL_HCI, {}).get("Discovering")))
+        if rig.watcher.wait_for(rig.is_reading(PERIPH_A_HCI, new_raw), 0.3, since=t_fault):
             break
     if not all(discovering):
         raise RigError("%s stopped discovering during the silence (Discovering false %d of %d "
@@ -1345,13 +1379,11 @@ def check_ladder(rig, res, fault, t_fault, t_adv):
     if not isinstance(ladder, dict):
         raise Fail("`status --json` has no scan_watchdog object: %r" % (out or err)[-300:])
     cured_by = ladder.get("last_recovered_by")
-    if ladder.get("recoveries", 0) < 1 or cured_by not in STEP_CALLS or ladder.get("silent"):
+    if ladder.get("recoveries", 0) < 1 or cured_by != cure or ladder.get("silent"):
         problems.append("status scan_watchdog %s: want recoveries >= 1, silent false, "
-                        "last_recovered_by a step" % json.dumps(ladder))
-    lines = [(t, l) for t, l in rig.daemon.lines if t >= t_fault]
-    steps = [l for _, l in lines if STEP_LINE in l]
-    healed = [(t, l) for t, l in lines if HEARD_LINE in l]
-    if not steps or not healed:
+                        "last_recovered_by %s" % (json.dumps(ladder), cure))
+    healed = [(t, l) for t, l in list(rig.daemon.lines) if t >= t_fault and HEARD_LINE in l]
+    if not ladder_steps(rig, t_fault) or not healed:
         problems.append("the log has no ladder step (%r) or no %r line" % (STEP_LINE, HEARD_LINE))
     # On the bus: the curing step's calls, then (only then) A heard on hci0.
     dev = rig.device_path(PERIPH_A_HCI)
@@ -1362,24 +1394,26 @@ def check_ladder(rig, res, fault, t_fault, t_adv):
     calls = [(i, central_call_kind(rig, m)) for i, m in enumerate(msgs)
              if m.kind == "method call" and m.sender == rig.central_name
              and m.path == "/org/bluez/" + CENTRAL_HCI]
-    want = STEP_CALLS.get(cured_by, ())
+    want = STEP_CALLS[cure]
     seen = [k for i, k in calls if not added or i < added[0]]
     if not added:
         problems.append("BlueZ never added %s on %s" % (dev, CENTRAL_HCI))
-    elif not want or [k for k in seen if k in want][-len(want):] != list(want):
+    elif [k for k in seen if k in want][-len(want):] != list(want):
         problems.append("before A was heard the daemon called %s on the adapter, want %s last"
                         % (seen, " then ".join(want)))
     if problems:
         raise Fail("wrong recovery: " + "; ".join(problems))
-    heard_after = healed[0][0] - t_adv
+    t_heard = healed[0][0]
+    t_cure = max(t for t in ladder_steps(rig, t_fault) if t <= t_heard)
     res["recovery_s"] = round(reading, 2)
-    res["first_step_s"] = round(t_step - t_fault, 2) if t_step else None
+    res["cure_to_reading_s"] = round(t_fault + reading - t_cure, 2)
+    res["steps_s"] = [round(t - t_fault, 2) for t in ladder_steps(rig, t_fault)]
     res["cured_by"] = cured_by
-    res["detail"] = ("steps %s; A advertising %.1f s unheard (Discovering true, polled %d "
-                     "times); heard again after %s; first new reading %.2f s after the fault; "
-                     "calls before A was heard: %s"
-                     % (len(steps), heard_after, len(discovering), cured_by, reading,
-                        " ".join(seen)))
+    res["detail"] = ("ladder steps at %s s; A advertising %.1f s unheard (Discovering true, "
+                     "polled %d times); heard again after %s; first new reading %.2f s after "
+                     "the fault, %.2f s after that step; calls before A was heard: %s"
+                     % (res["steps_s"], t_heard - t_adv, len(discovering), cured_by, reading,
+                        res["cure_to_reading_s"], " ".join(seen)))
     res["status_watchdog"] = ladder
 
 
@@ -1394,6 +1428,7 @@ SCENARIOS = {
     "6": ("6 two peripherals", sc6_two, "6-two"),
     "7": ("7 advertising sensors", sc7_adverts, "7-adverts"),
     "8": ("8 silent controller", sc8_silent_controller, "8-silent-controller"),
+    "8p": ("8p silent controller, deaf again", sc8p_deaf_again, "8p-deaf-again"),
     "scanprobe": ("scan probe (rig measurement)", scanprobe, "scanprobe"),
 }
 
@@ -1430,8 +1465,8 @@ def main():
     ap.add_argument("--bin-dir", default=None)
     ap.add_argument("--cli-arg", action="append", default=[],
                     help="extra argument put before the verb of every blectl call")
-    # 7 before 6: both use hci2
-    ap.add_argument("--scenarios", default="1,2,3,4,5,7,6")
+    # 7 before 6: both use hci2; 8 before 6: it needs A alone, and 6 links hci2 to hci3
+    ap.add_argument("--scenarios", default="1,2,3,4,5,7,8,6")
     ap.add_argument("--deadline", type=float, default=300,
                     help="start no scenario after this many seconds (whole suite)")
     # well below the daemon's data watchdog (16 s): a recovery by the watchdog fails
@@ -1492,7 +1527,7 @@ def main():
         if key.strip() == "7" and rig.standin:
             log("scenario 7 left out: the stand-in central reads no advertisements")
             continue
-        if key.strip() == "8" and rig.standin:
+        if key.strip() in ("8", "8p") and rig.standin:
             log("scenario 8 left out: the stand-in central has no scan watchdog")
             continue
         entry = SCENARIOS[key.strip()]
