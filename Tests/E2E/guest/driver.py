@@ -1257,14 +1257,21 @@ def silence_central(rig, t_noise):
         time.sleep(0.3)
 
 
-def wait_on_hci0(rig, hci, timeout, what):
-    """Waits until the central's adapter has a device object for `hci`'s address."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if rig.bz.central_view(rig.addr[hci])[0]:
-            return time.monotonic()
-        time.sleep(0.1)
-    raise RigError("%s: %s never appeared on %s" % (what, hci, CENTRAL_HCI))
+def make_noise(rig):
+    """Something heard: from now on devices are expected (an empty room is not silence).
+    btvirt reports the advertisement to the controllers scanning when it is enabled: if
+    hci0 was between two of the kernel's scans then, it is enabled again. Returns when
+    BlueZ had the device on hci0."""
+    for attempt in range(3):
+        btmgmt(SPACER_HCI, "add-adv", "-c", "-d", NOISE_ADV, "1")
+        end = time.monotonic() + 4
+        while time.monotonic() < end:
+            if rig.bz.central_view(rig.addr[SPACER_HCI])[0]:
+                return time.monotonic()
+            time.sleep(0.1)
+        log("the noise advertisement was not heard on %s (attempt %d)" % (CENTRAL_HCI, attempt + 1))
+        btmgmt(SPACER_HCI, "rm-adv", "1")
+    raise RigError("%s never heard the noise advertisement of %s" % (CENTRAL_HCI, SPACER_HCI))
 
 
 def sc8_silent_controller(rig, res):
@@ -1295,9 +1302,7 @@ def silent_controller(rig, res, deaf_again):
             raise Fail("the daemon knows no thermometer but %s is not discovering" % CENTRAL_HCI)
         time.sleep(0.1)
     try:
-        # Something heard: from now on devices are expected (an empty room is not silence).
-        btmgmt(SPACER_HCI, "add-adv", "-c", "-d", NOISE_ADV, "1")
-        t_noise = wait_on_hci0(rig, SPACER_HCI, 5, "the noise advertisement")
+        t_noise = make_noise(rig)
         fault = rig.mark("fault 8 silent-controller")
         t_fault = t_silent = silence_central(rig, t_noise)
         if deaf_again:
