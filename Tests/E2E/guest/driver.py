@@ -1289,40 +1289,49 @@ def sc8p_deaf_again(rig, res):
 def silent_controller(rig, res, deaf_again):
     rig.steady("A", PERIPH_A_HCI)
     # A daemon that knows no thermometer and searches (discovery on, nothing else restarting
-    # it), with a short scan watchdog; A gone from the air and from BlueZ.
+    # it), with a short scan watchdog; A gone from the air and from BlueZ. A starts again
+    # now, its advertising held back until the controller is deaf (its start takes seconds
+    # of python under TCG, which must not fall in the silence).
     rig.stop_daemon()
     rig.stop_peripheral("A")
     for hci in (PERIPH_A_HCI, SPACER_HCI):
         rig.bz.remove_device(CENTRAL_HCI, rig.addr[hci])
-    write_daemon_conf("scan_watchdog = %s" % rig.args.scan_watchdog)
-    rig.start_daemon()
-    end = time.monotonic() + 10
-    while not rig.bz.adapters().get(CENTRAL_HCI, {}).get("Discovering"):
-        if time.monotonic() > end:
-            raise Fail("the daemon knows no thermometer but %s is not discovering" % CENTRAL_HCI)
-        time.sleep(0.1)
     try:
+        rig.set_temp("A", 43.0)
+        _, ready = rig.start_peripheral("A", PERIPH_A_HCI, extra=["--hold-advertising"])
+        rig.wait_ready("A", ready, timeout=40)
+        write_daemon_conf("scan_watchdog = %s" % rig.args.scan_watchdog)
+        rig.start_daemon()
+        end = time.monotonic() + 10
+        while not rig.bz.adapters().get(CENTRAL_HCI, {}).get("Discovering"):
+            if time.monotonic() > end:
+                raise Fail("the daemon knows no thermometer but %s is not discovering" % CENTRAL_HCI)
+            time.sleep(0.1)
         t_noise = make_noise(rig)
         fault = rig.mark("fault 8 silent-controller")
         t_fault = t_silent = silence_central(rig, t_noise)
         if deaf_again:
             # Nothing on the air when discovery restarts; the controller goes deaf again.
             btmgmt(SPACER_HCI, "rm-adv", "1")
+            at_step = hcitrace.end()
             t_step = wait_step(rig, t_fault, 1, LADDER_PERIOD_S + 10)
+            wait_rescan(rig, at_step)
             t_silent = silence_central(rig, t_step)
         trace_at = hcitrace.end()
-        rig.set_temp("A", 43.0)
-        _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
-        t_adv = rig.wait_ready("A", ready)["adv_registered"]
+        rig.periph["A"].send(signal.SIGUSR1)       # A on the air
+        t_adv = time.monotonic()
         cure = "power_cycle" if deaf_again else "restart_discovery"
         check_ladder(rig, res, fault, t_fault, t_silent, t_adv, cure)
         check_silence(res, trace_at, "mgmt Set Powered" if deaf_again else "mgmt Stop Discovery")
     finally:
+        # Whatever failed: A on the air, no noise, the default configuration, a daemon.
+        rig.periph["A"].send(signal.SIGUSR1)
         subprocess.run(["btmgmt", "--index", SPACER_HCI[3:], "rm-adv", "1"], capture_output=True,
                        timeout=15, stdin=subprocess.DEVNULL)
-    # The other scenarios run with the default configuration.
+        write_daemon_conf()
+        if not rig.daemon.alive():
+            rig.start_daemon()
     rig.stop_daemon()
-    write_daemon_conf()
     rig.start_daemon()
     rig.steady("A", PERIPH_A_HCI, timeout=30)
 
@@ -1330,6 +1339,16 @@ def silent_controller(rig, res, deaf_again):
 def ladder_steps(rig, since):
     """When the daemon logged each ladder step since `since`."""
     return [t for t, line in list(rig.daemon.lines) if t >= since and STEP_LINE in line]
+
+
+def wait_rescan(rig, offset, timeout=5):
+    """Waits until the kernel enabled hci0's scanning again (the ladder's discovery restart)."""
+    end = time.monotonic() + timeout
+    while not hcitrace.scan_enabled(hcitrace.HCI_TRACE, offset, int(CENTRAL_HCI[3:])):
+        if time.monotonic() > end:
+            raise Fail("the ladder's discovery restart left %s not scanning for %d s (see the "
+                       "daemon's StartDiscovery reply on the bus)" % (CENTRAL_HCI, timeout))
+        time.sleep(0.1)
 
 
 def wait_step(rig, since, n, timeout):
@@ -1414,7 +1433,7 @@ def check_ladder(rig, res, fault, t_fault, t_silent, t_adv, cure):
     res["cure_to_reading_s"] = round(t_fault + reading - t_cure, 2)
     res["steps_s"] = [round(t - t_fault, 2) for t in ladder_steps(rig, t_fault)]
     res["cured_by"] = cured_by
-    res["detail"] = ("ladder steps at %s s; A advertising %.1f s unheard (Discovering true, "
+    res["detail"] = ("ladder steps at %s s; A on the air %.1f s unheard (Discovering true, "
                      "polled %d times); heard again after %s; first new reading %.2f s after "
                      "the fault, %.2f s after that step; calls before A was heard: %s"
                      % (res["steps_s"], t_heard - t_adv, len(discovering), cured_by, reading,

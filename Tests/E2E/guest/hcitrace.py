@@ -64,3 +64,9 @@ def silence(path, offset, central, peripheral):
         if seen["ended_by"]:
             break
     return seen
+
+
+def scan_enabled(path, offset, central):
+    """Whether the central's scanning was enabled (LE Set Scan Enable, on) after `offset`."""
+    return any(index == central and opcode == COMMAND and data[:2] == b"\x0c\x20" and data[3:4] == b"\x01"
+               for index, opcode, data in records(path, offset))
