@@ -9,6 +9,10 @@ extension Bluetoothd {
         // Every client can only start one discovery.
         guard !adapter.clients.isDiscovering(client) else { throw BlueZError.busy }
         world.withState { $0.startDiscoveryCalls += 1 }
+        // The kernel refused (mgmt Busy): bluetoothd drops the session it was starting.
+        if world.withState({ FaultPlan.take(&$0.faults.startDiscoveryBusy, address: nil) }) != nil {
+            throw BlueZError.busy
+        }
         adapter.clients.start(client)
         adapters[name] = adapter
         tasks.cancel("scan-stop:\(name)")

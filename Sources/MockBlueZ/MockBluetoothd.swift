@@ -117,6 +117,8 @@ public actor MockBluetoothd {
             }
         case .stopDiscoveryInProgress(let times):
             world.withState { $0.faults.stopDiscoveryInProgress.append(.init(value: (), remaining: times)) }
+        case .startDiscoveryBusy(let times):
+            world.withState { $0.faults.startDiscoveryBusy.append(.init(value: (), remaining: times)) }
         case .servicesNeverResolve(let times, let address):
             world.withState {
                 $0.faults.unresolvedServices.append(.init(value: (), remaining: times, address: address?.uppercased()))

@@ -103,6 +103,7 @@ enum MockControl {
             }
             return .failConnect(times: try reader.times(), error: error, address: try reader.string("address"))
         case "stop-discovery-in-progress": return .stopDiscoveryInProgress(times: try reader.times())
+        case "start-discovery-busy": return .startDiscoveryBusy(times: try reader.times())
         case "connect-race": return .connectRace(times: try reader.times(), address: try reader.string("address"))
         case "services-never-resolve":
             return .servicesNeverResolve(times: try reader.times(), address: try reader.string("address"))

@@ -25,6 +25,10 @@ public enum MockFault: Sendable, Equatable {
     /// The next `times` `StopDiscovery` calls end the caller's session, if it still has one,
     /// and answer `org.bluez.Error.InProgress`, as newer BlueZ does once the session is gone.
     case stopDiscoveryInProgress(times: Int)
+    /// The next `times` `StartDiscovery` calls answer `org.bluez.Error.InProgress` and leave
+    /// the caller without a session, as bluetoothd 5.66 does when the kernel refuses to start
+    /// discovery (mgmt Busy; seen in the real-BlueZ rig right after a `StopDiscovery`).
+    case startDiscoveryBusy(times: Int)
     /// The next `times` connections never reach `ServicesResolved=true`.
     case servicesNeverResolve(times: Int, address: String?)
     /// Replies to org.bluez methods (all, or those named in `methods`, such as `Connect` or
@@ -123,6 +127,7 @@ struct FaultPlan: Sendable {
     var connectRaces: [Armed<Void>] = []
     var unresolvedServices: [Armed<Void>] = []
     var stopDiscoveryInProgress: [Armed<Void>] = []
+    var startDiscoveryBusy: [Armed<Void>] = []
     var malformedValues: [Armed<MockMalformedValue>] = []
     var slowReplies: [Armed<(Duration, Set<String>)>] = []
     var outOfRange: [Armed<Void>] = []

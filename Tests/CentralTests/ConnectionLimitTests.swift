@@ -142,6 +142,20 @@ struct NewerBlueZTests {
         }
     }
 
+    @Test("StartDiscovery answering InProgress without a session is not taken as scanning")
+    func startDiscoveryBusy() async throws {
+        try await MockFixture.with { fixture in
+            let central = fixture.central
+            _ = try await discover(Self.pi, on: central)
+            // The restart's StartDiscovery meets a busy kernel: bluetoothd answers InProgress
+            // and holds no session for us. The central must end up really scanning.
+            try await fixture.mock.inject(.startDiscoveryBusy(times: 1))
+            try await central.restartScan()
+            #expect(await central.isScanning)
+            _ = try await discover(Self.pi, on: central, scanning: false)
+        }
+    }
+
     /// Scans (unless `scanning` is false: the scan is on) until `address` is discovered.
     private func discover(
         _ address: String, on central: CentralManager, scanning: Bool = true

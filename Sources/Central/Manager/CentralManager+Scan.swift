@@ -64,14 +64,24 @@ extension CentralManager {
         guard state == .poweredOn, let adapter = adapterPath else { throw .notPoweredOn(state) }
         do {
             try await client.setDiscoveryFilter(adapter, DiscoveryFilter(transport: "le", duplicateData: true))
-            try await client.startDiscovery(adapter)
+            try await startDiscovery(adapter)
             discoveryActive = true
         } catch {
-            if case .inProgress = error {
-                discoveryActive = true
-                return
-            }
             throw .bluez(error)
+        }
+    }
+
+    /// `StartDiscovery`, and once more after `InProgress`: bluetoothd 5.66 answers that both
+    /// when this client holds a session already and when the kernel refused to start
+    /// discovery (mgmt Busy), holding none then (seen in the real-BlueZ rig right after a
+    /// `StopDiscovery`). Stopping first ends a session we may hold; the second answer is
+    /// the one that counts.
+    private func startDiscovery(_ adapter: BlueZPath) async throws(BlueZError) {
+        do {
+            try await client.startDiscovery(adapter)
+        } catch .inProgress {
+            try? await client.stopDiscovery(adapter)
+            try await client.startDiscovery(adapter)
         }
     }
 

@@ -14,10 +14,12 @@ unit C; only for scenario 6).
   --central standin  guest/standin-central.py, same command lines and JSON; adds
                      rig checks that need the stand-in's BlueZ-level events
 
-Scenarios (--scenarios, default 1,2,3,4,5,6):
+Scenarios (--scenarios, default 1,2,3,4,5,8,6):
   1 discover/connect/read  2 notifications  3 peripheral app restart
   4 bluetoothd SIGTERM + SIGKILL restarts   5 adapter power off/on
   6 two peripherals (both UUID spellings)
+  7 advertising sensors   8 silent controller (the scan watchdog's recovery ladder: restart
+  discovery cures it)   8p the same controller deaf again after that (the power cycle cures it)
   scanprobe: a rig measurement (scan reliability with/without re-advertising)
 
 Writes OUT/results.json; exit 0 all pass, 1 a failure, 2 rig setup error.
@@ -38,6 +40,7 @@ import dbus
 import dbus.lowlevel
 
 import busmon
+import hcitrace
 
 BLUEZ = "org.bluez"
 ADAPTER = "org.bluez.Adapter1"
@@ -221,6 +224,17 @@ class BlueZ:
             return "%s %s" % (n, "powered" if bool(a["Powered"]) else "not powered")
         raise SetupError("adapters not all present and powered %ds after bluetoothd started: %s"
                          % (timeout, ", ".join(state(n) for n in names)))
+
+    def remove_device(self, hci, addr):
+        """Adapter1.RemoveDevice of addr on hci, if BlueZ has it (the link drops with it)."""
+        path = "/org/bluez/%s/dev_%s" % (hci, addr.upper().replace(":", "_"))
+        adapter = dbus.Interface(self.bus.get_object(BLUEZ, "/org/bluez/" + hci,
+                                                     introspect=False), ADAPTER)
+        try:
+            adapter.RemoveDevice(dbus.ObjectPath(path), timeout=10)
+        except dbus.DBusException as e:
+            if e.get_dbus_name() != "org.bluez.Error.DoesNotExist":
+                raise RigError("RemoveDevice %s: %s" % (path, e))
 
     def central_view(self, periph_addr):
         """(Device1 props, temp characteristic path or None) as the central's adapter sees the peer."""
@@ -497,6 +511,16 @@ class Rig:
                        % self.daemon.p.pid)
         log("daemon up: %s (bus name %s)" % (" ".join(self.daemon_argv), self.central_name))
         self.start_watcher()
+
+    def stop_daemon(self):
+        """Stops the daemon (SIGTERM, as a user would) before starting it again with
+        another config file."""
+        if self.watcher:
+            self.watcher.stop()
+            self.watcher = None
+        rc, clean = self.daemon.stop(signal.SIGTERM, 10)
+        if not clean or rc != 0:
+            raise Fail("the daemon's stop: exit status %s%s" % (rc, "" if clean else " (killed)"))
 
     def start_watcher(self):
         if self.watcher:
@@ -1105,6 +1129,17 @@ SENSOR_KEY = "231d39c1d7cc1ab1aee224cd096db932"
 SENSOR_FORMATS = [("bthome", "bthome", 21.37), ("bthome-encrypted", "bthome", 22.5), ("pvvx", "pvvx", 23.11)]
 
 
+def write_daemon_conf(*extra):
+    """The daemon's config file: every setting at its default, plus `extra` lines (scenario 8
+    sets a short scan_watchdog)."""
+    with open(DAEMON_CONF + ".new", "w") as f:
+        f.write("# e2e: every setting at its default; the command line sets adapter, "
+                "socket, log level; scenario 7's encrypted sensor on hci2 has a key\n")
+        f.write("bthome_key 00:AA:01:02:00:02 = %s\n" % SENSOR_KEY)
+        f.writelines(line + "\n" for line in extra)
+    os.rename(DAEMON_CONF + ".new", DAEMON_CONF)
+
+
 def sc7_adverts(rig, res):
     """advertising sensors: BTHome v2 plain and encrypted, pvvx, from hci2's advertisements"""
     rig.check_central_alive()
@@ -1159,6 +1194,253 @@ def sc7_adverts(rig, res):
                      % (times, idle, cost, adverts.get("lost_packets")))
 
 
+# ---------------------------------------------------------------- 8 silent controller
+# Scenario 8's scan watchdog (scan_watchdog): short, yet longer than the kernel's LE
+# discovery (10.24 s, which bluetoothd would start again, scanning again) and long enough
+# for A (whose start takes up to 5 s under TCG) to advertise unheard through several of
+# its 2 s re-registrations.
+LADDER_PERIOD_S = 12
+# The ladder's log lines (ThermometerMonitor+Watchdog.swift).
+STEP_LINE = "nothing heard from any device in"
+HEARD_LINE = "devices heard again after"
+# What a step looks like on the bus: the daemon's calls, in order.
+STEP_CALLS = {"restart_discovery": ("StopDiscovery", "StartDiscovery"),
+              "power_cycle": ("Set Powered false", "Set Powered true")}
+# The noise: an advertisement of the spacer controller (hci3) that the central hears once
+# (btvirt reports it at its advertising enable): name "Noise", connectable like the spacer's.
+NOISE_ADV = "020106" + "06094e6f697365"
+
+
+def hci_command(hci, ogf, ocf, *params):
+    """Sends one raw HCI command to a controller with hcitool (behind the kernel's
+    management interface and bluetoothd); returns the status byte of its Command Complete."""
+    argv = ["hcitool", "-i", hci, "cmd", "0x%02x" % ogf, "0x%04x" % ocf] + list(params)
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    event = r.stdout.rpartition("> HCI Event: 0x0e")[2].split("\n")[1:2]
+    if r.returncode != 0 or not event:
+        raise RigError("`%s`: rc=%d %s %s" % (" ".join(argv), r.returncode, r.stdout, r.stderr))
+    return int(event[0].split()[-1], 16)
+
+
+def btmgmt(hci, *args):
+    argv = ["btmgmt", "--index", hci[3:]] + list(args)
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=15, stdin=subprocess.DEVNULL)
+    if r.returncode != 0:
+        raise RigError("`%s`: rc=%d %s %s" % (" ".join(argv), r.returncode, r.stdout, r.stderr))
+
+
+def central_call_kind(rig, m):
+    """A daemon call as STEP_CALLS names it (Set of Adapter1.Powered with its value)."""
+    if m.member == "Set" and m.arg(0) == ADAPTER and m.arg(1) == "Powered":
+        return "Set Powered %s" % ("true" if m.arg(2)[1] else "false")
+    return m.member
+
+
+def silence_central(rig, t_noise):
+    """The fault: LE Set Scan Enable (OGF 0x08, OCF 0x000c) = off, sent straight to hci0.
+    The kernel clears its scanning flag and cancels the end of its LE discovery (that
+    Command Complete is handled as its own), but its discovery state, mgmt and bluetoothd
+    stay "discovering": Discovering=true, nobody restarts the scan. Returns when it was sent.
+
+    The kernel scans in 10.24 s stretches that bluetoothd starts again; between two, the
+    controller is not scanning and answers Command Disallowed (0x0c): then it tries again."""
+    while True:
+        status = hci_command(CENTRAL_HCI, 0x08, 0x000c, "00", "00")
+        t = time.monotonic()
+        if t - t_noise > LADDER_PERIOD_S - 2:
+            raise RigError("LE Set Scan Enable off on %s: status 0x%02x %.1f s after the last "
+                           "sound, too late for a %d s watchdog"
+                           % (CENTRAL_HCI, status, t - t_noise, LADDER_PERIOD_S))
+        if status == 0:
+            return t
+        log("LE Set Scan Enable off on %s: status 0x%02x, again" % (CENTRAL_HCI, status))
+        time.sleep(0.3)
+
+
+def make_noise(rig):
+    """Something heard: from now on devices are expected (an empty room is not silence).
+    btvirt reports the advertisement to the controllers scanning when it is enabled: if
+    hci0 was between two of the kernel's scans then, it is enabled again. Returns when
+    BlueZ had the device on hci0."""
+    for attempt in range(3):
+        btmgmt(SPACER_HCI, "add-adv", "-c", "-d", NOISE_ADV, "1")
+        end = time.monotonic() + 4
+        while time.monotonic() < end:
+            if rig.bz.central_view(rig.addr[SPACER_HCI])[0]:
+                return time.monotonic()
+            time.sleep(0.1)
+        log("the noise advertisement was not heard on %s (attempt %d)" % (CENTRAL_HCI, attempt + 1))
+        btmgmt(SPACER_HCI, "rm-adv", "1")
+    raise RigError("%s never heard the noise advertisement of %s" % (CENTRAL_HCI, SPACER_HCI))
+
+
+def sc8_silent_controller(rig, res):
+    """silent controller: hci0 stops scanning behind bluetoothd's back; the ladder's first
+    step (restart discovery) recovers"""
+    silent_controller(rig, res, deaf_again=False)
+
+
+def sc8p_deaf_again(rig, res):
+    """silent controller that goes deaf again after the discovery restart: the ladder's
+    second step (power cycle) recovers"""
+    silent_controller(rig, res, deaf_again=True)
+
+
+def silent_controller(rig, res, deaf_again):
+    rig.steady("A", PERIPH_A_HCI)
+    # A daemon that knows no thermometer and searches (discovery on, nothing else restarting
+    # it), with a short scan watchdog; A gone from the air and from BlueZ. A starts again
+    # now, its advertising held back until the controller is deaf (its start takes seconds
+    # of python under TCG, which must not fall in the silence).
+    rig.stop_daemon()
+    rig.stop_peripheral("A")
+    for hci in (PERIPH_A_HCI, SPACER_HCI):
+        rig.bz.remove_device(CENTRAL_HCI, rig.addr[hci])
+    try:
+        rig.set_temp("A", 43.0)
+        _, ready = rig.start_peripheral("A", PERIPH_A_HCI, extra=["--hold-advertising"])
+        rig.wait_ready("A", ready, timeout=40)
+        write_daemon_conf("scan_watchdog = %s" % rig.args.scan_watchdog)
+        rig.start_daemon()
+        end = time.monotonic() + 10
+        while not rig.bz.adapters().get(CENTRAL_HCI, {}).get("Discovering"):
+            if time.monotonic() > end:
+                raise Fail("the daemon knows no thermometer but %s is not discovering" % CENTRAL_HCI)
+            time.sleep(0.1)
+        t_noise = make_noise(rig)
+        fault = rig.mark("fault 8 silent-controller")
+        t_fault = t_silent = silence_central(rig, t_noise)
+        if deaf_again:
+            # Nothing on the air when discovery restarts; the controller goes deaf again.
+            btmgmt(SPACER_HCI, "rm-adv", "1")
+            at_step = hcitrace.end()
+            t_step = wait_step(rig, t_fault, 1, LADDER_PERIOD_S + 10)
+            wait_rescan(rig, at_step)
+            t_silent = silence_central(rig, t_step)
+        trace_at = hcitrace.end()
+        rig.periph["A"].send(signal.SIGUSR1)       # A on the air
+        t_adv = time.monotonic()
+        cure = "power_cycle" if deaf_again else "restart_discovery"
+        check_ladder(rig, res, fault, t_fault, t_silent, t_adv, cure)
+        check_silence(res, trace_at, "mgmt Set Powered" if deaf_again else "mgmt Stop Discovery")
+    finally:
+        # Whatever failed: A on the air, no noise, the default configuration, a daemon.
+        rig.periph["A"].send(signal.SIGUSR1)
+        subprocess.run(["btmgmt", "--index", SPACER_HCI[3:], "rm-adv", "1"], capture_output=True,
+                       timeout=15, stdin=subprocess.DEVNULL)
+        write_daemon_conf()
+        if not rig.daemon.alive():
+            rig.start_daemon()
+    rig.stop_daemon()
+    rig.start_daemon()
+    rig.steady("A", PERIPH_A_HCI, timeout=30)
+
+
+def ladder_steps(rig, since):
+    """When the daemon logged each ladder step since `since`."""
+    return [t for t, line in list(rig.daemon.lines) if t >= since and STEP_LINE in line]
+
+
+def wait_rescan(rig, offset, timeout=5):
+    """Waits until the kernel enabled hci0's scanning again (the ladder's discovery restart)."""
+    end = time.monotonic() + timeout
+    while not hcitrace.scan_enabled(hcitrace.HCI_TRACE, offset, int(CENTRAL_HCI[3:])):
+        if time.monotonic() > end:
+            raise Fail("the ladder's discovery restart left %s not scanning for %d s (see the "
+                       "daemon's StartDiscovery reply on the bus)" % (CENTRAL_HCI, timeout))
+        time.sleep(0.1)
+
+
+def wait_step(rig, since, n, timeout):
+    """Waits for the daemon's n-th ladder step since `since`; returns when it was logged."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        steps = ladder_steps(rig, since)
+        if len(steps) >= n:
+            return steps[n - 1]
+        rig.check_central_alive()
+        time.sleep(0.1)
+    raise Fail("no ladder step %d within %.0f s of the silence (scan_watchdog %s)"
+               % (n, timeout, rig.args.scan_watchdog))
+
+
+def check_silence(res, trace_at, ended_by):
+    """The HCI trace from the (last) fault to the step that cured it: hci0 got no advertising
+    report and the kernel reported no change of discovery, while A kept enabling its
+    advertising; and the step is the one expected."""
+    seen = hcitrace.silence(hcitrace.HCI_TRACE, trace_at, int(CENTRAL_HCI[3:]), int(PERIPH_A_HCI[3:]))
+    if seen["ended_by"] != ended_by or seen["reports"] or seen["discovering_events"] \
+            or not seen["peripheral_adv_enables"]:
+        raise RigError("the HCI trace does not show a silent controller that the kernel went on "
+                       "discovering with until the %s: %s" % (ended_by, seen))
+    res["hci_trace"] = seen
+    res["detail"] += ("; HCI trace until the %s: %s advertising reports on %s, %d mgmt "
+                      "Discovering events, %d advertising enables of %s"
+                      % (seen["ended_by"], seen["reports"], CENTRAL_HCI, seen["discovering_events"],
+                         seen["peripheral_adv_enables"], PERIPH_A_HCI))
+
+
+def check_ladder(rig, res, fault, t_fault, t_silent, t_adv, cure):
+    """Readings return, by the ladder step `cure`, after a silence that was real (from
+    `t_silent`, the last fault: bluetoothd says Discovering=true until the step)."""
+    # the second step comes 2 periods after the last sound; then power on, scan, connect, read
+    limit = 2 * LADDER_PERIOD_S + 15
+    discovering = []
+    new_raw = expected_raw(43.0, "F")
+    while time.monotonic() < t_fault + limit:
+        if not ladder_steps(rig, t_silent):
+            discovering.append(bool(rig.bz.adapters().get(CENTRAL_HCI, {}).get("Discovering")))
+        if rig.watcher.wait_for(rig.is_reading(PERIPH_A_HCI, new_raw), 0.3, since=t_fault):
+            break
+    if not all(discovering):
+        raise RigError("%s stopped discovering during the silence (Discovering false %d of %d "
+                       "times polled): the fault was not behind bluetoothd's back"
+                       % (CENTRAL_HCI, discovering.count(False), len(discovering)))
+    reading = rig.wait_new_reading("A", PERIPH_A_HCI, t_fault, limit, "after the silence")
+    rc, st, out, err = rig.cli("status", "--json", timeout=15)
+    ladder = (st or {}).get("scan_watchdog") if isinstance(st, dict) else None
+    problems = []
+    if not isinstance(ladder, dict):
+        raise Fail("`status --json` has no scan_watchdog object: %r" % (out or err)[-300:])
+    cured_by = ladder.get("last_recovered_by")
+    if ladder.get("recoveries", 0) < 1 or cured_by != cure or ladder.get("silent"):
+        problems.append("status scan_watchdog %s: want recoveries >= 1, silent false, "
+                        "last_recovered_by %s" % (json.dumps(ladder), cure))
+    healed = [(t, l) for t, l in list(rig.daemon.lines) if t >= t_fault and HEARD_LINE in l]
+    if not ladder_steps(rig, t_fault) or not healed:
+        problems.append("the log has no ladder step (%r) or no %r line" % (STEP_LINE, HEARD_LINE))
+    # On the bus: the curing step's calls, then (only then) A heard on hci0.
+    dev = rig.device_path(PERIPH_A_HCI)
+    msgs = rig.bus_between(fault, rig.mark("check 8 silent-controller"))
+    bluez = rig.bluez_names()
+    added = [i for i, m in enumerate(msgs) if m.sender in bluez and m.member == "InterfacesAdded"
+             and m.arg(0) == dev]
+    calls = [(i, central_call_kind(rig, m)) for i, m in enumerate(msgs)
+             if m.kind == "method call" and m.sender == rig.central_name
+             and m.path == "/org/bluez/" + CENTRAL_HCI]
+    want = STEP_CALLS[cure]
+    seen = [k for i, k in calls if not added or i < added[0]]
+    if not added:
+        problems.append("BlueZ never added %s on %s" % (dev, CENTRAL_HCI))
+    elif [k for k in seen if k in want][-len(want):] != list(want):
+        problems.append("before A was heard the daemon called %s on the adapter, want %s last"
+                        % (seen, " then ".join(want)))
+    if problems:
+        raise Fail("wrong recovery: " + "; ".join(problems))
+    t_heard = healed[0][0]
+    t_cure = max(t for t in ladder_steps(rig, t_fault) if t <= t_heard)
+    res["recovery_s"] = round(reading, 2)
+    res["cure_to_reading_s"] = round(t_fault + reading - t_cure, 2)
+    res["steps_s"] = [round(t - t_fault, 2) for t in ladder_steps(rig, t_fault)]
+    res["cured_by"] = cured_by
+    res["detail"] = ("ladder steps at %s s; A on the air %.1f s unheard (Discovering true, "
+                     "polled %d times); heard again after %s; first new reading %.2f s after "
+                     "the fault, %.2f s after that step; calls before A was heard: %s"
+                     % (res["steps_s"], t_heard - t_adv, len(discovering), cured_by, reading,
+                        res["cure_to_reading_s"], " ".join(seen)))
+    res["status_watchdog"] = ladder
+
+
 # key -> (name, function, slug for the begin/end marks on the bus) or a list of them
 SCENARIOS = {
     "1": ("1 discover/connect/read", sc1_read, "1-read"),
@@ -1169,6 +1451,8 @@ SCENARIOS = {
     "5": ("5 adapter power off/on", sc5_power, "5-power"),
     "6": ("6 two peripherals", sc6_two, "6-two"),
     "7": ("7 advertising sensors", sc7_adverts, "7-adverts"),
+    "8": ("8 silent controller", sc8_silent_controller, "8-silent-controller"),
+    "8p": ("8p silent controller, deaf again", sc8p_deaf_again, "8p-deaf-again"),
     "scanprobe": ("scan probe (rig measurement)", scanprobe, "scanprobe"),
 }
 
@@ -1177,6 +1461,7 @@ def reset_after_failure(rig):
     """Fresh daemon, peripheral A and bluetoothd running, readings flowing (best effort)."""
     log("reset after the failure: restarting the daemon under test")
     try:
+        write_daemon_conf()
         if rig.watcher:
             rig.watcher.stop()
             rig.watcher = None
@@ -1204,8 +1489,8 @@ def main():
     ap.add_argument("--bin-dir", default=None)
     ap.add_argument("--cli-arg", action="append", default=[],
                     help="extra argument put before the verb of every blectl call")
-    # 7 before 6: both use hci2
-    ap.add_argument("--scenarios", default="1,2,3,4,5,7,6")
+    # 7 before 6: both use hci2; 8 before 6: it needs A alone, and 6 links hci2 to hci3
+    ap.add_argument("--scenarios", default="1,2,3,4,5,7,8,6")
     ap.add_argument("--deadline", type=float, default=300,
                     help="start no scenario after this many seconds (whole suite)")
     # well below the daemon's data watchdog (16 s): a recovery by the watchdog fails
@@ -1213,15 +1498,14 @@ def main():
     ap.add_argument("--notify-slack", type=float, default=2.5)
     ap.add_argument("--two-limit", type=float, default=45)
     ap.add_argument("--readvertise", type=float, default=2.0)
+    # scenario 8's scan_watchdog; `off` shows that the scenario fails without the ladder
+    ap.add_argument("--scan-watchdog", default="%ds" % LADDER_PERIOD_S)
     ap.add_argument("--probe-scans", type=int, default=12)
     ap.add_argument("--probe-window", type=float, default=4.0)
     args = ap.parse_args()
     t_suite = time.monotonic()
     os.makedirs(RUN, exist_ok=True)
-    with open(DAEMON_CONF, "w") as f:
-        f.write("# e2e: every setting at its default; the command line sets adapter, "
-                "socket, log level; scenario 7's encrypted sensor on hci2 has a key\n")
-        f.write("bthome_key 00:AA:01:02:00:02 = %s\n" % SENSOR_KEY)
+    write_daemon_conf()
     results = []
 
     def save(status_line):
@@ -1266,6 +1550,9 @@ def main():
     for key in args.scenarios.split(","):
         if key.strip() == "7" and rig.standin:
             log("scenario 7 left out: the stand-in central reads no advertisements")
+            continue
+        if key.strip() in ("8", "8p") and rig.standin:
+            log("scenario 8 left out: the stand-in central has no scan watchdog")
             continue
         entry = SCENARIOS[key.strip()]
         plan += entry if isinstance(entry, list) else [entry]

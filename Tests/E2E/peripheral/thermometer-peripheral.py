@@ -386,6 +386,9 @@ def main():
     ap.add_argument("--sensor", metavar="FORMAT_FILE", default=None,
                     help="an advertising sensor in the format named in this file, no GATT")
     ap.add_argument("--bthome-key", default="231d39c1d7cc1ab1aee224cd096db932")
+    ap.add_argument("--hold-advertising", action="store_true",
+                    help="register the advertisement only on SIGUSR1; the ready file is written "
+                         "once the application is registered")
     args = ap.parse_args()
     if args.ready_file and os.path.exists(args.ready_file):
         os.unlink(args.ready_file)
@@ -426,14 +429,14 @@ def main():
     state = {"app": bool(args.sensor), "app_t": None, "adv": False, "adv_busy": False, "readv": 0, "readv_err": 0}
 
     def maybe_ready():
-        if state["app"] and state["adv"] and args.ready_file and \
+        if state["app"] and (state["adv"] or args.hold_advertising) and args.ready_file and \
                 not os.path.exists(args.ready_file):
             # When each registration was answered, on CLOCK_MONOTONIC (the driver's clock):
             # the app's registration is the end of a GATT-app restart.
             tmp = args.ready_file + ".new"
             with open(tmp, "w") as f:
                 json.dump({"pid": os.getpid(), "app_registered": state["app_t"],
-                           "adv_registered": state["adv_t"]}, f)
+                           "adv_registered": state.get("adv_t")}, f)
             os.rename(tmp, args.ready_file)
             log("READY (application + advertisement registered)")
 
@@ -489,8 +492,17 @@ def main():
     if not args.sensor:
         gatt_mgr.RegisterApplication(app.path, {}, reply_handler=app_ok,
                                      error_handler=app_err, timeout=20)
-    adv_mgr.RegisterAdvertisement(adv.get_path(), {}, reply_handler=adv_ok,
-                                  error_handler=adv_err, timeout=20)
+    def advertise():
+        if not state.get("advertising"):
+            state["advertising"] = True
+            adv_mgr.RegisterAdvertisement(adv.get_path(), {}, reply_handler=adv_ok,
+                                          error_handler=adv_err, timeout=20)
+        return True
+
+    if args.hold_advertising:
+        GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR1, advertise)
+    else:
+        advertise()
     if args.readvertise > 0:
         GLib.timeout_add(int(args.readvertise * 1000), readvertise)
     loop.run()
