@@ -57,8 +57,8 @@ struct ConnectionLimitTests {
         scenario.add(MockFlood(devices: 1, fakeThermometers: 1, hangingConnects: 1, interval: .milliseconds(100)))
         try await MockFixture.with(scenario: scenario) { fixture in
             var configuration = quickConfiguration()
-            configuration.connectTimeout = .seconds(1)
-            configuration.serviceTimeout = .seconds(1)
+            configuration.connectTimeout = Duration.seconds(1).scaled
+            configuration.serviceTimeout = Duration.seconds(1).scaled
             let (monitor, events) = await startMonitor(fixture, configuration: configuration)
             for address in [MockFixture.fahrenheitPi, MockFixture.celsiusPi] {
                 _ = try await events.first(within: .seconds(10), reading(from: address))
