@@ -22,8 +22,9 @@ struct ShutdownTests {
             let status = await fixture.daemon.waitForExit(timeout: .seconds(20))
             let elapsed = ContinuousClock.now - start
             #expect(status == 0)
-            // The 3 s clean-up bound, then closing the history and stopping the mock stack.
-            #expect(elapsed < Duration.seconds(6).scaled, "stopped after \(elapsed)")
+            // The 3 s clean-up bound, then closing the history and stopping the mock stack (seconds
+            // on a loaded machine); far below the 45 s of the unanswered calls' timeouts.
+            #expect(elapsed < Duration.seconds(15).scaled, "stopped after \(elapsed)")
             #expect(fixture.daemon.log().contains("did not answer the clean-up"))
             #expect(!FileManager.default.fileExists(atPath: fixture.socket))
         }

@@ -33,7 +33,7 @@ public final class TCPConnection: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`; reads, writes and the connect time out after `timeout`
     /// seconds times ``testTimeScale``.
-    public init(port: UInt16, timeout unscaled: Double = 10) throws {
+    public init(port: UInt16, timeout unscaled: Double = 30) throws {
         let timeout = unscaled * testTimeScale
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
