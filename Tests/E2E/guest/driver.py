@@ -14,7 +14,7 @@ unit C; only for scenario 6).
   --central standin  guest/standin-central.py, same command lines and JSON; adds
                      rig checks that need the stand-in's BlueZ-level events
 
-Scenarios (--scenarios, default 1,2,3,4,5,8,6):
+Scenarios (--scenarios, default 1,2,3,4,5,7,8,6):
   1 discover/connect/read  2 notifications  3 peripheral app restart
   4 bluetoothd SIGTERM + SIGKILL restarts   5 adapter power off/on
   6 two peripherals (both UUID spellings)
@@ -1126,72 +1126,133 @@ def cpu_share(rig, seconds):
 
 
 SENSOR_KEY = "231d39c1d7cc1ab1aee224cd096db932"
-SENSOR_FORMATS = [("bthome", "bthome", 21.37), ("bthome-encrypted", "bthome", 22.5), ("pvvx", "pvvx", 23.11)]
+# Readings the sensor on hci2 sends, in order: (format, profile, °C). With its key in the
+# configuration first (the daemon then refuses anything unencrypted from it: no downgrade),
+# then without it.
+KEYED_FORMATS = [("bthome-encrypted", "bthome", 22.5)]
+UNKEYED_FORMATS = [("bthome", "bthome", 21.37), ("pvvx", "pvvx", 23.11)]
+REFUSED_PLAIN = "has a BTHome key but sent unencrypted BTHome data"
 
 
 def write_daemon_conf(*extra):
-    """The daemon's config file: every setting at its default, plus `extra` lines (scenario 8
-    sets a short scan_watchdog)."""
+    """The daemon's config file: every setting at its default, plus `extra` lines (scenario 7
+    adds the sensor's key, scenario 8 a short scan_watchdog)."""
     with open(DAEMON_CONF + ".new", "w") as f:
         f.write("# e2e: every setting at its default; the command line sets adapter, "
-                "socket, log level; scenario 7's encrypted sensor on hci2 has a key\n")
-        f.write("bthome_key 00:AA:01:02:00:02 = %s\n" % SENSOR_KEY)
+                "socket, log level\n")
         f.writelines(line + "\n" for line in extra)
     os.rename(DAEMON_CONF + ".new", DAEMON_CONF)
 
 
+def restart_daemon(rig, *conf):
+    rig.stop_daemon()
+    write_daemon_conf(*conf)
+    rig.start_daemon()
+
+
+class Sensor:
+    """The advertising sensor on hci2: its format and temperature are files it reads at
+    every re-registration (once a second)."""
+
+    def __init__(self, rig):
+        self.rig = rig
+        self.format_file = os.path.join(RUN, "sensor-format")
+        rig.temp_file["S"] = os.path.join(RUN, "temp-S")
+        self.addr = rig.addr[PERIPH_B_HCI].upper()
+
+    def send(self, fmt, celsius):
+        with open(self.format_file + ".new", "w") as f:
+            f.write(fmt + "\n")
+        os.rename(self.format_file + ".new", self.format_file)
+        self.rig.set_temp("S", celsius)
+        if "S" not in self.rig.periph or not self.rig.periph["S"].alive():
+            _, ready = self.rig.start_peripheral("S", PERIPH_B_HCI, readvertise=1,
+                                                 extra=["--sensor", self.format_file,
+                                                        "--bthome-key", SENSOR_KEY])
+            self.rig.wait_ready("S", ready)
+
+    def read(self):
+        """The daemon's reading of the sensor (a dict), or the CLI's answer (a string)."""
+        rc, obj, out, err = self.rig.cli("read", self.addr, "--json", "--timeout", "5", timeout=20)
+        return obj[0] if rc == 0 and isinstance(obj, list) and obj else (out.strip() or err.strip())
+
+    def expect(self, fmt, profile, celsius):
+        """Seconds from the sensor being on the air (started, or the files switched) until
+        `blectl read` returns this measurement, every quantity right."""
+        self.send(fmt, celsius)
+        t = time.monotonic()
+        last = None
+        while time.monotonic() - t < self.rig.args.recovery_limit:
+            got = last = self.read()
+            if isinstance(got, dict) and got.get("profile") == profile \
+                    and abs(got.get("celsius", 0) - celsius) < 0.006:
+                want = {"humidity": 55.5, "battery": 77}
+                if profile == "pvvx":
+                    want["voltage"] = 2.95
+                wrong = {k: got.get(k) for k, v in want.items() if got.get(k) != v}
+                if wrong or not got.get("fresh") or not all(c in "0123456789abcdef" for c in got.get("raw", "x")):
+                    raise Fail("%s: %s wrong in %s" % (fmt, wrong or "fresh/raw", json.dumps(got)))
+                return round(time.monotonic() - t, 2)
+            self.rig.check_central_alive()
+            time.sleep(0.5)
+        raise Fail("%s: no reading %s %.2f °C from %s within %.0f s; last: %s"
+                   % (fmt, profile, celsius, self.addr, self.rig.args.recovery_limit, last))
+
+    def expect_refused(self, celsius, seconds=4):
+        """Plain BTHome from a keyed device: logged as refused, never a reading."""
+        self.send("bthome", celsius)
+        t = time.monotonic()
+        while time.monotonic() - t < self.rig.args.recovery_limit:
+            if any(REFUSED_PLAIN in line for line in self.rig.daemon.lines_since(t)):
+                break
+            time.sleep(0.5)
+        else:
+            raise Fail("plain BTHome from a keyed sensor: no refusal in the log within %.0f s"
+                       % self.rig.args.recovery_limit)
+        time.sleep(seconds)         # more plain advertisements, still refused
+        got = self.read()
+        if isinstance(got, dict) and abs(got.get("celsius", 0) - celsius) < 0.006:
+            raise Fail("plain BTHome from a keyed sensor was accepted: %s" % json.dumps(got))
+
+    def advertisement_status(self):
+        _, status, _, _ = self.rig.cli("status", "--json")
+        return (status or {}).get("advertisements") or {}
+
+
 def sc7_adverts(rig, res):
-    """advertising sensors: BTHome v2 plain and encrypted, pvvx, from hci2's advertisements"""
+    """advertising sensors: BTHome v2 encrypted and plain, pvvx, from hci2's advertisements"""
     rig.check_central_alive()
     rig.steady("A", PERIPH_A_HCI)
     idle = cpu_share(rig, 10)
-    format_file = os.path.join(RUN, "sensor-format")
-    rig.temp_file["S"] = os.path.join(RUN, "temp-S")
-    addr = rig.addr[PERIPH_B_HCI].upper()
-    times, cost = {}, None
+    sensor, times = Sensor(rig), {}
     try:
-        for index, (fmt, profile, celsius) in enumerate(SENSOR_FORMATS):
-            with open(format_file + ".new", "w") as f:
-                f.write(fmt + "\n")
-            os.rename(format_file + ".new", format_file)
-            rig.set_temp("S", celsius)
-            t = time.monotonic()
-            if index == 0:
-                _, ready = rig.start_peripheral("S", PERIPH_B_HCI, readvertise=1,
-                                                extra=["--sensor", format_file, "--bthome-key", SENSOR_KEY])
-                rig.wait_ready("S", ready)
-            last = None
-            while time.monotonic() - t < rig.args.recovery_limit:
-                rc, obj, out, err = rig.cli("read", addr, "--json", "--timeout", "5", timeout=20)
-                got = obj[0] if rc == 0 and isinstance(obj, list) and obj else None
-                last = got or (out.strip() or err.strip())
-                if got and got.get("profile") == profile and abs(got.get("celsius", 0) - celsius) < 0.006:
-                    want = {"humidity": 55.5, "battery": 77} if profile == "bthome" else \
-                        {"humidity": 55.5, "battery": 77, "voltage": 2.95}
-                    wrong = {k: got.get(k) for k, v in want.items() if got.get(k) != v}
-                    if wrong or not got.get("fresh") or not all(c in "0123456789abcdef" for c in got.get("raw", "x")):
-                        raise Fail("%s: %s wrong in %s" % (fmt, wrong or "fresh/raw", json.dumps(got)))
-                    times[fmt] = round(time.monotonic() - t, 2)
-                    break
-                rig.check_central_alive()
-                time.sleep(0.5)
-            else:
-                raise Fail("%s: no reading %s %.2f °C from %s within %.0f s; last: %s"
-                           % (fmt, profile, celsius, addr, rig.args.recovery_limit, last))
-            if index == 0:
-                cost = cpu_share(rig, 10)       # one measurement a second from the sensor
-        rc, status, _, _ = rig.cli("status", "--json")
-        adverts = (status or {}).get("advertisements") or {}
-        if adverts.get("scan_mode") != "active" or adverts.get("errors"):
-            raise Fail("status: %s" % json.dumps(adverts))
+        restart_daemon(rig, "bthome_key %s = %s" % (sensor.addr, SENSOR_KEY))
+        for fmt, profile, celsius in KEYED_FORMATS:
+            times[fmt] = sensor.expect(fmt, profile, celsius)
+        cost = cpu_share(rig, 10)       # one measurement a second from the sensor
+        sensor.expect_refused(20.5)
+        keyed = sensor.advertisement_status()
+        if not keyed.get("errors") or keyed.get("scan_mode") != "active":
+            raise Fail("status with the key, after plain BTHome: %s" % json.dumps(keyed))
+        restart_daemon(rig)
+        for fmt, profile, celsius in UNKEYED_FORMATS:
+            times[fmt] = sensor.expect(fmt, profile, celsius)
+        adverts = sensor.advertisement_status()
+        if adverts.get("errors") or adverts.get("scan_mode") != "active":
+            raise Fail("status without the key: %s" % json.dumps(adverts))
         # GATT thermometer A kept streaming meanwhile.
         rig.steady("A", PERIPH_A_HCI)
     finally:
         rig.stop_peripheral("S")
+        write_daemon_conf()
+        if not rig.daemon.alive():
+            rig.start_daemon()
     res["cpu"] = {"idle": idle, "sensor": cost}
-    res["detail"] = ("each format read %s s after it was switched on; CPU %% of a core (blectld, bluetoothd): "
-                     "%s before, %s with the sensor at 1 Hz; lost packets %s"
-                     % (times, idle, cost, adverts.get("lost_packets")))
+    res["detail"] = ("each format read %s s after it was on the air; plain BTHome refused "
+                     "while the key was set (%d errors); CPU %% of a core (blectld, bluetoothd): "
+                     "%s before, %s with the sensor at 1 Hz; lost packets %s, %s"
+                     % (times, keyed.get("errors"), idle, cost, keyed.get("lost_packets"),
+                        adverts.get("lost_packets")))
 
 
 # ---------------------------------------------------------------- 8 silent controller
@@ -1331,8 +1392,7 @@ def silent_controller(rig, res, deaf_again):
         write_daemon_conf()
         if not rig.daemon.alive():
             rig.start_daemon()
-    rig.stop_daemon()
-    rig.start_daemon()
+    restart_daemon(rig)
     rig.steady("A", PERIPH_A_HCI, timeout=30)
 
 

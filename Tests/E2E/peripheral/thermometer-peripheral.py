@@ -29,8 +29,8 @@ Usage (run with /usr/bin/python3: it needs python3-dbus and python3-gi):
   thermometer-peripheral.py --adapter hci1 --temp-file /tmp/t [--unit F|C]
       [--uuid-spelling code|printed] [--readvertise 2] [--ready-file PATH]
       [--app-path /com/blectl/e2e/thermometer]
---sensor FORMAT_FILE makes it an advertising sensor instead (no GATT application, a
-non-connectable "broadcast" advertisement): its service data carries the temperature of
+--sensor FORMAT_FILE makes it an advertising sensor instead (no GATT application, an
+advertisement from the adapter's own address, without a name): its service data carries the temperature of
 --temp-file, 55.5 % humidity and 77 % battery in the format named in FORMAT_FILE
 (bthome, bthome-encrypted with the key of --bthome-key, or pvvx), read again at every
 re-registration, each one a new measurement (the sensor's counter one higher).
@@ -368,7 +368,11 @@ class SensorAdvertisement(Advertisement):
 
     def props(self):
         uuid, data = self.payload
-        return {"Type": "broadcast",
+        # "peripheral", not "broadcast": Linux sends non-connectable advertising from a
+        # fresh non-resolvable private address (hci_get_random_address's require_privacy),
+        # so a broadcast would not come from hci2's address, which the payload and the
+        # nonce carry. Real sensors advertise from one fixed address.
+        return {"Type": "peripheral",
                 "ServiceData": dbus.Dictionary({uuid: dbus.Array(data, signature="y")}, signature="sv")}
 
 
