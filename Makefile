@@ -4,6 +4,8 @@
 #   make test     install missing Debian packages (as root), build, run every test
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
 #   make e2e-repeat N=10   the real-BlueZ suite N times: "N of M passed", retries, recovery spread
+#   make traces   record real BlueZ: the suite once, its bus log normalised into
+#                 Tests/Fixtures/traces (what the mock's conformance tests read)
 #   make bench    the benchmark (see docs/benchmarks.md)
 #   make flood-soak  blectld under a flood of 10,000 devices for 5 minutes (FLOOD_SECONDS)
 #   make soak     blectld --mock under a seeded random schedule of faults (MINUTES=120, SEED=random;
@@ -25,7 +27,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: check-layers deps test-deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd bench \
+.PHONY: check-layers deps test-deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd traces bench \
 	bench-check flood-soak soak soak-smoke install uninstall format lint clean man completions deb
 
 deps:
@@ -93,6 +95,12 @@ e2e: release
 # guest booting a small Debian 12; takes a few minutes (Tests/E2E/README.md).
 e2e-systemd: deb
 	Tests/E2E/run-e2e.sh --systemd --deb "blectl_$$(dpkg-parsechangelog -SVersion)_$$(dpkg-architecture -qDEB_HOST_ARCH).deb"
+
+# A passing run only: traces.py refuses the logs of a failed one.
+traces: release
+	Tests/E2E/run-e2e.sh --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
+	/usr/bin/python3 Tests/E2E/traces.py --from "$${E2E_DIR:-/tmp/blectl-e2e}/last-run.tar.gz"
+	/usr/bin/python3 Tests/E2E/traces.py --from "$${E2E_DIR:-/tmp/blectl-e2e}/last-run.tar.gz" --stats
 
 N ?= 10
 e2e-repeat: release

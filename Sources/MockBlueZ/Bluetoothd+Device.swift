@@ -76,11 +76,12 @@ extension Bluetoothd {
             }
             throw BlueZError.connectionAbortedByLocal
         }
-        if world.withState({ FaultPlan.take(&$0.faults.connectRaces, address: address) }) != nil {
-            // BlueZ's connect race: the ATT connect marks the device connected without a signal.
-            changeSilently(path, BlueZ.device, [("Connected", .boolean(true))])
-        } else {
+        // BlueZ's connect race: the ATT connect marks the device connected without a signal.
+        let race = world.withState { FaultPlan.take(&$0.faults.connectRaces, address: address) } != nil
+        if announcesConnect, !race {
             change(path, BlueZ.device, [("Connected", .boolean(true))])
+        } else {
+            changeSilently(path, BlueZ.device, [("Connected", .boolean(true))])
         }
         if world.withState({ FaultPlan.take(&$0.faults.unresolvedServices, address: address) }) == nil {
             schedule("resolve:\(path)", after: timings.servicesResolved) { daemon in daemon.resolveServices(path) }

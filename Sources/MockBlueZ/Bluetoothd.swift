@@ -18,6 +18,8 @@ actor Bluetoothd {
     let timings: MockTimings
     /// `bluetoothd --experimental`: adapters offer `AdvertisementMonitorManager1`.
     let experimental: Bool
+    /// A successful `Connect` announces `Connected=true` (``MockScenario/announcesConnect``).
+    let announcesConnect: Bool
     let log: MockLogger
 
     /// False once stopped or crashed: timers end, nothing more is sent.
@@ -54,6 +56,7 @@ actor Bluetoothd {
         self.world = world
         self.timings = scenario.timings
         experimental = scenario.experimental
+        announcesConnect = scenario.announcesConnect
         let adapters = scenario.adapters
         self.log = log
         for spec in adapters { adapterSpecs[spec.name] = spec }

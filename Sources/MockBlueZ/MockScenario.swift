@@ -23,6 +23,13 @@ public struct MockScenario: Sendable {
     /// Whether bluetoothd runs with `--experimental`: its adapters then offer
     /// `AdvertisementMonitorManager1` (passive scanning).
     public var experimental = false
+    /// Whether a successful `Connect` announces `Connected=true` in a signal before its reply.
+    ///
+    /// False by default, as real BlueZ 5.66 did in every connect recorded in
+    /// `Tests/Fixtures/traces` (its connect race: the property is true, `Get` says so, but no
+    /// `PropertiesChanged` carries it); the e2e rig's earlier runs announced it in about 1
+    /// connect in 20 (docs/mock-adapter.md). A client must handle both.
+    public var announcesConnect = false
 
     /// Creates a scenario.
     public init(

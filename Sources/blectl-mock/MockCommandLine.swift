@@ -29,6 +29,7 @@ enum MockCommandLine {
         .value("disconnect-delay", "TIME", help: "Disconnect → ServicesResolved=false (default 50ms)"),
         .value("temporary-timeout", "TIME", help: "unconnected devices vanish this long after last seen (default 30s)"),
         .flag("unit-writes", help: "writing C/F to the unit characteristic switches the unit"),
+        .flag("announce-connect", help: "Connect announces Connected=true before its reply (real BlueZ rarely does)"),
         .flag(
             "experimental",
             help: "as bluetoothd --experimental: adapters offer AdvertisementMonitorManager1 (passive scanning)"),
@@ -127,6 +128,7 @@ enum MockCommandLine {
             scenario.seed = seed
         }
         scenario.unitWritesTakeEffect = parsed.flag("unit-writes")
+        scenario.announcesConnect = parsed.flag("announce-connect")
         scenario.experimental = parsed.flag("experimental")
         let pattern = try parsed.value("pattern").map { text throws(UsageError) -> MockTemperaturePattern in
             guard let pattern = MockTemperaturePattern(rawValue: text) else {

@@ -22,6 +22,7 @@ complete -c blectl-mock -l resolve-delay -x -d 'link up → ServicesResolved=tru
 complete -c blectl-mock -l disconnect-delay -x -d 'Disconnect → ServicesResolved=false (default 50ms)'
 complete -c blectl-mock -l temporary-timeout -x -d 'unconnected devices vanish this long after last seen (default 30s)'
 complete -c blectl-mock -l unit-writes -d 'writing C/F to the unit characteristic switches the unit'
+complete -c blectl-mock -l announce-connect -d 'Connect announces Connected=true before its reply (real BlueZ rarely does)'
 complete -c blectl-mock -l experimental -d 'as bluetoothd --experimental: adapters offer AdvertisementMonitorManager1 (passive scanning)'
 complete -c blectl-mock -l no-control -d 'don\'t serve the control interface org.blectl.Mock'
 complete -c blectl-mock -l log-level -x -d 'err, warning, notice, info or debug (default info)'

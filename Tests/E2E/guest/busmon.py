@@ -128,6 +128,8 @@ def _quoted(lines, i, rest):
 
 
 def _value(lines, i):
+    if i >= len(lines):
+        return None, i + 1      # a message cut short (the monitor was stopped mid-write)
     line = lines[i]
     if line.startswith("variant"):
         lines[i] = line[len("variant"):].strip()
