@@ -185,6 +185,7 @@ public struct DaemonRunner: Sendable {
             maxDevices: configuration.maxDevices, scanWatchdog: configuration.scanWatchdog,
             adapterReset: configuration.adapterReset)
         thermometers.keepsScanning = configuration.advertisements.isEnabled
+        thermometers.searches = configuration.gattThermometers
         return thermometers
     }
 

@@ -1,3 +1,4 @@
+import DBusCore
 import Foundation
 import TestSupport
 import Testing
@@ -89,6 +90,28 @@ extension CLITests {
             let text = try await fixture.blectl(["status"])
             #expect(text.output.contains("5 sensors heard (passive scanning)"), "\(text.output)")
             #expect(fixture.daemon.log().contains("advertisements: passive scanning (an advertisement monitor on hci0"))
+        }
+    }
+
+    @Test("gatt_thermometers = no with passive scanning: sensors read, discovery never on, no Thermometer connected")
+    func passiveOnly() async throws {
+        let configuration =
+            Self.advertiserConfiguration + "advert_profiles = bthome, pvvx, atc1441, ruuvi\ngatt_thermometers = no\n"
+        let options = Self.advertiserOptions.replacingOccurrences(of: "--thermometers 0", with: "--thermometers 1")
+        try await DaemonFixture.with(mockOptions: options + " --experimental", configuration: configuration) {
+            fixture in
+            _ = try await Self.readAll(fixture, count: 5)
+            let status = try #require(ChildProcessLines.parse(try await fixture.blectl(["status", "--json"]).output))
+            #expect((status["advertisements"] as? [String: Any])?["scan_mode"] as? String == "passive")
+            #expect((status["connected"] as? [Any])?.isEmpty == true)
+            let bus = try await DBusConnection.connect(to: .address(fixture.busAddress), label: "test-adapter")
+            defer { Task { await bus.close() } }
+            let discovering = try await bus.call(
+                destination: "org.bluez", path: ObjectPath("/org/bluez/hci0"),
+                interface: "org.freedesktop.DBus.Properties",
+                member: "Get", arguments: [.string("org.bluez.Adapter1"), .string("Discovering")])
+            #expect(discovering.arguments == [.variant(.boolean(false))])
+            #expect(!fixture.daemon.log().contains("Thermometer"), "\(fixture.daemon.log())")
         }
     }
 

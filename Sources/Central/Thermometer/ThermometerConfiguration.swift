@@ -45,6 +45,10 @@ public struct ThermometerConfiguration: Sendable {
     /// Whether discovery stays on all the time (advertising sensors are read from it), paused
     /// only while connects are under way, for at most ``scanPauseLimit`` each time.
     public var keepsScanning = false
+    /// Whether thermometers are looked for at all (`gatt_thermometers`). Without, the monitor
+    /// opens no scan window of its own and connects to nothing; it still keeps discovery on
+    /// for ``keepsScanning`` and scans for `blectl scan`.
+    public var searches = true
     /// Discovery that hears nothing at all from any device this long, while devices are
     /// expected, starts the recovery ladder (`scan_watchdog`; nil: off). See ``RecoveryLadder``.
     public var scanWatchdog: Duration?

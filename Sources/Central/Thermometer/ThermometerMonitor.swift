@@ -115,6 +115,7 @@ public actor ThermometerMonitor {
         }
         let state = await central.state
         handle(.stateChanged(state))
+        guard configuration.searches else { return }
         openScanWindow(configuration.discoveryWindow)
         rescanner = Task {
             [
@@ -221,7 +222,7 @@ public actor ThermometerMonitor {
             let (adapter, reason) = central.assumeIsolated { ($0.adapterName, $0.stateReason) }
             log.notice("adapter \(adapter ?? "-"): \(state.rawValue)" + (reason.map { " (\($0))" } ?? ""))
             report(.adapterState(adapter: adapter, state, reason: reason))
-            if state == .poweredOn { adoptConnectedThermometers() }
+            if state == .poweredOn, configuration.searches { adoptConnectedThermometers() }
             reconcileScan()
         case .discovered(let discovery):
             discovered(discovery)
@@ -248,7 +249,7 @@ public actor ThermometerMonitor {
         {
             note.name = name
         }
-        let isThermometer = isThermometer(advertisement) || isTracked(address)
+        let isThermometer = configuration.searches && (isThermometer(advertisement) || isTracked(address))
         let announce = shouldReportSighting(&note)
         remember(address, note)
         if announce {
@@ -405,7 +406,7 @@ public actor ThermometerMonitor {
         if let paused = connectPauseStarted {
             return windowOpen && ContinuousClock.now - paused >= configuration.scanPauseLimit
         }
-        return windowOpen || sessions.isEmpty || !awaitingDevice.isEmpty
+        return windowOpen || (configuration.searches && (sessions.isEmpty || !awaitingDevice.isEmpty))
     }
 
     /// Counts a connect in: the first one pauses our scan, and the whole batch shares the

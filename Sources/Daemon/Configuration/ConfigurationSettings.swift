@@ -77,6 +77,12 @@ extension ConfigurationSetting {
                 help: "Advertised name marking a thermometer (repeatable)"
             ) { config, values in config.names = values },
             ConfigurationSetting(
+                key: "gatt_thermometers", flag: nil, kind: .boolean, valueName: "",
+                help: "Look for GATT thermometers and connect to them (no: advertising sensors only)"
+            ) { config, values throws(SettingError) in
+                config.gattThermometers = try ValueParser.boolean(values[0])
+            },
+            ConfigurationSetting(
                 key: "service_uuids", flag: "service-uuid", kind: .list, valueName: "UUID",
                 help: "Extra thermometer service UUID (repeatable)"
             ) { config, values throws(SettingError) in

@@ -78,6 +78,9 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var scanTimeout: Duration = .seconds(10)
     /// Whether to switch the adapter on when it is off.
     public var powerOnAdapter = false
+    /// Whether to look for GATT thermometers (`gatt_thermometers`); without them, only
+    /// advertising sensors are read, and passive scanning leaves discovery off.
+    public var gattThermometers = true
     /// Connection attempts under way at once.
     public var maxConnecting = 1
     /// Links held at once per adapter (thermometers known to work keep theirs reserved).
