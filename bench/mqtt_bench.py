@@ -105,12 +105,21 @@ def start_daemon(stack, args, work, name, mqtt_url):
 
 
 def cpu_per_reading(args, daemon, sock):
+    """(readings, CPU us a reading, readings/s, the first and the last status) over the window."""
     time.sleep(3)  # past the connection burst
-    first = status(args.bin, sock)["last_seq"], cpu_seconds(daemon.pid), time.monotonic()
+    first = status(args.bin, sock), cpu_seconds(daemon.pid), time.monotonic()
     time.sleep(args.seconds)
     last = status(args.bin, sock), cpu_seconds(daemon.pid), time.monotonic()
-    readings = last[0]["last_seq"] - first[0]
-    return readings, (last[1] - first[1]) / readings * 1e6, readings / (last[2] - first[2]), last[0]
+    readings = last[0]["last_seq"] - first[0]["last_seq"]
+    return readings, (last[1] - first[1]) / readings * 1e6, readings / (last[2] - first[2]), first[0], last[0]
+
+
+def keeps_up(first, last, seconds):
+    """What the broker acknowledged over the window against what was read: MQTT keeps up
+    when it acknowledged as many readings as were taken and the backlog did not grow."""
+    acked = (last["mqtt"]["acked_seq"] - first["mqtt"]["acked_seq"]) / seconds
+    backlog = (first["mqtt"]["backlog"], last["mqtt"]["backlog"])
+    return acked, backlog
 
 
 def main():
@@ -134,13 +143,18 @@ def main():
             rows[name] = cpu_per_reading(args, daemon, sock)
             if name == "off":
                 stack.stop(daemon)
-        readings, on_us, rate, on_status = rows["on"]
+        readings, on_us, rate, on_first, on_last = rows["on"]
         off_us = rows["off"][1]
+        acked, backlog = keeps_up(on_first, on_last, args.seconds)
+        sent = args.thermometers * args.hz
         print(f"MQTT, {args.thermometers} thermometers x {args.hz:g} Hz, {args.seconds:g} s each, one run:")
-        print(f"  blectld CPU per reading, MQTT off: {off_us:.1f} us ({rows['off'][2]:.0f} readings/s)")
-        print(f"  blectld CPU per reading, MQTT on:  {on_us:.1f} us ({rate:.0f} readings/s, backlog at the end "
-              f"{on_status['mqtt']['backlog']})")
+        print(f"  blectld CPU per reading, MQTT off: {off_us:.1f} us ({rows['off'][2]:.0f} readings/s "
+              f"of {sent:.0f}/s notified)")
+        print(f"  blectld CPU per reading, MQTT on:  {on_us:.1f} us ({rate:.0f} readings/s of {sent:.0f}/s)")
         print(f"  ratio on/off: {on_us / off_us:.2f}")
+        verdict = "kept up" if acked >= 0.98 * rate and backlog[1] <= max(backlog[0], 1000) else "FELL BEHIND"
+        print(f"  broker acknowledged {acked:.0f} readings/s of the {rate:.0f}/s read; backlog "
+              f"{backlog[0]} -> {backlog[1]}: {verdict}")
 
         # The backlog: the broker away until enough readings wait, then the mock frozen.
         stack.stop(broker)
