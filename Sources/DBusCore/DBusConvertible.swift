@@ -12,9 +12,9 @@ public protocol DBusConvertible: Sendable {
 }
 
 extension DBusValue {
-    /// Reads this value as `T`, looking through variants when `T` is not itself a variant.
     // Inlinable, as the array conformance below: callers are in other modules, where generic
     // code that is not inlinable runs unspecialised, with metadata look-ups on every call.
+    /// Reads this value as `T`, looking through variants when `T` is not itself a variant.
     @inlinable
     public func decode<T: DBusConvertible>(_ type: T.Type = T.self, context: String = "") throws -> T {
         do {
@@ -204,10 +204,10 @@ extension Array: DBusConvertible where Element: DBusConvertible {
     /// The D-Bus signature of `Array` values.
     @inlinable
     public static var dbusSignature: Signature { Signature(unchecked: "a" + Element.dbusSignature.rawValue) }
-    /// Reads an `Array`; a value of another D-Bus type throws ``DBusDecodingError``.
     // Inlinable: a characteristic's `Value` comes through here on every notification, and
     // unspecialised (callers are in other modules) it looked up the metadata of `Array`
     // and its storage each time (about 650 instructions; docs/benchmarks.md item 26).
+    /// Reads an `Array`; a value of another D-Bus type throws ``DBusDecodingError``.
     @inlinable
     public init(dbusValue value: DBusValue) throws {
         guard case .array(let element, let items) = value, element == Element.dbusSignature else {
