@@ -414,7 +414,9 @@ class BlectldStoreOff(Blectld):
     name = "blectld-nostore"
 
     def configuration(self) -> list:
-        return super().configuration() + ["history = no"]
+        lines = super().configuration()
+        # A blectld from before the durable history (no settings at all) has no store to turn off.
+        return lines + ["history = no"] if lines else lines
 
 
 class BlectldBefore(Blectld):

@@ -11,8 +11,13 @@ release build with debug info:
 --profiler callgrind: blectld under valgrind --tool=callgrind, instrumented only during the
 burst; prints instructions per notification and callgrind_annotate's inclusive and self tops.
 --profiler perf: `perf record -e cpu-clock --call-graph dwarf` attached during the burst
-(for machines where valgrind cannot run Swift's threads, as valgrind 3.19 on Linux 6.18);
-prints perf report's self and children tops.
+(for machines where valgrind cannot run Swift's threads); prints perf report's self and
+children tops.
+--profiler counts (with `--scale`): no profiler; counts per notification, which the machine's
+load barely moves: heap allocations (`--alloc-counter`, bench/alloc_counter.c built as a
+shared object) and context switches (every thread, /proc) over one window, then system calls
+(`strace -f -c`, which adds switches of its own) over a second window as long.
+--history-off: the durable history off (`history = no`), for a build that has it.
 """
 
 import argparse
@@ -25,6 +30,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
+import guard  # noqa: E402
 
 
 def main() -> int:
@@ -34,7 +40,9 @@ def main() -> int:
     parser.add_argument("--sock-reader", required=True)
     parser.add_argument("--count", type=int, default=5000)
     parser.add_argument("--top", type=int, default=30)
-    parser.add_argument("--profiler", choices=["perf", "callgrind"], default="perf")
+    parser.add_argument("--profiler", choices=["perf", "callgrind", "counts"], default="perf")
+    parser.add_argument("--alloc-counter", help="alloc_counter.so (with --profiler counts)")
+    parser.add_argument("--history-off", action="store_true", help="history = no")
     parser.add_argument("--scale", type=int, default=0, help="N thermometers notifying (instead of a burst)")
     parser.add_argument("--interval", default="100ms", help="their notification interval (with --scale)")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long to profile (with --scale)")
@@ -44,24 +52,30 @@ def main() -> int:
     os.makedirs(directory)
     out = os.path.join(directory, "callgrind.out")
 
-    class Profiled(bench.Blectld):
-        """blectld under callgrind, instrumentation off until the burst."""
+    if args.profiler == "counts" and not (args.scale and args.alloc_counter):
+        parser.error("--profiler counts needs --scale and --alloc-counter")
+    counters = os.path.join(directory, "alloc-counters")
+
+    wrapper = os.path.join(directory, "wrap", "blectld")
+    if args.profiler == "callgrind":
+        os.makedirs(os.path.dirname(wrapper))
+        with open(wrapper, "w") as f:
+            f.write(f"#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file={out} "
+                    f"{args.blectld} \"$@\"\n")
+        os.chmod(wrapper, 0o755)
+
+    class Profiled(bench.BlectldStoreOff if args.history_off else bench.Blectld):
+        """The blectld given (under callgrind with instrumentation off until the window, or
+        counting its allocations)."""
+
+        @property
+        def binary(self) -> str:
+            return wrapper if args.profiler == "callgrind" else args.blectld
 
         def start(self):
-            if args.profiler == "perf":
-                return super().start()
-            real = self.args.bin
-            wrapper = os.path.join(directory, "wrap")
-            os.makedirs(wrapper, exist_ok=True)
-            with open(os.path.join(wrapper, "blectld"), "w") as f:
-                f.write(f"#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file={out} "
-                        f"{args.blectld} \"$@\"\n")
-            os.chmod(os.path.join(wrapper, "blectld"), 0o755)
-            self.args.bin = wrapper
-            try:
-                super().start()
-            finally:
-                self.args.bin = real
+            if args.profiler == "counts":
+                return super().start(env={"LD_PRELOAD": args.alloc_counter, "ALLOC_COUNTER_FILE": counters})
+            return super().start()
 
     bench.CONSUMERS["profiled"] = Profiled
     options = argparse.Namespace(bin=args.bin, sock_reader=args.sock_reader, c_subscriber=None)
@@ -78,18 +92,27 @@ def main() -> int:
                  os.path.join(directory, "perf.data"), "-p", str(consumer.pid)],
                 stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "perf.log"), "w"), name="perf")
             time.sleep(1)
-        else:
+        elif args.profiler == "callgrind":
             subprocess.run(["callgrind_control", "-i", "on", str(consumer.pid)], check=True, capture_output=True)
         cpu = bench.cpu_seconds(consumer.pid)
+        allocations = guard.read_counters(counters)["allocations"] if args.profiler == "counts" else 0
         started = time.monotonic_ns()
-        if args.scale:
+        if args.profiler == "counts":
+            switches, threads = bench.count_switches(consumer.pid, args.seconds)
+        elif args.scale:
             time.sleep(args.seconds)
         else:
             sent = stack.burst(0, args.count)
             bench.wait_quiet(consumer.pids, quiet=2.0 if args.profiler == "callgrind" else 0.3, timeout=600)
         ended = time.monotonic_ns()
         cpu = bench.cpu_seconds(consumer.pid) - cpu
-        if args.profiler == "perf":
+        if args.profiler == "counts":
+            allocations = guard.read_counters(counters)["allocations"] - allocations
+            trace = guard.Strace(consumer.pid, os.path.join(directory, "strace.txt"))
+            time.sleep(args.seconds)
+            calls = trace.detach()
+            traced = time.monotonic_ns()
+        elif args.profiler == "perf":
             bench.stop(perf, timeout=60)
         else:
             subprocess.run(["callgrind_control", "-i", "off", str(consumer.pid)], check=True, capture_output=True)
@@ -98,12 +121,22 @@ def main() -> int:
     emits = bench.load_emits(stack.emit_log)
     matches, _ = bench.match(emits, consumer.records())
     if args.scale:
-        sent = bench.window(emits, matches, started, ended)["received"]
+        figures = bench.window(emits, matches, started, ended)
+        sent = figures["received"]
         print(f"{args.scale} thermometers every {args.interval}, {args.seconds:.0f} s: the socket client got {sent} "
-              f"notifications; blectld used {cpu:.2f} CPU s ({cpu / max(1, sent) * 1e6:.0f} µs per notification)")
+              f"notifications ({figures['lost']} lost); blectld used {cpu:.2f} CPU s "
+              f"({cpu / max(1, sent) * 1e6:.0f} µs per notification)")
     else:
         print(f"burst of {sent}; the socket client got {len(matches)} of {sum(map(len, emits.values()))} "
               f"notifications; blectld used {cpu:.2f} CPU s ({cpu / sent * 1e6:.0f} µs per notification)")
+    if args.profiler == "counts":
+        print(f"per notification: {allocations / sent:.2f} heap allocations, {switches / sent:.3f} context switches "
+              f"({threads} threads)")
+        strace = bench.window(emits, matches, ended, traced)
+        print(f"under strace, {args.seconds:.0f} s more ({strace['received']} notifications, {strace['lost']} lost): "
+              f"{sum(calls.values()) / strace['received']:.3f} system calls per notification: "
+              + ", ".join(f"{call} {n / strace['received']:.3f}" for call, n in sorted(calls.items(), key=lambda x: -x[1])))
+        return 0
     if args.profiler == "perf":
         data = os.path.join(directory, "perf.data")
         for children in (False, True):

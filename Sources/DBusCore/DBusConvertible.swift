@@ -12,7 +12,10 @@ public protocol DBusConvertible: Sendable {
 }
 
 extension DBusValue {
+    // Inlinable, as the array conformance below: callers are in other modules, where generic
+    // code that is not inlinable runs unspecialised, with metadata look-ups on every call.
     /// Reads this value as `T`, looking through variants when `T` is not itself a variant.
+    @inlinable
     public func decode<T: DBusConvertible>(_ type: T.Type = T.self, context: String = "") throws -> T {
         do {
             if T.dbusSignature.rawValue == "v" { return try T(dbusValue: self) }
@@ -24,6 +27,7 @@ extension DBusValue {
     }
 }
 
+@usableFromInline
 func mismatch<T: DBusConvertible>(_: T.Type, _ value: DBusValue) -> DBusDecodingError {
     DBusDecodingError(expected: T.dbusSignature.rawValue, found: value.signatureText)
 }
@@ -198,15 +202,20 @@ extension DBusValue: DBusConvertible {
 
 extension Array: DBusConvertible where Element: DBusConvertible {
     /// The D-Bus signature of `Array` values.
+    @inlinable
     public static var dbusSignature: Signature { Signature(unchecked: "a" + Element.dbusSignature.rawValue) }
+    // Inlinable: a characteristic's `Value` comes through here on every notification, and
+    // unspecialised (callers are in other modules) it looked up the metadata of `Array`
+    // and its storage each time (about 650 instructions; docs/benchmarks.md item 26).
     /// Reads an `Array`; a value of another D-Bus type throws ``DBusDecodingError``.
+    @inlinable
     public init(dbusValue value: DBusValue) throws {
         guard case .array(let element, let items) = value, element == Element.dbusSignature else {
             throw mismatch(Self.self, value)
         }
-        // A loop, not `map`: this runs unspecialised (callers are in other modules), where
-        // `map` reads each item through a coroutine whose frame is a heap allocation (a
-        // characteristic's six-byte `Value` cost seven allocations rather than one).
+        // A loop, not `map`: should this run unspecialised, `map` reads each item through a
+        // coroutine whose frame is a heap allocation (a characteristic's six-byte `Value`
+        // cost seven allocations rather than one).
         var elements: [Element] = []
         elements.reserveCapacity(items.count)
         for item in items { elements.append(try Element(dbusValue: item)) }

@@ -21,6 +21,7 @@ public struct Signature: Hashable, Sendable, CustomStringConvertible, Expressibl
         self.rawValue = value
     }
 
+    @usableFromInline
     init(unchecked rawValue: String) { self.rawValue = rawValue }
 
     /// The signature as text.

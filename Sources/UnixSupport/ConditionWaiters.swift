@@ -19,7 +19,8 @@ public final class ConditionWaiters<Scope: Hashable & SendableMetatype>: @unchec
     // @unchecked Sendable: every member is used on `loop` only (the methods check it);
     // other threads reach a waiter through `loop.execute`, as cancellation does.
 
-    private struct Entry {
+    @usableFromInline
+    struct Entry {
         let scope: Scope?
         let check: () -> Bool
         let expire: () -> Void
@@ -28,7 +29,8 @@ public final class ConditionWaiters<Scope: Hashable & SendableMetatype>: @unchec
 
     /// The loop the owner runs on.
     public let loop: EventLoop
-    private var entries: [UInt64: Entry] = [:]
+    // Visible to the inlined `evaluate` (its check for nobody waiting), nothing else.
+    @usableFromInline private(set) var entries: [UInt64: Entry] = [:]
     private var byScope: [Scope: Set<UInt64>] = [:]
     private var global: Set<UInt64> = []
     private var next: UInt64 = 0
@@ -84,11 +86,20 @@ public final class ConditionWaiters<Scope: Hashable & SendableMetatype>: @unchec
     }
 
     /// Re-checks the waiters `trigger` can concern, dropping those that finished.
+    @inlinable
     public func evaluate(_ trigger: WaitTrigger<Scope>) {
         precondition(loop.isCurrent, "ConditionWaiters.evaluate is called on its loop")
-        // Most changes find nobody waiting (the hub calls this for every reading): no sets
-        // to build then, which in this unspecialised generic code cost metadata look-ups.
+        // The hub and the central call this for every notification, which concerns nobody
+        // (`.none`) or finds nobody waiting. Inlined, so specialised in the owner's module:
+        // the generic function cost two metadata look-ups per call even when it returned at
+        // once (about 1,200 instructions; callgrind, docs/benchmarks.md item 26).
+        if case .none = trigger { return }
         guard !entries.isEmpty else { return }
+        recheck(trigger)
+    }
+
+    @usableFromInline
+    func recheck(_ trigger: WaitTrigger<Scope>) {
         switch trigger {
         case .none:
             return

@@ -69,6 +69,19 @@ extension [UInt8] {
     /// everything else, slashes, DEL and non-ASCII included, as is.
     mutating func appendJSONString(_ text: String) {
         append(UInt8(ascii: "\""))
+        // Most text (every reading line's address, name, profile and raw value) needs no
+        // escape: copied whole, not appended byte by byte.
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+            else { return false }
+            append(contentsOf: bytes)
+            return true
+        }
+        if copied != true { appendEscaped(text) }
+        append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscaped(_ text: String) {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): append(contentsOf: #"\""#.utf8)
@@ -85,7 +98,6 @@ extension [UInt8] {
             default: append(byte)
             }
         }
-        append(UInt8(ascii: "\""))
     }
 }
 
