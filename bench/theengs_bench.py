@@ -20,11 +20,12 @@ Runs under a python with paho-mqtt (Theengs Gateway's venv):
 
 Every process it starts is stopped on exit. Exits 1 when a target is missed.
 """
-import argparse, json, os, shutil, socket, struct, sys, tempfile, threading, time
+import argparse, json, os, shutil, struct, subprocess, sys, tempfile, threading, time
+from importlib import metadata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from advert_bench import address, rss_kib  # noqa: E402
-from mqtt_bench import Stack, cpu_seconds, free_port, start_broker, wait  # noqa: E402
+from mqtt_bench import Stack, children, cpu_seconds, free_port, start_broker, wait  # noqa: E402
 
 import paho.mqtt.client as mqtt  # noqa: E402
 
@@ -44,10 +45,10 @@ def pss_kib(pid):
 def counter_of(payload_hex):
     """The sensor's counter in a BTHome v2 (packet id) or pvvx (frame counter) payload."""
     data = bytes.fromhex(payload_hex)
+    if len(data) == 15:  # first: its reversed address may begin as BTHome's header does
+        return data[13]
     if len(data) >= 3 and data[0] == 0x40 and data[1] == 0x00:
         return data[2]
-    if len(data) == 15:
-        return data[13]
     return None
 
 
@@ -120,18 +121,35 @@ def percentile(values, fraction):
     return values[min(len(values) - 1, int(fraction * len(values)))] if values else None
 
 
+def tree_cpu_seconds(pid):
+    """CPU of the process and its live children (a consumer may run helpers)."""
+    total = cpu_seconds(pid)
+    for child in children(pid):
+        try:
+            total += cpu_seconds(child)
+        except OSError:  # it ended meanwhile
+            pass
+    return total
+
+
 def measure(name, proc, subscriber, args):
     """The consumer's figures over the window, after the warm-up."""
     time.sleep(args.warmup)
     if proc.poll() is not None:
         raise SystemExit(f"theengs bench: {name} exited with {proc.returncode}")
-    cpu0, t0 = cpu_seconds(proc.pid), time.monotonic_ns()
+    cpu0, t0 = tree_cpu_seconds(proc.pid), time.monotonic_ns()
     time.sleep(args.seconds)
-    cpu1, t1 = cpu_seconds(proc.pid), time.monotonic_ns()
+    cpu1, t1 = tree_cpu_seconds(proc.pid), time.monotonic_ns()
     row = {"consumer": name, "cpu_s": cpu1 - cpu0, "seconds": (t1 - t0) / 1e9, "rss_kib": rss_kib(proc.pid),
-           "pss_kib": pss_kib(proc.pid), "window_ns": [t0, t1]}
+           "pss_kib": pss_kib(proc.pid), "children": sorted(children(proc.pid).values()), "window_ns": [t0, t1]}
     row["messages"] = subscriber.between(t0, t1)
     return row
+
+
+def commit():
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return out.stdout.strip() or None
 
 
 def theengs_config(work, args, port):
@@ -178,7 +196,7 @@ def start_theengs(stack, work, args, bus, port):
 def summary(row, judged):
     lat = judged["latencies"]
     return {
-        "consumer": row["consumer"], "cpu_s": round(row["cpu_s"], 3), "seconds": round(row["seconds"], 2),
+        "consumer": row["consumer"], "children": row["children"], "cpu_s": round(row["cpu_s"], 3), "seconds": round(row["seconds"], 2),
         "cpu_percent": round(100 * row["cpu_s"] / row["seconds"], 2),
         "advertisements": judged["offered"],
         "cpu_us_per_advertisement": round(row["cpu_s"] / max(judged["offered"], 1) * 1e6, 1),
@@ -235,6 +253,7 @@ def main():
     args = parser.parse_args()
     if not shutil.which("mosquitto"):
         raise SystemExit("theengs bench: needs mosquitto (apt-get install mosquitto)")
+    load = open("/proc/loadavg").read().split()[:3]
     work = tempfile.mkdtemp(prefix="blectl-theengs-bench-")
     stack = Stack(work)
     try:
@@ -254,10 +273,17 @@ def main():
         emitted = read_emit_log(os.path.join(work, "emit.log"))
         rows = [summary(row, judge(row["messages"], emitted, *row["window_ns"])) for row in raw]
         verdicts = print_table(rows, args)
+        peer = {package: metadata.version(package)
+                for package in ("TheengsGateway", "TheengsDecoder", "bleak", "dbus-fast", "paho-mqtt")}
+        print("  " + ", ".join(f"{package} {version}" for package, version in peer.items())
+              + f"; load average {load[0]} before, {open('/proc/loadavg').read().split()[0]} after")
         if args.json:
             with open(args.json, "w") as f:
-                json.dump({"sensors": args.sensors, "interval": args.interval, "seconds": args.seconds,
-                           "warmup": args.warmup, "rows": rows, "targets_met": verdicts}, f, indent=1)
+                json.dump({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit(),
+                           "sensors": args.sensors, "interval": args.interval, "seconds": args.seconds,
+                           "warmup": args.warmup, "peer": peer,
+                           "loadavg": {"before": load, "after": open("/proc/loadavg").read().split()[:3]},
+                           "rows": rows, "targets_met": verdicts}, f, indent=1)
                 f.write("\n")
         return 0 if all(verdicts.values()) else 1
     finally:

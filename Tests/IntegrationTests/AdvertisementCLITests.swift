@@ -216,6 +216,13 @@ extension CLITests {
                 Set(reports.compactMap { $0["name"] as? String }) == [
                     "ATC_AD0001", "ATC_AD0002", "ATC_AD0003", "ATC_AD0004",
                 ])
+            // Several measurements of each sensor (two advertisements each) before the stop.
+            #expect(
+                await eventually(within: .seconds(20)) {
+                    let status = try? await fixture.blectl(["status", "--json"])
+                    let adverts = ChildProcessLines.parse(status?.output ?? "")?["advertisements"] as? [String: Any]
+                    return (adverts?["advertisements"] as? Int ?? 0) >= 4 * 6
+                })
         }
         // The mock writes its log as it stops: every sensor's reports, marked, their counters rising.
         #expect(
