@@ -57,16 +57,30 @@ bench_tools() {
 # A venv with Bleak ($venv_python), made once. Debian's python3 when there, else the PATH's.
 # Without PyPI the benchmark runs without the Bleak column.
 bench_venv() {
-    local python=python3
+    venv_python=$(make_venv venv bleak "bleak>=1,<4") ||
+        note "cannot install Bleak (PyPI unreachable?): the table has no Bleak column"
+}
+
+# A venv with Theengs Gateway ($theengs_python; its executable is beside it), made once:
+# the peer of bench/theengs_bench.py, pinned. Empty when PyPI is unreachable.
+bench_theengs_venv() {
+    theengs_python=$(make_venv theengs-venv TheengsGateway "TheengsGateway==1.8.0" "TheengsDecoder==2.5.0" \
+        "paho-mqtt==2.2.0") || note "cannot install Theengs Gateway (PyPI unreachable?)"
+}
+
+# make_venv NAME MODULE PACKAGE...: $work/NAME with the packages, unless MODULE imports there
+# already; prints its python, fails when the install does.
+make_venv() {
+    local name=$1 module=$2 python=python3
+    shift 2
     [ -x /usr/bin/python3 ] && python=/usr/bin/python3
-    venv_python=""
-    if ! "$work/venv/bin/python" -c 'import bleak' 2>/dev/null; then
-        rm -rf "$work/venv"
-        if ! "$python" -m venv "$work/venv" >&2 ||
-            ! "$work/venv/bin/pip" install --quiet --disable-pip-version-check "bleak>=1,<4" >&2; then
-            note "cannot install Bleak (PyPI unreachable?): the table has no Bleak column"
-            return 0
+    if ! "$work/$name/bin/python" -c "import $module" 2>/dev/null; then
+        rm -rf "$work/$name"
+        if ! "$python" -m venv "$work/$name" >&2 ||
+            ! "$work/$name/bin/pip" install --quiet --disable-pip-version-check "$@" >&2; then
+            rm -rf "$work/$name"
+            return 1
         fi
     fi
-    venv_python="$work/venv/bin/python"
+    echo "$work/$name/bin/python"
 }

@@ -49,6 +49,18 @@ if [ "${BENCH_ADVERTS:-1}" != 0 ]; then
     cp "$root/.build/release/blectl" "$bin/" 2>/dev/null || true
     /usr/bin/python3 "$root/bench/advert_bench.py" --bin "$bin" || status=$?
 fi
+# Theengs Gateway against blectld: 200 BTHome and pvvx sensors at 1 Hz, both publishing to one
+# mosquitto (bench/theengs_bench.py; BENCH_THEENGS=0 skips it, and so does no PyPI).
+if [ "${BENCH_THEENGS:-1}" != 0 ]; then
+    bench_theengs_venv
+    if [ -n "$theengs_python" ]; then
+        "$root/scripts/install-deps.sh" mosquitto
+        "$theengs_python" "$root/bench/theengs_bench.py" --bin "$bin" \
+            --theengs "$(dirname "$theengs_python")/TheengsGateway" || status=$?
+    else
+        note "Theengs Gateway skipped: it could not be installed from PyPI"
+    fi
+fi
 # The CLI: blectl watch (--json, then the text form) on one burst to 20 thermometers, next to
 # the raw socket reader, from blectld as shipped and from blectld without the store (its
 # burst rate is about twice as high) (bench/cli_watch.py; BENCH_CLI=0 skips it).
@@ -63,4 +75,5 @@ if [ "${BENCH_CLI:-1}" != 0 ]; then
 fi
 echo "Machine: $machine."
 [ -n "$venv_python" ] && echo "Bleak $("$venv_python" -c 'import importlib.metadata as m; print(m.version("bleak"), "with dbus-fast", m.version("dbus-fast"))'), $("$venv_python" --version)."
+[ -n "${theengs_python:-}" ] && echo "Theengs Gateway $("$theengs_python" -c 'import importlib.metadata as m; print(m.version("TheengsGateway"), "with Theengs Decoder", m.version("TheengsDecoder"), "and Bleak", m.version("bleak"))')."
 exit $status

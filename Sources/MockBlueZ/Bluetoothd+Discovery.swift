@@ -188,6 +188,7 @@ extension Bluetoothd {
         report.manufacturerData = spec.manufacturerData
         report.serviceData = spec.serviceData
         if let advertiser = state.advertiser {
+            EmitLog.shared.record(advertiser: index, counter: advertiser.counter)
             // The sensor's current measurement, on top of what it always advertises; passive
             // scanning asks for no scan response.
             let data = advertiser.advertisement(address: BlueZ.addressBytes(spec.address), scanResponse: discovering)

@@ -20,6 +20,12 @@ import DBusCore
 /// | 4–7 | `u32` that peripheral's notification number, from 1 |
 /// | 8–15 | `u64` `CLOCK_MONOTONIC` nanoseconds just before the signal is built and sent |
 ///
+/// An advertising sensor's report (per adapter) is a record too: its index among the
+/// peripherals with the top bit set (`0x8000_0000 | i`; with `--thermometers 0 --others 0`
+/// sensor *i* is `A4:C1:38:AD:<i/256>:<(i+1)%256>`), the sensor's own
+/// measurement counter (``AdvertiserState/counter``; the advertisement carries its low byte
+/// for BTHome and pvvx) and the time just before the report is processed.
+///
 /// With the `counter` pattern, notification *n* of a thermometer carries its start
 /// temperature plus *n* tenths (wrapping within 40.0–65.0 °C), so a consumer's values map
 /// back to notification numbers. Records are buffered (64 KiB) and written on ``close()``;
@@ -55,19 +61,32 @@ public final class EmitLog: Sendable {
     func record(peripheral: Int) {
         state.withLock { state in
             guard state.fd >= 0 else { return }
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
             if peripheral >= state.sequences.count {
                 state.sequences.append(contentsOf: repeatElement(0, count: peripheral + 1 - state.sequences.count))
             }
             state.sequences[peripheral] &+= 1
-            let nanoseconds = UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
-            Self.append(UInt32(truncatingIfNeeded: peripheral), to: &state.buffer)
-            Self.append(state.sequences[peripheral], to: &state.buffer)
-            Self.append(UInt32(truncatingIfNeeded: nanoseconds), to: &state.buffer)
-            Self.append(UInt32(truncatingIfNeeded: nanoseconds >> 32), to: &state.buffer)
-            if state.buffer.count >= Self.flushSize { Self.flush(&state) }
+            Self.append(UInt32(truncatingIfNeeded: peripheral), state.sequences[peripheral], to: &state)
         }
+    }
+
+    /// Notes that advertising sensor `peripheral` was just heard with measurement `counter`.
+    func record(advertiser peripheral: Int, counter: UInt32) {
+        state.withLock { state in
+            guard state.fd >= 0 else { return }
+            Self.append(0x8000_0000 | UInt32(truncatingIfNeeded: peripheral), counter, to: &state)
+        }
+    }
+
+    /// Appends one record stamped now, and flushes a full buffer.
+    private static func append(_ peripheral: UInt32, _ number: UInt32, to state: inout State) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanoseconds = UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+        append(peripheral, to: &state.buffer)
+        append(number, to: &state.buffer)
+        append(UInt32(truncatingIfNeeded: nanoseconds), to: &state.buffer)
+        append(UInt32(truncatingIfNeeded: nanoseconds >> 32), to: &state.buffer)
+        if state.buffer.count >= flushSize { flush(&state) }
     }
 
     /// Writes what is buffered and closes the file; later records are dropped.

@@ -45,19 +45,23 @@ public struct MockAdvertiser: Sendable, Equatable {
 extension MockPeripheral {
     /// Advertising sensor `index`: the formats in turn (BTHome, encrypted BTHome, pvvx,
     /// ATC1441, Ruuvi, Govee), at `A4:C1:38:AD:<index>`, named as such sensors name
-    /// themselves, non-connectable.
-    public static func advertiser(index: Int, format: MockAdvertiser.Format? = nil) -> MockPeripheral {
+    /// themselves (or `namePrefix` and the index, as a pvvx firmware in BTHome mode names
+    /// itself `ATC_…`), non-connectable.
+    public static func advertiser(
+        index: Int, format: MockAdvertiser.Format? = nil, namePrefix: String? = nil
+    ) -> MockPeripheral {
         let formats = MockAdvertiser.Format.allCases
         let format = format ?? formats[index % formats.count]
         let address = "A4:C1:38:AD:" + hexByte(index >> 8) + ":" + hexByte(index + 1)
         let suffix = hexByte(index >> 8) + hexByte(index + 1)
-        let name: String? =
+        let formatPrefix =
             switch format {
-            case .bthome, .bthomeEncrypted: "BTHome " + suffix
-            case .pvvx, .atc1441: "ATC_AD" + suffix
-            case .ruuvi: "Ruuvi " + suffix
-            case .goveeH5075: "GVH5075_" + suffix
+            case .bthome, .bthomeEncrypted: "BTHome "
+            case .pvvx, .atc1441: "ATC_AD"
+            case .ruuvi: "Ruuvi "
+            case .goveeH5075: "GVH5075_"
             }
+        let name: String? = (namePrefix ?? formatPrefix) + suffix
         var peripheral = MockPeripheral(
             address: address, advertisedName: name, gapName: name,
             kind: .advertiser(MockAdvertiser(format: format, startCelsius: 18 + Double(index % 8))),
@@ -75,10 +79,17 @@ extension MockPeripheral {
 
 extension MockScenario {
     /// Adds `count` advertising sensors (``MockPeripheral/advertiser(index:format:)``), each
-    /// advertising every `interval` (nil: the timings' interval).
-    public mutating func addAdvertisers(_ count: Int, interval: Duration? = nil) {
+    /// advertising every `interval` (nil: the timings' interval), in `formats` in turn (empty:
+    /// every format in turn), named `namePrefix` and their index (nil: as their format's
+    /// sensors name themselves).
+    public mutating func addAdvertisers(
+        _ count: Int, interval: Duration? = nil, formats: [MockAdvertiser.Format] = MockAdvertiser.Format.allCases,
+        namePrefix: String? = nil
+    ) {
+        let formats = formats.isEmpty ? MockAdvertiser.Format.allCases : formats
         for index in 0..<max(0, count) {
-            var sensor = MockPeripheral.advertiser(index: index)
+            var sensor = MockPeripheral.advertiser(
+                index: index, format: formats[index % formats.count], namePrefix: namePrefix)
             sensor.advertisingInterval = interval
             peripherals.append(sensor)
         }

@@ -15,6 +15,13 @@ enum MockCommandLine {
             help: "sensors broadcasting in advertisements, the formats in turn: BTHome, encrypted BTHome, pvvx, "
                 + "ATC1441, Ruuvi, Govee (default 6)"),
         .value("advertiser-interval", "TIME", help: "each advertising sensor advertises this often (default 1s)"),
+        .value(
+            "advertiser-formats", "LIST",
+            help: "the formats the advertising sensors take in turn, comma-separated: bthome, bthome-encrypted, pvvx, "
+                + "atc1441, ruuvi, govee-h5075 (default all of them)"),
+        .value(
+            "advertiser-name", "PREFIX",
+            help: "advertising sensors name themselves PREFIX and their number (default: by format, e.g. ATC_AD)"),
         .value("decoys", "N", help: "a flood: N more devices that are not thermometers (default 0)"),
         .value("fake-thermometers", "N", help: "of the decoys, N advertise the name \"Thermometer\" (default 0)"),
         .value("hanging-connects", "N", help: "of those, N never answer Connect (default 0)"),
@@ -35,7 +42,9 @@ enum MockCommandLine {
             help: "as bluetoothd --experimental: adapters offer AdvertisementMonitorManager1 (passive scanning)"),
         .flag("no-control", help: "don't serve the control interface org.blectl.Mock"),
         .value("log-level", "LEVEL", help: "err, warning, notice, info or debug (default info)"),
-        .value("emit-log", "FILE", help: "log every temperature notification's time to FILE (benchmarks)"),
+        .value(
+            "emit-log", "FILE",
+            help: "log every temperature notification's and advertisement's time to FILE (benchmarks)"),
         .flag("stdin-lifeline", help: "stop when stdin reaches end of file, not on SIGTERM/SIGINT (blectld --mock)"),
         .value("print-bus-config", "SOCKET", help: "print a private dbus-daemon's configuration for SOCKET, and exit"),
         .flag("help", short: "h", help: "show this help"),
@@ -107,7 +116,8 @@ enum MockCommandLine {
             }
         }
         scenario.addAdvertisers(
-            try count("advertisers", parsed, default: 6, range: 0...10_000), interval: advertiserInterval)
+            try count("advertisers", parsed, default: 6, range: 0...10_000), interval: advertiserInterval,
+            formats: try advertiserFormats(parsed), namePrefix: parsed.value("advertiser-name"))
         if let flood = try flood(parsed) { scenario.add(flood) }
         if let text = parsed.value("notify-interval") {
             let interval = try duration(text, option: "notify-interval")
@@ -164,6 +174,19 @@ enum MockCommandLine {
         }
         if let text = parsed.value("decoys-after") { flood.start = try duration(text, option: "decoys-after") }
         return flood
+    }
+
+    /// The formats `--advertiser-formats` names, in its order (every format when it is absent).
+    private static func advertiserFormats(_ parsed: ParsedArguments) throws(UsageError) -> [MockAdvertiser.Format] {
+        guard let text = parsed.value("advertiser-formats") else { return MockAdvertiser.Format.allCases }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        return try names.map { name throws(UsageError) -> MockAdvertiser.Format in
+            guard let format = MockAdvertiser.Format(rawValue: name) else {
+                let known = MockAdvertiser.Format.allCases.map(\.rawValue).joined(separator: ", ")
+                throw UsageError("--advertiser-formats takes \(known), not '\(name)'")
+            }
+            return format
+        }
     }
 
     static func logLevel(_ parsed: ParsedArguments) throws(UsageError) -> LogLevel {

@@ -192,3 +192,63 @@ extension CLITests {
         }
     }
 }
+
+/// blectl-mock's choice of formats and names for its advertising sensors, and their
+/// reports in the emit log (what bench/theengs_bench.py runs on).
+extension CLITests {
+    @Test("--advertiser-formats and --advertiser-name: the formats in the given order, one name; each report logged")
+    func advertiserFormatsAndEmitLog() async throws {
+        let emitLog = FileManager.default.temporaryDirectory.appendingPathComponent("blectl-emit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: emitLog) }
+        let options =
+            "--fast --thermometers 0 --others 0 --advertisers 4 --advertiser-interval 200ms "
+            + "--advertiser-formats bthome,pvvx --advertiser-name ATC_AD --emit-log \(emitLog.path)"
+        try await DaemonFixture.with(mockOptions: options) { fixture in
+            let reports = try await Self.readAll(fixture, count: 4)
+            let profiles = Dictionary(
+                uniqueKeysWithValues: reports.map { ($0["address"] as? String ?? "", $0["profile"] as? String ?? "") })
+            #expect(
+                profiles == [
+                    "A4:C1:38:AD:00:01": "bthome", "A4:C1:38:AD:00:02": "pvvx", "A4:C1:38:AD:00:03": "bthome",
+                    "A4:C1:38:AD:00:04": "pvvx",
+                ])
+            #expect(
+                Set(reports.compactMap { $0["name"] as? String }) == [
+                    "ATC_AD0001", "ATC_AD0002", "ATC_AD0003", "ATC_AD0004",
+                ])
+            // Several measurements of each sensor (two advertisements each) before the stop.
+            #expect(
+                await eventually(within: .seconds(20)) {
+                    let status = try? await fixture.blectl(["status", "--json"])
+                    let adverts = ChildProcessLines.parse(status?.output ?? "")?["advertisements"] as? [String: Any]
+                    return (adverts?["advertisements"] as? Int ?? 0) >= 4 * 6
+                })
+        }
+        // The mock writes its log as it stops: every sensor's reports, marked, their counters rising.
+        #expect(
+            await eventually(within: .seconds(10)) {
+                ((try? Data(contentsOf: emitLog))?.count ?? 0) > 16
+            })
+        let data = [UInt8](try Data(contentsOf: emitLog))
+        #expect(Array(data.prefix(16)) == Array("blectl-emitlog1\n".utf8))
+        var counters: [UInt32: [UInt32]] = [:]
+        for offset in stride(from: 16, to: data.count - 15, by: 16) {
+            let word = { (at: Int) in (0..<4).reduce(UInt32(0)) { $0 | UInt32(data[offset + at + $1]) << (8 * $1) } }
+            counters[word(0), default: []].append(word(4))
+        }
+        #expect(Set(counters.keys) == [0x8000_0000, 0x8000_0001, 0x8000_0002, 0x8000_0003])
+        for (sensor, seen) in counters {
+            #expect(seen == seen.sorted() && seen.last! > seen.first!, "\(sensor): \(seen)")
+        }
+    }
+
+    @Test("--advertiser-formats with an unknown format: exit 64, naming the formats it takes")
+    func advertiserFormatsUsage() async throws {
+        let result = try await run(DaemonFixture.binary("blectl-mock"), ["--advertiser-formats", "bthome,bogus"])
+        #expect(result.status == 64)
+        #expect(
+            result.errors.contains(
+                "--advertiser-formats takes bthome, bthome-encrypted, pvvx, atc1441, ruuvi, govee-h5075, not 'bogus'"),
+            "\(result.errors)")
+    }
+}
