@@ -64,10 +64,11 @@ def roles(messages):
     """Unique bus name -> role, from what each name did."""
     names = {"org.freedesktop.DBus": "bus", "org.bluez": "bluez"}
     for m in messages:
-        if m.kind == "signal" and m.interface == busmon.MARK_IFACE:
+        if m.kind != "signal":
+            continue
+        if m.interface == busmon.MARK_IFACE:
             names.setdefault(m.sender, "rig")
-        elif m.kind == "signal" and m.path.startswith("/org/bluez") or m.path == "/" and \
-                m.interface == "org.freedesktop.DBus.ObjectManager" and m.kind == "signal":
+        elif m.path.startswith("/org/bluez") or (m.path == "/" and m.interface == "org.freedesktop.DBus.ObjectManager"):
             names.setdefault(m.sender, "bluez")
     for m in messages:
         if m.kind == "method call" and m.member in PERIPHERAL_CALLS:

@@ -15,8 +15,8 @@ struct TraceConformanceTests {
     // MARK: The recorded session
 
     /// The central's adapter and the Thermometer as the session names them.
-    static let adapterPath = "/org/bluez/hci1"
-    static let devicePath = adapterPath + "/dev_hci0"
+    static let adapterPath = RecordedTrace.paths[RecordedTrace.session]!.adapter
+    static let devicePath = RecordedTrace.paths[RecordedTrace.session]!.device
 
     /// Both recordings: the session, and the e2e suite (blectld on hci0, thermometer A on hci1).
     static let recordings = [RecordedTrace.session, RecordedTrace.e2e]
@@ -29,8 +29,7 @@ struct TraceConformanceTests {
 
         init(_ name: String = RecordedTrace.session) async throws {
             trace = try await RecordedTrace.load(name)
-            adapterPath = name == RecordedTrace.e2e ? "/org/bluez/hci0" : TraceConformanceTests.adapterPath
-            devicePath = name == RecordedTrace.e2e ? adapterPath + "/dev_hci1" : TraceConformanceTests.devicePath
+            (adapterPath, devicePath) = try #require(RecordedTrace.paths[name], "no paths for \(name)")
         }
 
         /// `interface`'s properties of `suffix` (under the device) when bluetoothd added it.

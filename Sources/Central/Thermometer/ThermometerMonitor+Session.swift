@@ -41,15 +41,16 @@ extension ThermometerMonitor {
         // adapter may go and come back while the session waits its turn).
         var linkReported = false
         var replacedAt: Int?  // the device's disconnect count at the replacement
-        while !Task.isCancelled {
+        func checkReplacedLink() {
             if let since = replacedAt, reportLinkLoss(address, since: since) {
                 (linkReported, replacedAt) = (false, nil)
             }
+        }
+        while !Task.isCancelled {
+            checkReplacedLink()
             guard await waitForPower() else { return }
             guard let peripheral = await findDevice(address) else { continue }
-            if let since = replacedAt, reportLinkLoss(address, since: since) {
-                (linkReported, replacedAt) = (false, nil)
-            }
+            checkReplacedLink()
             do {
                 let characteristic = try await inOwnTask { [replacedAt] in
                     try await $0.connectAndSubscribe(peripheral, since: replacedAt)

@@ -8,6 +8,11 @@ struct RecordedTrace {
     static let session = "real-bluez-5.66-central-session"
     /// The real-BlueZ suite's default scenarios with blectld as the central (hci0).
     static let e2e = "real-bluez-5.66-e2e"
+    /// Each recording's central adapter and Thermometer, as its paths name them.
+    static let paths: [String: (adapter: String, device: String)] = [
+        session: ("/org/bluez/hci1", "/org/bluez/hci1/dev_hci0"),
+        e2e: ("/org/bluez/hci0", "/org/bluez/hci0/dev_hci1"),
+    ]
 
     let messages: [Message]
 
