@@ -91,9 +91,10 @@ struct AdvertisementMonitorTests {
     func staleness() async throws {
         try await MockFixture.with(scenario: AdvertisementFixture.scenario(advertisers: 2)) { fixture in
             var configuration = AdvertisementFixture.configuration()
-            // Long enough that the other sensor's gaps on a busy machine stay below it.
-            configuration.staleAfter = Duration.milliseconds(1500).scaled
-            configuration.staleMargin = Duration.milliseconds(500).scaled
+            // Long enough that the other sensor's gaps on a busy machine stay below it (a
+            // clean-clone CI run's full suite once stalled its readings past 2 s).
+            configuration.staleAfter = Duration.seconds(3).scaled
+            configuration.staleMargin = Duration.seconds(1).scaled
             let (adverts, monitor, log) = await AdvertisementFixture.start(fixture, configuration: configuration)
             let address = AdvertisementFixture.address(0)
             _ = try await log.first(within: .seconds(10), reading(from: address))
