@@ -216,10 +216,14 @@ class Stack:
         )
         self.address = read_line(self.bus, 10, "bus address")
         self.emit_log = os.path.join(directory, "emit.log")
+        # --announce-connect: Connect signals Connected=true, as BlueZ does on real radios. The
+        # mock's default copies the qemu rig's connect race (no signal), which Bleak takes for
+        # a disconnect ("failed to discover services, device disconnected"); blectld and the
+        # C subscriber handle both.
         self.mock = spawn(
             [os.path.join(binaries, "blectl-mock"), "--address", self.address, "--emit-log", self.emit_log,
              "--log-level", "warning", "--fast", "--others", "0", "--advertisers", "0", "--pattern", "counter",
-             "--temperature", "40"]
+             "--temperature", "40", "--announce-connect"]
             + mock_options,
             stderr=open(os.path.join(directory, "mock.log"), "w"),
             name="blectl-mock",
