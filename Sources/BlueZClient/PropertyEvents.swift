@@ -41,8 +41,8 @@ enum PropertyEvents {
         else { return nil }
         return AdvertisementUpdate(
             rssi: reader.read("RSSI"), name: reader.read("Name"),
-            manufacturerData: Device.bytesByKey(reader.read("ManufacturerData", as: [UInt16: DBusValue].self)),
-            serviceData: Device.bytesByKey(reader.read("ServiceData", as: [String: DBusValue].self)).mapKeys {
+            manufacturerData: reader.readBytesByKey("ManufacturerData", as: UInt16.self),
+            serviceData: reader.readBytesByKey("ServiceData", as: String.self).mapKeys {
                 $0.lowercased()
             },
             uuidsChanged: properties["UUIDs"] != nil)
