@@ -214,7 +214,7 @@ final class Publisher: @unchecked Sendable {
         case .reading(let reading):
             announce(reading)
             topic = topics.state(deviceID)
-            payload = Payload.bytes(StatePayload(reading: reading, gateway: configuration.gateway, rssi: item.rssi))
+            payload = Payload.state(reading, gateway: configuration.gateway, rssi: item.rssi)
             retain = configuration.retainState
         case .readingError(let failure):
             topic = topics.error(deviceID)
