@@ -39,74 +39,140 @@ extension Reading {
     /// - Parameter absent: whether a missing name or temperature is `null` or left out (the
     ///   other quantities are always left out when missing, as the encoder leaves them).
     public func jsonObject(absent: AbsentOptionals, adding extra: [(key: String, value: JSONMember)] = []) -> [UInt8]? {
-        var members: [(key: String, value: MemberValue)] = [
-            ("address", .string(address)), ("raw", .string(measurement.raw)),
-            ("unit", .string(measurement.unit.rawValue)), ("profile", .string(measurement.profile.rawValue)),
-            ("seq", .unsigned(seq)), ("time", .time(time)),
-        ]
-        members.reserveCapacity(members.count + Quantity.allCases.count + 1 + extra.count)
-        if let name {
-            members.append(("name", .string(name)))
-        } else if absent == .null {
-            members.append(("name", .null))
-        }
-        for quantity in Quantity.allCases {
-            if let value = measurement.quantities[quantity] {
-                guard let text = JSONValue.numberText(value) else { return nil }
-                members.append((quantity.key, .number(text)))
-            } else if quantity == .temperature, absent == .null {
-                members.append((quantity.key, .null))
-            }
-        }
-        for member in extra {
-            let value: MemberValue =
-                switch member.value {
-                case .string(let text): .string(text)
-                case .integer(let number): .integer(number)
-                }
-            // A key written twice: the later value, as the encoder keeps it.
-            if let index = members.firstIndex(where: { $0.key == member.key }) {
-                members[index].value = value
-            } else {
-                members.append((member.key, value))
-            }
-        }
-        // Keys in UTF-8 byte order, as the encoder's writer orders them.
-        members.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let extra = extra.count > 1 ? Self.lastOfEachKeySorted(extra) : extra
         var object: [UInt8] = []
         object.reserveCapacity(224)
         object.append(UInt8(ascii: "{"))
-        for (index, member) in members.enumerated() {
-            if index > 0 { object.append(UInt8(ascii: ",")) }
-            object.appendJSONString(member.key)
-            object.append(UInt8(ascii: ":"))
-            member.value.write(to: &object)
+        var next = 0  // the next of `extra` to write: the members are merged in key order
+        for own in OwnMember.inKeyOrder {
+            while next < extra.count, extra[next].key.utf8.lexicographicallyPrecedes(own.key.utf8) {
+                object.appendMember(extra[next])
+                next += 1
+            }
+            if next < extra.count, extra[next].key == own.key {  // written later: it replaces the reading's own
+                object.appendMember(extra[next])
+                next += 1
+            } else {
+                guard append(own, absent: absent, to: &object) else { return nil }
+            }
         }
+        for member in extra[next...] { object.appendMember(member) }
         object.append(UInt8(ascii: "}"))
         return object
     }
+
+    /// Appends member `own` (after a comma unless it is the first) unless it is left out;
+    /// false when its value is no finite number.
+    private func append(
+        _ own: (member: OwnMember, key: String, prefix: [UInt8]), absent: AbsentOptionals, to object: inout [UInt8]
+    ) -> Bool {
+        switch own.member {
+        case .address:
+            object.appendKey(own.prefix)
+            object.appendJSONString(address)
+        case .raw:
+            object.appendKey(own.prefix)
+            object.appendJSONString(measurement.raw)
+        case .unit:
+            object.appendKey(own.prefix)
+            object.appendJSONString(measurement.unit.rawValue)
+        case .profile:
+            object.appendKey(own.prefix)
+            object.appendJSONString(measurement.profile.rawValue)
+        case .seq:
+            object.appendKey(own.prefix)
+            object.appendDecimal(seq)
+        case .time:
+            object.appendKey(own.prefix)
+            object.append(UInt8(ascii: "\""))
+            time.appendRFC3339(to: &object)
+            object.append(UInt8(ascii: "\""))
+        case .name:
+            if let name {
+                object.appendKey(own.prefix)
+                object.appendJSONString(name)
+            } else if absent == .null {
+                object.appendKey(own.prefix)
+                object.append(contentsOf: "null".utf8)
+            }
+        case .quantity(let quantity):
+            if let value = measurement.quantities[quantity] {
+                guard let text = JSONValue.numberText(value) else { return false }
+                object.appendKey(own.prefix)
+                object.append(contentsOf: text.utf8)
+            } else if quantity == .temperature, absent == .null {
+                object.appendKey(own.prefix)
+                object.append(contentsOf: "null".utf8)
+            }
+        }
+        return true
+    }
+
+    /// `members` with one entry per key, the value given last (as the encoder keeps it), in
+    /// UTF-8 order of the keys.
+    private static func lastOfEachKeySorted(
+        _ members: [(key: String, value: JSONMember)]
+    ) -> [(key: String, value: JSONMember)] {
+        var result: [(key: String, value: JSONMember)] = []
+        for member in members {
+            if let index = result.firstIndex(where: { $0.key == member.key }) {
+                result[index].value = member.value
+            } else {
+                result.append(member)
+            }
+        }
+        return result.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
 }
 
-/// One member's value in a hand-written reading object.
-private enum MemberValue {
-    case string(String)
-    case number(String)
-    case integer(Int)
-    case unsigned(UInt64)
-    case time(Timestamp)
-    case null
+/// A reading's own members in its JSON object.
+private enum OwnMember {
+    case address, name, raw, unit, profile, seq, time
+    case quantity(Quantity)
 
-    func write(to bytes: inout [UInt8]) {
+    /// Every member with its key, and the key written out (`"key":`), in the order the
+    /// encoder writes them (the keys' UTF-8 order).
+    static let inKeyOrder: [(member: OwnMember, key: String, prefix: [UInt8])] = {
+        let members: [OwnMember] =
+            [.address, .name, .raw, .unit, .profile, .seq, .time] + Quantity.allCases.map(quantity)
+        return members.map { member in
+            var prefix: [UInt8] = []
+            prefix.appendJSONString(member.key)
+            prefix.append(UInt8(ascii: ":"))
+            return (member, member.key, prefix)
+        }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }()
+
+    var key: String {
         switch self {
-        case .string(let text): bytes.appendJSONString(text)
-        case .number(let text): bytes.append(contentsOf: text.utf8)
-        case .integer(let number): bytes.appendDecimal(number)
-        case .unsigned(let number): bytes.appendDecimal(number)
-        case .time(let time):
-            bytes.append(UInt8(ascii: "\""))
-            time.appendRFC3339(to: &bytes)
-            bytes.append(UInt8(ascii: "\""))
-        case .null: bytes.append(contentsOf: "null".utf8)
+        case .address: "address"
+        case .name: "name"
+        case .raw: "raw"
+        case .unit: "unit"
+        case .profile: "profile"
+        case .seq: "seq"
+        case .time: "time"
+        case .quantity(let quantity): quantity.key
+        }
+    }
+}
+
+extension [UInt8] {
+    /// Appends a comma unless this begins the object's first member, then `prefix` (the key
+    /// written out). (Every value ends in something other than `{`.)
+    fileprivate mutating func appendKey(_ prefix: [UInt8]) {
+        if last != UInt8(ascii: "{") { append(UInt8(ascii: ",")) }
+        append(contentsOf: prefix)
+    }
+
+    /// Appends one of the members given beside a reading's own.
+    fileprivate mutating func appendMember(_ member: (key: String, value: JSONMember)) {
+        if last != UInt8(ascii: "{") { append(UInt8(ascii: ",")) }
+        appendJSONString(member.key)
+        append(UInt8(ascii: ":"))
+        switch member.value {
+        case .string(let text): appendJSONString(text)
+        case .integer(let number): appendDecimal(number)
         }
     }
 }
