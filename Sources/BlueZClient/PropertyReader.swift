@@ -33,9 +33,7 @@ struct PropertyReader {
     /// instructions a map, for every advertisement, twice when the central scans).
     mutating func readBytesByKey<Key: DBusConvertible & Hashable>(_ name: String, as _: Key.Type) -> [Key: [UInt8]] {
         guard let value = properties[name] else { return [:] }
-        guard case .dictionary(let map) = value.unwrappingVariants, map.key == Key.dbusSignature,
-            map.value == DBusValue.dbusSignature
-        else {
+        guard case .dictionary(let map) = value.unwrappingVariants, Self.isVariantMap(map, keyedBy: Key.self) else {
             _ = read(name, as: [Key: DBusValue].self)  // the mismatch, reported as any other
             return [:]
         }
@@ -47,5 +45,16 @@ struct PropertyReader {
             result[key] = try? inner.decode([UInt8].self)  // a later entry of the same key wins
         }
         return result
+    }
+
+    /// Whether `map` is an `a{?v}` with keys of type `Key`. Told by its first entry (every
+    /// entry has the map's types) rather than by `DBusDictionary.key`, whose text is a new
+    /// heap string each time; an empty map by its signature.
+    private static func isVariantMap<Key: DBusConvertible>(_ map: DBusDictionary, keyedBy _: Key.Type) -> Bool {
+        guard let first = map.entries.first else {
+            return map.key == Key.dbusSignature && map.value == DBusValue.dbusSignature
+        }
+        guard case .variant = first.value else { return false }
+        return (try? Key(dbusValue: first.key)) != nil
     }
 }

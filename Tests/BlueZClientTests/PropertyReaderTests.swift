@@ -14,6 +14,7 @@ import Testing
         ("service data", serviceData.dbusValue), ("in a variant", .variant(serviceData.dbusValue)),
         ("company keys", manufacturerData.dbusValue), ("empty", [String: DBusValue]().dbusValue),
         ("a string", .string("not a map")), ("a map of strings", ["a": "b"].dbusValue),
+        ("an empty map of strings", [String: String]().dbusValue),
     ]
 
     @Test(arguments: properties)
