@@ -39,9 +39,9 @@ extension Reading {
     /// - Parameter absent: whether a missing name or temperature is `null` or left out (the
     ///   other quantities are always left out when missing, as the encoder leaves them).
     public func jsonObject(absent: AbsentOptionals, adding extra: [(key: String, value: JSONMember)] = []) -> [UInt8]? {
-        let extra = extra.count > 1 ? Self.lastOfEachKeySorted(extra) : extra
+        let extra = Self.inKeyOrder(extra) ? extra : Self.lastOfEachKeySorted(extra)
         var object: [UInt8] = []
-        object.reserveCapacity(224)
+        object.reserveCapacity(320)  // an advertising sensor's MQTT payload is about 250 bytes
         object.append(UInt8(ascii: "{"))
         var next = 0  // the next of `extra` to write: the members are merged in key order
         for own in OwnMember.inKeyOrder {
@@ -106,6 +106,12 @@ extension Reading {
             }
         }
         return true
+    }
+
+    /// Whether the keys of `members` are in strictly increasing UTF-8 order (as MQTT's
+    /// `gateway` and `rssi` come): then they need no sorting, and no copy is made.
+    private static func inKeyOrder(_ members: [(key: String, value: JSONMember)]) -> Bool {
+        zip(members, members.dropFirst()).allSatisfy { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
 
     /// `members` with one entry per key, the value given last (as the encoder keeps it), in

@@ -37,8 +37,10 @@ enum Payload {
     /// reading comes through here; the encoder's Codable path cost about 100,000 instructions
     /// for a reading with humidity and battery).
     static func state(_ reading: Reading, gateway: String, rssi: Int?) -> [UInt8] {
-        var extra: [(key: String, value: JSONMember)] = [("gateway", .string(gateway))]
-        if let rssi { extra.append(("rssi", .integer(rssi))) }
+        let extra: [(key: String, value: JSONMember)] =
+            if let rssi { [("gateway", .string(gateway)), ("rssi", .integer(rssi))] } else {
+                [("gateway", .string(gateway))]
+            }
         return reading.jsonObject(absent: .omitted, adding: extra)
             ?? bytes(StatePayload(reading: reading, gateway: gateway, rssi: rssi))
     }
