@@ -1,4 +1,4 @@
-import BlectlProtocol
+@testable import BlectlProtocol
 import SensorModel
 import Testing
 
@@ -69,20 +69,13 @@ import Testing
         let reading: Reading
         let extra: [(key: String, value: JSONMember)]
 
-        private struct Key: CodingKey {
-            let stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
         func encode(to encoder: any Encoder) throws {
             try reading.encode(to: encoder)
-            var container = encoder.container(keyedBy: Key.self)
+            var container = encoder.container(keyedBy: JSONKey.self)
             for member in extra {
                 switch member.value {
-                case .string(let text): try container.encode(text, forKey: Key(stringValue: member.key))
-                case .integer(let number): try container.encode(number, forKey: Key(stringValue: member.key))
+                case .string(let text): try container.encode(text, forKey: JSONKey(stringValue: member.key))
+                case .integer(let number): try container.encode(number, forKey: JSONKey(stringValue: member.key))
                 }
             }
         }
