@@ -18,11 +18,21 @@ load barely moves: heap allocations (`--alloc-counter`, bench/alloc_counter.c bu
 shared object) and context switches (every thread, /proc) over one window, then system calls
 (`strace -f -c`, which adds switches of its own) over a second window as long.
 --history-off: the durable history off (`history = no`), for a build that has it.
+--advertisers N: instead of thermometers, N advertising sensors each advertising every
+`--interval` (BTHome v2 and pvvx in turn, named ATC_AD…: bench/theengs_bench.py's workload),
+no socket client; `--mqtt` publishes to a local mosquitto (started on a free port) as that
+bench does. Figures per advertisement blectld read (its `status`), with the mock's count of
+those it sent and the measurements blectld counted lost:
+
+    python3 bench/profile.py … --profiler callgrind --advertisers 50 --interval 1s --seconds 30 [--mqtt]
+    python3 bench/profile.py … --profiler counts --alloc-counter alloc_counter.so --advertisers 200 \\
+        --interval 1s --seconds 20 [--mqtt]
 """
 
 import argparse
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -31,6 +41,60 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
 import guard  # noqa: E402
+import mqtt_bench  # noqa: E402
+
+
+ADVERTISER = 0x8000_0000  # the emit log's mark of an advertising sensor's record (EmitLog.swift)
+
+
+class AdvertisedBlectld:
+    """Mixed in before bench.Blectld: blectld hearing advertising sensors, with no socket
+    client and nothing to connect; publishing to `mqtt_url` when set."""
+
+    mqtt_url = None
+
+    def start(self, settings=(), env=None) -> None:
+        config = os.path.join(self.directory, "blectld.conf")
+        with open(config, "w") as f:
+            f.write("\n".join(self.configuration() + ["advert_max_devices = 1000"] + list(settings)) + "\n")
+        self.socket = os.path.join(self.directory, "blectld.sock")
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.stack.address, **(env or {}))
+        mqtt = ["--mqtt", self.mqtt_url, "--mqtt-gateway", "bench"] if self.mqtt_url else []
+        self.proc = bench.spawn(
+            [self.binary, "--config", config, "--socket", self.socket] + mqtt, env=env, stdout=subprocess.DEVNULL,
+            stderr=open(os.path.join(self.directory, "blectld.log"), "w"), name="blectld")
+        deadline = time.monotonic() + 60
+        while not (os.path.exists(self.socket) and self.status()):
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise RuntimeError("blectld did not answer status")
+            time.sleep(0.2)
+
+    @property
+    def pids(self) -> list:
+        return [self.proc.pid]
+
+    def stop(self) -> None:
+        bench.stop(self.proc, timeout=30)
+
+    def heard(self) -> dict:
+        """`status`'s advertisement counters."""
+        return self.status()["advertisements"]
+
+
+def advertisements_sent(path: str, start: int, end: int) -> int:
+    """The advertisements the mock's emit log records in [start, end)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return sum(1 for index, _, ns in struct.iter_unpack("<IIQ", data[16:])
+               if index & ADVERTISER and start <= ns < end)
+
+
+def start_broker(directory: str) -> tuple:
+    """mosquitto on a free local port, as bench/mqtt_bench.py starts it: (its stack, URL)."""
+    broker = mqtt_bench.Stack(directory)
+    port = mqtt_bench.free_port()
+    mqtt_bench.start_broker(broker, directory, port)
+    return broker, f"mqtt://127.0.0.1:{port}"
 
 
 def main() -> int:
@@ -44,6 +108,8 @@ def main() -> int:
     parser.add_argument("--alloc-counter", help="alloc_counter.so (with --profiler counts)")
     parser.add_argument("--history-off", action="store_true", help="history = no")
     parser.add_argument("--scale", type=int, default=0, help="N thermometers notifying (instead of a burst)")
+    parser.add_argument("--advertisers", type=int, default=0, help="N advertising sensors (instead of thermometers)")
+    parser.add_argument("--mqtt", action="store_true", help="publish to a local mosquitto (with --advertisers)")
     parser.add_argument("--interval", default="100ms", help="their notification interval (with --scale)")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long to profile (with --scale)")
     args = parser.parse_args()
@@ -52,8 +118,11 @@ def main() -> int:
     os.makedirs(directory)
     out = os.path.join(directory, "callgrind.out")
 
-    if args.profiler == "counts" and not (args.scale and args.alloc_counter):
-        parser.error("--profiler counts needs --scale and --alloc-counter")
+    periodic = args.scale or args.advertisers
+    if args.profiler == "counts" and not (periodic and args.alloc_counter):
+        parser.error("--profiler counts needs --scale or --advertisers, and --alloc-counter")
+    if args.mqtt and not args.advertisers:
+        parser.error("--mqtt needs --advertisers")
     counters = os.path.join(directory, "alloc-counters")
 
     wrapper = os.path.join(directory, "wrap", "blectld")
@@ -64,7 +133,10 @@ def main() -> int:
                     f"{args.blectld} \"$@\"\n")
         os.chmod(wrapper, 0o755)
 
-    class Profiled(bench.BlectldStoreOff if args.history_off else bench.Blectld):
+    shipped = bench.BlectldStoreOff if args.history_off else bench.Blectld
+    bases = (AdvertisedBlectld, shipped) if args.advertisers else (shipped,)
+
+    class Profiled(*bases):
         """The blectld given (under callgrind with instrumentation off until the window, or
         counting its allocations)."""
 
@@ -77,65 +149,98 @@ def main() -> int:
                 return super().start(env={"LD_PRELOAD": args.alloc_counter, "ALLOC_COUNTER_FILE": counters})
             return super().start()
 
+    broker = None
+    if args.mqtt:
+        broker, Profiled.mqtt_url = start_broker(directory)
     bench.CONSUMERS["profiled"] = Profiled
     options = argparse.Namespace(bin=args.bin, sock_reader=args.sock_reader, c_subscriber=None)
     devices = args.scale or 1
-    interval = args.interval if args.scale else "3600s"
-    stack, consumer = bench.open_session(
-        options, "profiled", devices, directory,
-        ["--thermometers", str(devices), "--notify-interval", interval], attempts=2)
+    if args.advertisers:
+        devices, mock_options = 0, [
+            "--thermometers", "0", "--advertisers", str(args.advertisers), "--advertiser-interval", args.interval,
+            "--advertiser-formats", "bthome,pvvx", "--advertiser-name", "ATC_AD"]
+    else:
+        mock_options = ["--thermometers", str(devices), "--notify-interval", args.interval if args.scale else "3600s"]
     try:
-        time.sleep(1)
-        if args.profiler == "perf":
-            perf = bench.spawn(
-                ["perf", "record", "-e", "cpu-clock", "-F", "4000", "--call-graph", "dwarf,32768", "-o",
-                 os.path.join(directory, "perf.data"), "-p", str(consumer.pid)],
-                stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "perf.log"), "w"), name="perf")
-            time.sleep(1)
-        elif args.profiler == "callgrind":
-            subprocess.run(["callgrind_control", "-i", "on", str(consumer.pid)], check=True, capture_output=True)
-        cpu = bench.cpu_seconds(consumer.pid)
-        allocations = guard.read_counters(counters)["allocations"] if args.profiler == "counts" else 0
-        started = time.monotonic_ns()
-        if args.profiler == "counts":
-            switches, threads = bench.count_switches(consumer.pid, args.seconds)
-        elif args.scale:
-            time.sleep(args.seconds)
-        else:
-            sent = stack.burst(0, args.count)
-            bench.wait_quiet(consumer.pids, quiet=2.0 if args.profiler == "callgrind" else 0.3, timeout=600)
-        ended = time.monotonic_ns()
-        cpu = bench.cpu_seconds(consumer.pid) - cpu
-        if args.profiler == "counts":
-            allocations = guard.read_counters(counters)["allocations"] - allocations
-            trace = guard.Strace(consumer.pid, os.path.join(directory, "strace.txt"))
-            time.sleep(args.seconds)
-            calls = trace.detach()
-            traced = time.monotonic_ns()
-        elif args.profiler == "perf":
-            bench.stop(perf, timeout=60)
-        else:
-            subprocess.run(["callgrind_control", "-i", "off", str(consumer.pid)], check=True, capture_output=True)
+        stack, consumer = bench.open_session(options, "profiled", devices, directory, mock_options, attempts=2)
+        try:
+            # Every advertising sensor heard (and published once) before the window.
+            time.sleep(5 if args.advertisers else 1)
+            heard = [consumer.heard()] if args.advertisers else []
+            if args.profiler == "perf":
+                perf = bench.spawn(
+                    ["perf", "record", "-e", "cpu-clock", "-F", "4000", "--call-graph", "dwarf,32768", "-o",
+                     os.path.join(directory, "perf.data"), "-p", str(consumer.pid)],
+                    stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "perf.log"), "w"), name="perf")
+                time.sleep(1)
+            elif args.profiler == "callgrind":
+                subprocess.run(["callgrind_control", "-i", "on", str(consumer.pid)], check=True, capture_output=True)
+            cpu = bench.cpu_seconds(consumer.pid)
+            allocations = guard.read_counters(counters)["allocations"] if args.profiler == "counts" else 0
+            started = time.monotonic_ns()
+            if args.profiler == "counts":
+                switches, threads = bench.count_switches(consumer.pid, args.seconds)
+            elif periodic:
+                time.sleep(args.seconds)
+            else:
+                sent = stack.burst(0, args.count)
+                bench.wait_quiet(consumer.pids, quiet=2.0 if args.profiler == "callgrind" else 0.3, timeout=600)
+            ended = time.monotonic_ns()
+            cpu = bench.cpu_seconds(consumer.pid) - cpu
+            if args.profiler == "counts":
+                allocations = guard.read_counters(counters)["allocations"] - allocations
+            elif args.profiler == "perf":
+                bench.stop(perf, timeout=60)
+            else:
+                subprocess.run(["callgrind_control", "-i", "off", str(consumer.pid)], check=True, capture_output=True)
+            if args.advertisers:
+                heard.append(consumer.heard())
+            if args.profiler == "counts":
+                trace = guard.Strace(consumer.pid, os.path.join(directory, "strace.txt"))
+                time.sleep(args.seconds)
+                calls = trace.detach()
+                traced = time.monotonic_ns()
+                if args.advertisers:
+                    heard.append(consumer.heard())
+        finally:
+            bench.close_session(stack, consumer)
     finally:
-        bench.close_session(stack, consumer)
-    emits = bench.load_emits(stack.emit_log)
-    matches, _ = bench.match(emits, consumer.records())
+        if broker:
+            broker.close()
+    unit = "advertisement" if args.advertisers else "notification"
+    if args.advertisers:
+        offered = advertisements_sent(stack.emit_log, started, ended)
+        sent = heard[1]["advertisements"] - heard[0]["advertisements"]
+        lost = heard[1]["lost_packets"] - heard[0]["lost_packets"]
+        print(f"{args.advertisers} advertising sensors every {args.interval}, {args.seconds:.0f} s"
+              f"{', MQTT on' if args.mqtt else ''}{', history off' if args.history_off else ''}: the mock sent "
+              f"{offered} advertisements, blectld read {sent} ({lost} measurements lost, "
+              f"{heard[1]['readings'] - heard[0]['readings']} readings); blectld used {cpu:.2f} CPU s "
+              f"({cpu / max(1, sent) * 1e6:.0f} µs per advertisement)")
+    else:
+        emits = bench.load_emits(stack.emit_log)
+        matches, _ = bench.match(emits, consumer.records())
     if args.scale:
         figures = bench.window(emits, matches, started, ended)
         sent = figures["received"]
         print(f"{args.scale} thermometers every {args.interval}, {args.seconds:.0f} s: the socket client got {sent} "
               f"notifications ({figures['lost']} lost); blectld used {cpu:.2f} CPU s "
               f"({cpu / max(1, sent) * 1e6:.0f} µs per notification)")
-    else:
+    elif not args.advertisers:
         print(f"burst of {sent}; the socket client got {len(matches)} of {sum(map(len, emits.values()))} "
               f"notifications; blectld used {cpu:.2f} CPU s ({cpu / sent * 1e6:.0f} µs per notification)")
     if args.profiler == "counts":
-        print(f"per notification: {allocations / sent:.2f} heap allocations, {switches / sent:.3f} context switches "
+        print(f"per {unit}: {allocations / sent:.2f} heap allocations, {switches / sent:.3f} context switches "
               f"({threads} threads)")
-        strace = bench.window(emits, matches, ended, traced)
-        print(f"under strace, {args.seconds:.0f} s more ({strace['received']} notifications, {strace['lost']} lost): "
-              f"{sum(calls.values()) / strace['received']:.3f} system calls per notification: "
-              + ", ".join(f"{call} {n / strace['received']:.3f}" for call, n in sorted(calls.items(), key=lambda x: -x[1])))
+        if args.advertisers:
+            count = heard[2]["advertisements"] - heard[1]["advertisements"]
+            missed = f"{heard[2]['lost_packets'] - heard[1]['lost_packets']} measurements lost"
+        else:
+            strace = bench.window(emits, matches, ended, traced)
+            count, missed = strace["received"], f"{strace['lost']} lost"
+        print(f"under strace, {args.seconds:.0f} s more ({count} {unit}s, {missed}): "
+              f"{sum(calls.values()) / count:.3f} system calls per {unit}: "
+              + ", ".join(f"{call} {n / count:.3f}" for call, n in sorted(calls.items(), key=lambda x: -x[1])))
         return 0
     if args.profiler == "perf":
         data = os.path.join(directory, "perf.data")
@@ -156,7 +261,7 @@ def main() -> int:
         if line.startswith(("summary:", "totals:")):
             total = int(line.split()[1])
     if total:
-        print(f"{total:,} instructions in blectld, {total / sent:,.0f} per notification")
+        print(f"{total:,} instructions in blectld, {total / sent:,.0f} per {unit}")
     for inclusive in (True, False):
         print(f"\n== {'inclusive' if inclusive else 'self'} (top {args.top}) ==")
         result = subprocess.run(

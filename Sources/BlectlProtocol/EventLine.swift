@@ -1,51 +1,185 @@
 import SensorModel
 
-/// The hot path of the event stream: `reading` lines written by hand.
+/// The hot path of the event stream and of MQTT: readings written by hand.
 ///
 /// A busy daemon pushes thousands of readings a second; Foundation's `JSONEncoder` cost
 /// more than everything else it did per reading, and the protocol's own encoder still
-/// goes through Codable's containers and a ``JSONValue`` tree. The writer below produces exactly the bytes
-/// ``JSONLines/encode(_:)`` produces (keys sorted, compact, slashes unescaped; a test
-/// compares the two), with the encoder's own string escaping and number formatting.
+/// goes through Codable's containers and a ``JSONValue`` tree (about 100,000 instructions
+/// for an advertising sensor's reading with humidity and battery). The writer below produces
+/// exactly the bytes ``JSONLines/encode(_:absent:)`` produces (keys sorted, compact, slashes
+/// unescaped; tests compare the two), with the encoder's own string escaping and number
+/// formatting.
 extension Event {
-    /// The event as one JSON line with its `\n`, as ``JSONLines/encode(_:)`` writes it.
+    /// The event as one JSON line with its `\n`, as ``JSONLines/encode(_:absent:)`` writes it.
     public func jsonLine() throws -> [UInt8] {
-        if case .reading(let reading) = self, let line = reading.fastJSONLine() { return line }
+        if case .reading(let reading) = self, var line = reading.jsonObject(absent: .null, adding: Self.readingType) {
+            line.append(UInt8(ascii: "\n"))
+            return line
+        }
         return try JSONLines.encode(self)
     }
+
+    private static let readingType: [(key: String, value: JSONMember)] = [("type", .string("reading"))]
+}
+
+/// A value written beside a reading's own members by ``Reading/jsonObject(absent:adding:)``.
+public enum JSONMember: Sendable {
+    /// A string.
+    case string(String)
+    /// An integer.
+    case integer(Int)
 }
 
 extension Reading {
-    /// The `reading` event line of a temperature-only reading; nil for any other (the
-    /// encoder then writes it, or reports why it cannot).
-    func fastJSONLine() -> [UInt8]? {
-        guard let value = measurement.celsius, let celsius = JSONValue.numberText(value),
-            Quantity.allCases.allSatisfy({ $0 == .temperature || measurement.quantities[$0] == nil })
-        else { return nil }
-        var line: [UInt8] = []
-        line.reserveCapacity(180)
-        line.append(contentsOf: #"{"address":"#.utf8)
-        line.appendJSONString(address)
-        line.append(contentsOf: #","celsius":"#.utf8)
-        line.append(contentsOf: celsius.utf8)
-        line.append(contentsOf: #","name":"#.utf8)
-        if let name {
-            line.appendJSONString(name)
-        } else {
-            line.append(contentsOf: "null".utf8)
+    /// The reading as one compact JSON object, with `extra` members beside its own, byte for
+    /// byte as ``JSONLines/encode(_:absent:)`` writes the ``Codable`` object that encodes the
+    /// reading and then `extra` (without the newline); nil when a quantity is no finite number
+    /// (the encoder then says why it cannot write it).
+    ///
+    /// - Parameter absent: whether a missing name or temperature is `null` or left out (the
+    ///   other quantities are always left out when missing, as the encoder leaves them).
+    public func jsonObject(absent: AbsentOptionals, adding extra: [(key: String, value: JSONMember)] = []) -> [UInt8]? {
+        let extra = Self.inKeyOrder(extra) ? extra : Self.lastOfEachKeySorted(extra)
+        var object: [UInt8] = []
+        object.reserveCapacity(320)  // an advertising sensor's MQTT payload is about 250 bytes
+        object.append(UInt8(ascii: "{"))
+        var next = 0  // the next of `extra` to write: the members are merged in key order
+        for own in OwnMember.inKeyOrder {
+            while next < extra.count, extra[next].key.utf8.lexicographicallyPrecedes(own.key.utf8) {
+                object.appendMember(extra[next])
+                next += 1
+            }
+            if next < extra.count, extra[next].key == own.key {  // written later: it replaces the reading's own
+                object.appendMember(extra[next])
+                next += 1
+            } else {
+                guard append(own, absent: absent, to: &object) else { return nil }
+            }
         }
-        line.append(contentsOf: #","profile":"#.utf8)
-        line.appendJSONString(measurement.profile.rawValue)
-        line.append(contentsOf: #","raw":"#.utf8)
-        line.appendJSONString(measurement.raw)
-        line.append(contentsOf: #","seq":"#.utf8)
-        line.appendDecimal(seq)
-        line.append(contentsOf: #","time":""#.utf8)
-        time.appendRFC3339(to: &line)
-        line.append(contentsOf: #"","type":"reading","unit":""#.utf8)
-        line.append(contentsOf: measurement.unit.rawValue.utf8)
-        line.append(contentsOf: "\"}\n".utf8)
-        return line
+        for member in extra[next...] { object.appendMember(member) }
+        object.append(UInt8(ascii: "}"))
+        return object
+    }
+
+    /// Appends member `own` (after a comma unless it is the first) unless it is left out;
+    /// false when its value is no finite number.
+    private func append(
+        _ own: (member: OwnMember, key: String, prefix: [UInt8]), absent: AbsentOptionals, to object: inout [UInt8]
+    ) -> Bool {
+        switch own.member {
+        case .address:
+            object.appendKey(own.prefix)
+            object.appendJSONString(address)
+        case .raw:
+            object.appendKey(own.prefix)
+            object.appendJSONString(measurement.raw)
+        case .unit:
+            object.appendKey(own.prefix)
+            object.appendJSONString(measurement.unit.rawValue)
+        case .profile:
+            object.appendKey(own.prefix)
+            object.appendJSONString(measurement.profile.rawValue)
+        case .seq:
+            object.appendKey(own.prefix)
+            object.appendDecimal(seq)
+        case .time:
+            object.appendKey(own.prefix)
+            object.append(UInt8(ascii: "\""))
+            time.appendRFC3339(to: &object)
+            object.append(UInt8(ascii: "\""))
+        case .name:
+            if let name {
+                object.appendKey(own.prefix)
+                object.appendJSONString(name)
+            } else if absent == .null {
+                object.appendKey(own.prefix)
+                object.append(contentsOf: "null".utf8)
+            }
+        case .quantity(let quantity):
+            if let value = measurement.quantities[quantity] {
+                guard let text = JSONValue.numberText(value) else { return false }
+                object.appendKey(own.prefix)
+                object.append(contentsOf: text.utf8)
+            } else if quantity == .temperature, absent == .null {
+                object.appendKey(own.prefix)
+                object.append(contentsOf: "null".utf8)
+            }
+        }
+        return true
+    }
+
+    /// Whether the keys of `members` are in strictly increasing UTF-8 order (as MQTT's
+    /// `gateway` and `rssi` come): then they need no sorting, and no copy is made.
+    private static func inKeyOrder(_ members: [(key: String, value: JSONMember)]) -> Bool {
+        zip(members, members.dropFirst()).allSatisfy { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
+    /// `members` with one entry per key, the value given last (as the encoder keeps it), in
+    /// UTF-8 order of the keys.
+    private static func lastOfEachKeySorted(
+        _ members: [(key: String, value: JSONMember)]
+    ) -> [(key: String, value: JSONMember)] {
+        var result: [(key: String, value: JSONMember)] = []
+        for member in members {
+            if let index = result.firstIndex(where: { $0.key == member.key }) {
+                result[index].value = member.value
+            } else {
+                result.append(member)
+            }
+        }
+        return result.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+}
+
+/// A reading's own members in its JSON object.
+private enum OwnMember {
+    case address, name, raw, unit, profile, seq, time
+    case quantity(Quantity)
+
+    /// Every member with its key, and the key written out (`"key":`), in the order the
+    /// encoder writes them (the keys' UTF-8 order).
+    static let inKeyOrder: [(member: OwnMember, key: String, prefix: [UInt8])] = {
+        let members: [OwnMember] =
+            [.address, .name, .raw, .unit, .profile, .seq, .time] + Quantity.allCases.map(quantity)
+        return members.map { member in
+            var prefix: [UInt8] = []
+            prefix.appendJSONString(member.key)
+            prefix.append(UInt8(ascii: ":"))
+            return (member, member.key, prefix)
+        }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }()
+
+    var key: String {
+        switch self {
+        case .address: "address"
+        case .name: "name"
+        case .raw: "raw"
+        case .unit: "unit"
+        case .profile: "profile"
+        case .seq: "seq"
+        case .time: "time"
+        case .quantity(let quantity): quantity.key
+        }
+    }
+}
+
+extension [UInt8] {
+    /// Appends a comma unless this begins the object's first member, then `prefix` (the key
+    /// written out). (Every value ends in something other than `{`.)
+    fileprivate mutating func appendKey(_ prefix: [UInt8]) {
+        if last != UInt8(ascii: "{") { append(UInt8(ascii: ",")) }
+        append(contentsOf: prefix)
+    }
+
+    /// Appends one of the members given beside a reading's own.
+    fileprivate mutating func appendMember(_ member: (key: String, value: JSONMember)) {
+        if last != UInt8(ascii: "{") { append(UInt8(ascii: ",")) }
+        appendJSONString(member.key)
+        append(UInt8(ascii: ":"))
+        switch member.value {
+        case .string(let text): appendJSONString(text)
+        case .integer(let number): appendDecimal(number)
+        }
     }
 }
 

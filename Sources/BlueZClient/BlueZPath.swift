@@ -22,17 +22,32 @@ public struct BlueZPath: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// The device object at or above this path (the `dev_…` element), if any.
     public var device: BlueZPath? {
-        var current: ObjectPath? = objectPath
-        while let candidate = current {
-            if candidate.lastElement.hasPrefix("dev_") { return BlueZPath(candidate) }
-            current = candidate.parent
-        }
-        return nil
+        guard let element = deviceElement else { return nil }
+        // A GATT object's path: up to the device's, through its parents (rare; the events of
+        // a device's own path, every advertisement among them, stop here at once).
+        let length = objectPath.rawValue.utf8.distance(from: objectPath.rawValue.startIndex, to: element.upperBound)
+        var path = objectPath
+        while path.rawValue.utf8.count > length, let parent = path.parent { path = parent }
+        return BlueZPath(path)
     }
 
     /// The address in a device's path element, for a device path or one below it.
     public var deviceAddress: BluetoothAddress? {
-        device.flatMap { BluetoothAddress(devicePathElement: $0.objectPath.lastElement) }
+        deviceElement.flatMap { BluetoothAddress(devicePathElement: objectPath.rawValue[$0]) }
+    }
+
+    /// The last element that names a device (`dev_…`), the nearest to the end; found in the
+    /// UTF-8 bytes, as this runs for every advertisement (with `Character`s it cost more
+    /// than the rest of the advertisement's handling in BlueZClient).
+    private var deviceElement: Range<String.Index>? {
+        let text = objectPath.rawValue.utf8
+        var end = text.endIndex
+        while let slash = text[..<end].lastIndex(of: UInt8(ascii: "/")) {
+            let start = text.index(after: slash)
+            if text[start..<end].starts(with: "dev_".utf8) { return start..<end }
+            end = slash
+        }
+        return nil
     }
 
     /// Whether this path is directly below `parent` (a device of an adapter), compared

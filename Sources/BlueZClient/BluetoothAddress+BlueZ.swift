@@ -3,7 +3,7 @@ public import SensorModel
 extension BluetoothAddress {
     /// Reads the address out of a BlueZ device path element (`dev_DC_A6_32_01_02_03`).
     public init?(devicePathElement element: Substring) {
-        guard element.hasPrefix("dev_") else { return nil }
+        guard element.utf8.starts(with: "dev_".utf8) else { return nil }
         self.init(utf8: element.utf8.dropFirst(4), separator: UInt8(ascii: "_"))
     }
 

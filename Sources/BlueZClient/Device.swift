@@ -40,14 +40,9 @@ public struct Device: Sendable, Equatable {
         rssi = reader.read("RSSI")
         txPower = reader.read("TxPower")
         uuids = (reader.read("UUIDs", as: [String].self) ?? []).map { $0.lowercased() }
-        manufacturerData = Self.bytesByKey(reader.read("ManufacturerData", as: [UInt16: DBusValue].self))
-        serviceData = Self.bytesByKey(reader.read("ServiceData", as: [String: DBusValue].self))
+        manufacturerData = reader.readBytesByKey("ManufacturerData", as: UInt16.self)
+        serviceData = reader.readBytesByKey("ServiceData", as: String.self)
         connected = reader.read("Connected") ?? false
         servicesResolved = reader.read("ServicesResolved") ?? false
-    }
-
-    /// A BlueZ `a{?v}` of byte arrays as plain bytes; entries of another type are skipped.
-    static func bytesByKey<Key>(_ map: [Key: DBusValue]?) -> [Key: [UInt8]] {
-        (map ?? [:]).compactMapValues { try? $0.decode([UInt8].self) }
     }
 }

@@ -41,17 +41,19 @@ enum PropertyEvents {
         else { return nil }
         return AdvertisementUpdate(
             rssi: reader.read("RSSI"), name: reader.read("Name"),
-            manufacturerData: Device.bytesByKey(reader.read("ManufacturerData", as: [UInt16: DBusValue].self)),
-            serviceData: Device.bytesByKey(reader.read("ServiceData", as: [String: DBusValue].self)).mapKeys {
-                $0.lowercased()
-            },
+            manufacturerData: reader.readBytesByKey("ManufacturerData", as: UInt16.self),
+            serviceData: lowercasedKeys(reader.readBytesByKey("ServiceData", as: String.self)),
             uuidsChanged: properties["UUIDs"] != nil)
     }
-}
 
-extension Dictionary {
-    /// The dictionary with its keys transformed (later keys win on a clash).
-    fileprivate func mapKeys<T: Hashable>(_ transform: (Key) -> T) -> [T: Value] {
-        Dictionary<T, Value>(map { (transform($0.key), $0.value) }, uniquingKeysWith: { $1 })
+    /// Service data keyed by lower-case UUIDs (later keys win on a clash). BlueZ writes
+    /// them in lower case already: then the map is kept as it is, not built again with a
+    /// new string per key (every advertisement comes through here).
+    private static func lowercasedKeys(_ serviceData: [String: [UInt8]]) -> [String: [UInt8]] {
+        let lowerCase = serviceData.keys.allSatisfy { key in
+            key.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+        }
+        if lowerCase { return serviceData }
+        return Dictionary(serviceData.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
     }
 }

@@ -118,7 +118,10 @@ struct KnownDevice: Equatable {
         let before = (name, profile, quantities)
         if let name = reading.name { self.name = name }
         profile = reading.measurement.profile
-        for (quantity, _) in reading.measurement.quantities.present { quantities.insert(quantity) }
+        // Not `quantities.present`: that builds an array, for every reading.
+        for quantity in Quantity.allCases where reading.measurement.quantities[quantity] != nil {
+            quantities.insert(quantity)
+        }
         if let last = lastReadingTime, reading.time > last {
             let gap = reading.time.duration(since: last)
             // A slow moving estimate: a missed notification or two do not double it.

@@ -38,10 +38,11 @@ public final class MQTTOutput: HubOutput {
         let publisher = publisher
         let registration = await hub.addListener { event in
             guard let seq = event.seq else { return }
-            // Listeners run on the hub's executor: its table answers without a hop.
+            // Listeners run on the hub's executor: its table answers without a hop (the
+            // address passed, not captured: no allocation for every reading).
             let rssi =
                 event.type == .reading
-                ? event.address.flatMap { address in hub.assumeIsolated { $0.rssi(of: address) } } : nil
+                ? event.address.flatMap { address in hub.assumeIsolated(passing: address) { $0.rssi(of: $1) } } : nil
             publisher.hand(Outgoing(event: event, seq: seq, rssi: rssi))
         }
         await hub.addStatusContributor { status in status.mqtt = publisher.snapshot.withLock { $0 } }

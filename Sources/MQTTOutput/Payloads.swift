@@ -33,6 +33,18 @@ struct ErrorPayload: Encodable {
 
 /// Payloads as bytes: the protocol's JSON encoder, compact, absent fields left out.
 enum Payload {
+    /// A reading as published on `…/state`: ``StatePayload``'s bytes, written by hand (every
+    /// reading comes through here; the encoder's Codable path cost about 100,000 instructions
+    /// for a reading with humidity and battery).
+    static func state(_ reading: Reading, gateway: String, rssi: Int?) -> [UInt8] {
+        let extra: [(key: String, value: JSONMember)] =
+            if let rssi { [("gateway", .string(gateway)), ("rssi", .integer(rssi))] } else {
+                [("gateway", .string(gateway))]
+            }
+        return reading.jsonObject(absent: .omitted, adding: extra)
+            ?? bytes(StatePayload(reading: reading, gateway: gateway, rssi: rssi))
+    }
+
     static func bytes(_ value: some Encodable) -> [UInt8] {
         // Every payload is made of strings and numbers the encoder always accepts.
         guard var line = try? JSONLines.encode(value, absent: .omitted) else { return Array("{}".utf8) }

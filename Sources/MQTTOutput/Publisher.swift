@@ -214,7 +214,7 @@ final class Publisher: @unchecked Sendable {
         case .reading(let reading):
             announce(reading)
             topic = topics.state(deviceID)
-            payload = Payload.bytes(StatePayload(reading: reading, gateway: configuration.gateway, rssi: item.rssi))
+            payload = Payload.state(reading, gateway: configuration.gateway, rssi: item.rssi)
             retain = configuration.retainState
         case .readingError(let failure):
             topic = topics.error(deviceID)
@@ -295,13 +295,23 @@ final class Publisher: @unchecked Sendable {
         }
     }
 
+    /// Updates the status others read. It runs for every batch handed over and every
+    /// acknowledgment: the fields that never change (broker, client id, gateway, set in
+    /// `init`) are left as they are rather than written out again each time.
     func refreshStatus() {
-        let status = MQTTStatus(
-            broker: configuration.broker.description, clientID: configuration.effectiveClientID,
-            gateway: configuration.gateway, state: state, reason: reason, since: since,
-            lastError: lastError?.message, lastErrorTime: lastError?.time, ackedSeq: acked,
-            backlog: newest > acked ? newest - acked : 0, dropped: counters.dropped,
-            published: counters.acknowledged, connectAttempts: counters.attempts)
-        snapshot.withLock { $0 = status }
+        let (state, reason, since, backlog) = (state, reason, since, newest > acked ? newest - acked : 0)
+        let (lastError, acked, counters) = (lastError, acked, counters)
+        snapshot.withLock { status in
+            status.state = state
+            status.reason = reason
+            status.since = since
+            status.lastError = lastError?.message
+            status.lastErrorTime = lastError?.time
+            status.ackedSeq = acked
+            status.backlog = backlog
+            status.dropped = counters.dropped
+            status.published = counters.acknowledged
+            status.connectAttempts = counters.attempts
+        }
     }
 }

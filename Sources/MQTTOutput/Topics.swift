@@ -26,7 +26,14 @@ struct Topics: Sendable {
 
     /// A device's id in topics: its address in lower case without colons (`dca632000001`).
     static func deviceID(_ address: String) -> String {
-        String(address.lowercased().filter { $0 != ":" })
+        // Every reading's topic: an address (ASCII) in bytes, anything else by characters.
+        guard address.utf8.allSatisfy({ $0 < 0x80 }) else { return String(address.lowercased().filter { $0 != ":" }) }
+        var id: [UInt8] = []
+        id.reserveCapacity(address.utf8.count)
+        for byte in address.utf8 where byte != UInt8(ascii: ":") {
+            id.append(UInt8(ascii: "A")...UInt8(ascii: "Z") ~= byte ? byte + 32 : byte)
+        }
+        return String(decoding: id, as: UTF8.self)
     }
 
     /// `name` with every character Home Assistant refuses in an id (all but letters,

@@ -42,10 +42,13 @@ public struct AdvertisementDecoder: Sendable {
     public mutating func decode(
         _ payload: [UInt8], in field: AdvertisementField, from address: BluetoothAddress
     ) -> Result<AdvertisementReading, ReadingError>? {
-        let profiles = registry.profiles(reading: field)
-        guard !profiles.isEmpty else { return nil }
-        if let error = ReadingLimits.checkLength(payload) { return .failure(error) }
-        for profile in profiles {
+        // The registry's profiles walked in place, not filtered into an array per payload.
+        var lengthChecked = false
+        for profile in registry.profiles where profile.fields.contains(field) {
+            if !lengthChecked {
+                if let error = ReadingLimits.checkLength(payload) { return .failure(error) }
+                lengthChecked = true
+            }
             guard let result = profile.decode(payload, from: address, keyring: &keyring) else { continue }
             if case .success(let reading) = result, !reading.isAuthenticated,
                 let error = keyring.downgradeError(from: address, raw: payload, format: profile.name)

@@ -99,7 +99,8 @@ enum BTHomeObjects {
         _ data: [UInt8], at index: Int, raw: [UInt8], location: String
     ) throws(ReadingError) -> Range<Int> {
         let id = data[index]
-        let name = "object 0x\(paddedHex(id, digits: 2)) at offset \(index)\(location)"
+        // Written only for an error: every object of every packet comes through here.
+        var name: String { "object 0x\(paddedHex(id, digits: 2)) at offset \(index)\(location)" }
         var dataStart = index + 1
         let length: Int
         switch size(of: id) {

@@ -66,7 +66,8 @@ public actor AdvertisementMonitor {
         observer = await central.addObserver { [weak self] event in
             switch event {
             case .advertised(let address, let path, let update):
-                self?.assumeIsolated { $0.received(address, path, update, at: .now) }
+                // Every advertisement: passed, not captured (no allocation per call).
+                self?.assumeIsolated(passing: (address, path, update)) { $0.received($1.0, $1.1, $1.2, at: .now) }
             case .stateChanged:
                 self?.assumeIsolated { $0.chooseScanMode() }
             default:

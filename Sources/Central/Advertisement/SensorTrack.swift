@@ -19,8 +19,11 @@ struct SensorTrack {
 
     var name: String?
     /// The payloads last heard, by field: an unchanged payload is the same advertisement
-    /// heard again, not decoded twice.
-    private(set) var payloads: [(field: FieldKey, bytes: [UInt8])] = []
+    /// heard again, not decoded twice. The first field is kept inline: a sensor advertises
+    /// one, and its new payload then replaces it without copying an array (the monitor's
+    /// table holds the track too while it is changed).
+    private var firstPayload: (field: FieldKey, bytes: [UInt8])?
+    private var morePayloads: [(field: FieldKey, bytes: [UInt8])] = []
     /// The profile and counter of the last measurement counted.
     private var last: (profile: ProfileID, counter: UInt32?, authenticated: Bool)?
     /// When the last reading was reported.
@@ -47,7 +50,8 @@ struct SensorTrack {
     mutating func heard(at now: ContinuousClock.Instant) {
         if isLost {
             isLost = false
-            payloads = []
+            firstPayload = nil
+            morePayloads = []
             last = nil
         } else {
             let gap = now - lastHeard
@@ -60,11 +64,16 @@ struct SensorTrack {
 
     /// Whether `bytes` differ from the payload last heard in `field`; remembers them.
     mutating func payloadChanged(_ field: FieldKey, _ bytes: [UInt8]) -> Bool {
-        if let index = payloads.firstIndex(where: { $0.field == field }) {
-            guard payloads[index].bytes != bytes else { return false }
-            payloads[index].bytes = bytes
+        guard let first = firstPayload, first.field != field else {
+            guard firstPayload?.bytes != bytes else { return false }
+            firstPayload = (field, bytes)
+            return true
+        }
+        if let index = morePayloads.firstIndex(where: { $0.field == field }) {
+            guard morePayloads[index].bytes != bytes else { return false }
+            morePayloads[index].bytes = bytes
         } else {
-            payloads.append((field, bytes))
+            morePayloads.append((field, bytes))
         }
         return true
     }

@@ -10,7 +10,10 @@ extension CentralManager {
     func mirror<T: Sendable>(_ body: (isolated BlueZService) -> T) -> T { client.assumeIsolated(body) }
 
     /// The device object at `path`, as BlueZ sees it now.
-    public func device(_ path: BlueZPath) -> Device? { mirror { $0.device(path) } }
+    ///
+    /// Without `mirror`'s capturing closure: discovery views a device for every
+    /// advertisement, and `assumeIsolated` with a capturing closure allocates twice a call.
+    public func device(_ path: BlueZPath) -> Device? { client.assumeIsolated(passing: path) { $0.device($1) } }
 
     /// The devices on our adapter.
     public func knownDevices() -> [Device] {

@@ -1,0 +1,83 @@
+@testable import BlectlProtocol
+import SensorModel
+import Testing
+
+/// ``Reading/jsonObject(absent:adding:)`` against the encoder it stands in for.
+@Suite struct ReadingObjectTests {
+    private static let time = Timestamp(rfc3339: "2026-11-30T01:02:03.456Z")!
+
+    /// Readings of every shape: each quantity present or not, odd names and raw texts,
+    /// numbers the encoder writes in each of its forms.
+    static let readings: [Reading] = {
+        let names: [String?] = ["ATC_AD0001", nil, "", "a/b", #"quo"te"#, "tab\tname", "Küche"]
+        let numbers: [Double] = [0, -0.0, 21.37, -273.15, 1e21, 1e-7, 12345678.9, 100, 3.3]
+        let profiles: [ProfileID] = ["bthome", "pvvx", "ruuvi", "pi-cputemp", "ünï"]
+        var readings: [Reading] = []
+        for index in 0..<160 {
+            var quantities = Quantities()
+            for (offset, quantity) in Quantity.allCases.enumerated() where (index >> offset) & 1 == 1 {
+                quantities[quantity] = numbers[(index + offset) % numbers.count]
+            }
+            let measurement = Measurement(
+                profile: profiles[index % profiles.count], quantities: quantities,
+                unit: index % 3 == 0 ? .fahrenheit : .celsius, raw: ["4000d1", "", "\u{1}", "21.4 C"][index % 4])
+            readings.append(
+                Reading(
+                    seq: UInt64(index) * 1_000_003 + (index == 7 ? UInt64.max - 1_000_003 * 7 : 0),
+                    time: time, address: "A4:C1:38:AD:00:01", name: names[index % names.count],
+                    measurement: measurement))
+        }
+        return readings
+    }()
+
+    @Test("Event lines of readings with any quantities are the encoder's bytes")
+    func eventLines() throws {
+        for reading in Self.readings {
+            let event = Event.reading(reading)
+            #expect(try event.jsonLine() == JSONLines.encode(event), "\(reading)")
+        }
+    }
+
+    @Test(
+        "Objects with members beside the reading's are the encoder's bytes",
+        arguments: [AbsentOptionals.null, .omitted])
+    func extendedObjects(absent: AbsentOptionals) throws {
+        let extras: [[(key: String, value: JSONMember)]] = [
+            [], [("gateway", .string("bench"))], [("gateway", .string("gw")), ("rssi", .integer(-61))],
+            [("zz", .integer(0)), ("Aa", .string("é")), ("name", .string("replaced")), ("seq", .integer(-1))],
+        ]
+        for (index, reading) in Self.readings.enumerated() {
+            let extra = extras[index % extras.count]
+            var expected = try JSONLines.encode(Extended(reading: reading, extra: extra), absent: absent)
+            expected.removeLast()
+            #expect(reading.jsonObject(absent: absent, adding: extra) == expected, "\(reading) \(extra)")
+        }
+    }
+
+    @Test func aQuantityThatIsNoNumberIsLeftToTheEncoder() {
+        var quantities = Quantities()
+        quantities[.humidity] = .infinity
+        let reading = Reading(
+            seq: 1, time: Self.time, address: "A4:C1:38:AD:00:01", name: nil,
+            measurement: Measurement(profile: "bthome", quantities: quantities, raw: ""))
+        #expect(reading.jsonObject(absent: .omitted) == nil)
+        #expect(throws: (any Error).self) { try Event.reading(reading).jsonLine() }
+    }
+
+    /// The Codable object the hand-written one stands for: the reading, then each extra member.
+    private struct Extended: Encodable {
+        let reading: Reading
+        let extra: [(key: String, value: JSONMember)]
+
+        func encode(to encoder: any Encoder) throws {
+            try reading.encode(to: encoder)
+            var container = encoder.container(keyedBy: JSONKey.self)
+            for member in extra {
+                switch member.value {
+                case .string(let text): try container.encode(text, forKey: JSONKey(stringValue: member.key))
+                case .integer(let number): try container.encode(number, forKey: JSONKey(stringValue: member.key))
+                }
+            }
+        }
+    }
+}
