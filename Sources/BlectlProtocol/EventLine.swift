@@ -12,7 +12,9 @@ import SensorModel
 extension Event {
     /// The event as one JSON line with its `\n`, as ``JSONLines/encode(_:absent:)`` writes it.
     public func jsonLine() throws -> [UInt8] {
-        if case .reading(let reading) = self, var line = reading.jsonObject(absent: .null, adding: Self.readingType) {
+        guard case .reading(let reading) = self else { return try JSONLines.encode(self) }
+        if let line = reading.temperatureLine() { return line }
+        if var line = reading.jsonObject(absent: .null, plan: Self.readingPlan, extra: Self.readingType) {
             line.append(UInt8(ascii: "\n"))
             return line
         }
@@ -20,6 +22,8 @@ extension Event {
     }
 
     private static let readingType: [(key: String, value: JSONMember)] = [("type", .string("reading"))]
+    /// Made once: the socket writes every reading with the same extra member.
+    private static let readingPlan = JSONMemberPlan(keys: ["type"])
 }
 
 /// A value written beside a reading's own members by ``Reading/jsonObject(absent:adding:)``.
@@ -31,6 +35,40 @@ public enum JSONMember: Sendable {
 }
 
 extension Reading {
+    /// The line of a reading with a temperature and no other quantity, the GATT
+    /// thermometers' every notification, written straight through: the general writer below
+    /// spends about 2,000 instructions more a line on its member plan (docs/benchmarks.md,
+    /// item 28). Nil for any other reading.
+    func temperatureLine() -> [UInt8]? {
+        guard let value = measurement.celsius, let celsius = JSONValue.numberText(value),
+            Quantity.allCases.allSatisfy({ $0 == .temperature || measurement.quantities[$0] == nil })
+        else { return nil }
+        var line: [UInt8] = []
+        line.reserveCapacity(180)
+        line.append(contentsOf: #"{"address":"#.utf8)
+        line.appendJSONString(address)
+        line.append(contentsOf: #","celsius":"#.utf8)
+        line.append(contentsOf: celsius.utf8)
+        line.append(contentsOf: #","name":"#.utf8)
+        if let name {
+            line.appendJSONString(name)
+        } else {
+            line.append(contentsOf: "null".utf8)
+        }
+        line.append(contentsOf: #","profile":"#.utf8)
+        line.appendJSONString(measurement.profile.rawValue)
+        line.append(contentsOf: #","raw":"#.utf8)
+        line.appendJSONString(measurement.raw)
+        line.append(contentsOf: #","seq":"#.utf8)
+        line.appendDecimal(seq)
+        line.append(contentsOf: #","time":""#.utf8)
+        time.appendRFC3339(to: &line)
+        line.append(contentsOf: #"","type":"reading","unit":"#.utf8)
+        line.appendJSONString(measurement.unit.rawValue)
+        line.append(contentsOf: "}\n".utf8)
+        return line
+    }
+
     /// The reading as one compact JSON object, with `extra` members beside its own, byte for
     /// byte as ``JSONLines/encode(_:absent:)`` writes the ``Codable`` object that encodes the
     /// reading and then `extra` (without the newline); nil when a quantity is no finite number
@@ -39,84 +77,125 @@ extension Reading {
     /// - Parameter absent: whether a missing name or temperature is `null` or left out (the
     ///   other quantities are always left out when missing, as the encoder leaves them).
     public func jsonObject(absent: AbsentOptionals, adding extra: [(key: String, value: JSONMember)] = []) -> [UInt8]? {
-        let extra = Self.inKeyOrder(extra) ? extra : Self.lastOfEachKeySorted(extra)
+        let extra = JSONMemberPlan.inKeyOrder(extra) ? extra : JSONMemberPlan.lastOfEachKeySorted(extra)
+        return jsonObject(absent: absent, plan: JSONMemberPlan(keys: extra.map(\.key)), extra: extra)
+    }
+
+    /// ``jsonObject(absent:adding:)`` with the members' order worked out beforehand: `extra`
+    /// holds one member for each of the plan's keys, in the plan's order.
+    public func jsonObject(
+        absent: AbsentOptionals, plan: JSONMemberPlan, extra: [(key: String, value: JSONMember)]
+    ) -> [UInt8]? {
         var object: [UInt8] = []
         object.reserveCapacity(320)  // an advertising sensor's MQTT payload is about 250 bytes
         object.append(UInt8(ascii: "{"))
-        var next = 0  // the next of `extra` to write: the members are merged in key order
-        for own in OwnMember.inKeyOrder {
-            while next < extra.count, extra[next].key.utf8.lexicographicallyPrecedes(own.key.utf8) {
-                object.appendMember(extra[next])
-                next += 1
-            }
-            if next < extra.count, extra[next].key == own.key {  // written later: it replaces the reading's own
-                object.appendMember(extra[next])
-                next += 1
-            } else {
-                guard append(own, absent: absent, to: &object) else { return nil }
+        for slot in plan.slots {
+            switch slot {
+            case .extra(let index): object.appendMember(extra[index])
+            case .own(let member, let prefix):
+                guard append(member, prefix: prefix, absent: absent, to: &object) else { return nil }
             }
         }
-        for member in extra[next...] { object.appendMember(member) }
         object.append(UInt8(ascii: "}"))
         return object
     }
 
     /// Appends member `own` (after a comma unless it is the first) unless it is left out;
     /// false when its value is no finite number.
-    private func append(
-        _ own: (member: OwnMember, key: String, prefix: [UInt8]), absent: AbsentOptionals, to object: inout [UInt8]
-    ) -> Bool {
-        switch own.member {
+    private func append(_ member: OwnMember, prefix: [UInt8], absent: AbsentOptionals, to object: inout [UInt8]) -> Bool
+    {
+        switch member {
         case .address:
-            object.appendKey(own.prefix)
+            object.appendKey(prefix)
             object.appendJSONString(address)
         case .raw:
-            object.appendKey(own.prefix)
+            object.appendKey(prefix)
             object.appendJSONString(measurement.raw)
         case .unit:
-            object.appendKey(own.prefix)
+            object.appendKey(prefix)
             object.appendJSONString(measurement.unit.rawValue)
         case .profile:
-            object.appendKey(own.prefix)
+            object.appendKey(prefix)
             object.appendJSONString(measurement.profile.rawValue)
         case .seq:
-            object.appendKey(own.prefix)
+            object.appendKey(prefix)
             object.appendDecimal(seq)
         case .time:
-            object.appendKey(own.prefix)
+            object.appendKey(prefix)
             object.append(UInt8(ascii: "\""))
             time.appendRFC3339(to: &object)
             object.append(UInt8(ascii: "\""))
         case .name:
             if let name {
-                object.appendKey(own.prefix)
+                object.appendKey(prefix)
                 object.appendJSONString(name)
             } else if absent == .null {
-                object.appendKey(own.prefix)
+                object.appendKey(prefix)
                 object.append(contentsOf: "null".utf8)
             }
         case .quantity(let quantity):
             if let value = measurement.quantities[quantity] {
                 guard let text = JSONValue.numberText(value) else { return false }
-                object.appendKey(own.prefix)
+                object.appendKey(prefix)
                 object.append(contentsOf: text.utf8)
             } else if quantity == .temperature, absent == .null {
-                object.appendKey(own.prefix)
+                object.appendKey(prefix)
                 object.append(contentsOf: "null".utf8)
             }
         }
         return true
     }
+}
+
+/// The order of a reading's own members and the extra ones written beside them by
+/// ``Reading/jsonObject(absent:plan:extra:)``: the keys' UTF-8 order, an extra member
+/// replacing an own member of its key (as the encoder keeps the value written last).
+///
+/// Made once for a fixed set of extra keys (the socket's `type`, MQTT's `gateway` and
+/// `rssi`): working the order out again for every reading cost about 4,000 instructions.
+public struct JSONMemberPlan: Sendable {
+    enum Slot: Sendable {
+        case own(OwnMember, prefix: [UInt8])
+        /// The extra member at this index.
+        case extra(Int)
+    }
+
+    let slots: [Slot]
+
+    /// The plan for extra members with `keys`, which must be in increasing UTF-8 order.
+    public init(keys: [String]) {
+        precondition(Self.increasing(keys), "keys out of order or repeated")
+        var slots: [Slot] = []
+        var next = 0
+        for own in OwnMember.inKeyOrder {
+            while next < keys.count, keys[next].utf8.lexicographicallyPrecedes(own.key.utf8) {
+                slots.append(.extra(next))
+                next += 1
+            }
+            if next < keys.count, keys[next] == own.key {
+                slots.append(.extra(next))
+                next += 1
+            } else {
+                slots.append(.own(own.member, prefix: own.prefix))
+            }
+        }
+        slots += (next..<keys.count).map(Slot.extra)
+        self.slots = slots
+    }
 
     /// Whether the keys of `members` are in strictly increasing UTF-8 order (as MQTT's
     /// `gateway` and `rssi` come): then they need no sorting, and no copy is made.
-    private static func inKeyOrder(_ members: [(key: String, value: JSONMember)]) -> Bool {
-        zip(members, members.dropFirst()).allSatisfy { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    static func inKeyOrder(_ members: [(key: String, value: JSONMember)]) -> Bool {
+        increasing(members.map(\.key))
+    }
+
+    static func increasing(_ keys: [String]) -> Bool {
+        zip(keys, keys.dropFirst()).allSatisfy { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// `members` with one entry per key, the value given last (as the encoder keeps it), in
     /// UTF-8 order of the keys.
-    private static func lastOfEachKeySorted(
+    static func lastOfEachKeySorted(
         _ members: [(key: String, value: JSONMember)]
     ) -> [(key: String, value: JSONMember)] {
         var result: [(key: String, value: JSONMember)] = []
@@ -132,7 +211,7 @@ extension Reading {
 }
 
 /// A reading's own members in its JSON object.
-private enum OwnMember {
+enum OwnMember {
     case address, name, raw, unit, profile, seq, time
     case quantity(Quantity)
 

@@ -230,7 +230,10 @@ extension Dictionary: DBusConvertible where Key: DBusConvertible, Value: DBusCon
     public static var dbusSignature: Signature {
         Signature(unchecked: "a{" + Key.dbusSignature.rawValue + Value.dbusSignature.rawValue + "}")
     }
+    // Inlinable for the same reason as `Array`'s: unspecialised in the callers' modules it
+    // looked up `Dictionary`'s metadata on every call.
     /// Reads a `Dictionary`; a value of another D-Bus type throws ``DBusDecodingError``.
+    @inlinable
     public init(dbusValue value: DBusValue) throws {
         guard case .dictionary(let dictionary) = value, dictionary.signatureText == Self.dbusSignature.rawValue
         else { throw mismatch(Self.self, value) }

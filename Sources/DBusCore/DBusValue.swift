@@ -52,7 +52,7 @@ public struct DBusDictionary: Sendable, Equatable {
     /// The entries' signature, such as `{sv}` (what a writer opens the array with).
     var entryTypeText: String { "{" + entrySignature + "}" }
     /// The whole signature, such as `a{sv}`.
-    var signatureText: String { "a" + entryTypeText }
+    @usableFromInline var signatureText: String { "a" + entryTypeText }
 }
 
 /// One key–value pair of a D-Bus dictionary.

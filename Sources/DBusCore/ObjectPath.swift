@@ -49,8 +49,11 @@ public struct ObjectPath: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// The last element of the path (empty for the root).
     public var lastElement: Substring {
-        guard let slash = rawValue.lastIndex(of: "/") else { return rawValue[...] }
-        return rawValue[rawValue.index(after: slash)...]
+        // Bytes, not `Character`s: the Character search cost about 12,000 instructions a
+        // call, and every device path's element is looked at per advertisement.
+        let utf8 = rawValue.utf8
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { return rawValue[...] }
+        return rawValue[utf8.index(after: slash)...]
     }
 
     /// Checks the rules: starts with `/`, elements of `[A-Za-z0-9_]`, no empty

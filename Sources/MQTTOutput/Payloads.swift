@@ -37,13 +37,18 @@ enum Payload {
     /// reading comes through here; the encoder's Codable path cost about 100,000 instructions
     /// for a reading with humidity and battery).
     static func state(_ reading: Reading, gateway: String, rssi: Int?) -> [UInt8] {
-        let extra: [(key: String, value: JSONMember)] =
-            if let rssi { [("gateway", .string(gateway)), ("rssi", .integer(rssi))] } else {
-                [("gateway", .string(gateway))]
+        let object =
+            if let rssi {
+                reading.jsonObject(
+                    absent: .omitted, plan: withRSSI, extra: [("gateway", .string(gateway)), ("rssi", .integer(rssi))])
+            } else {
+                reading.jsonObject(absent: .omitted, plan: withoutRSSI, extra: [("gateway", .string(gateway))])
             }
-        return reading.jsonObject(absent: .omitted, adding: extra)
-            ?? bytes(StatePayload(reading: reading, gateway: gateway, rssi: rssi))
+        return object ?? bytes(StatePayload(reading: reading, gateway: gateway, rssi: rssi))
     }
+
+    private static let withRSSI = JSONMemberPlan(keys: ["gateway", "rssi"])
+    private static let withoutRSSI = JSONMemberPlan(keys: ["gateway"])
 
     static func bytes(_ value: some Encodable) -> [UInt8] {
         // Every payload is made of strings and numbers the encoder always accepts.
