@@ -23,7 +23,7 @@ extension Event {
 
     private static let readingType: [(key: String, value: JSONMember)] = [("type", .string("reading"))]
     /// Made once: the socket writes every reading with the same extra member.
-    private static let readingPlan = JSONMemberPlan(keys: ["type"])
+    private static let readingPlan = JSONMemberPlan(keys: readingType.map(\.key))
 }
 
 /// A value written beside a reading's own members by ``Reading/jsonObject(absent:adding:)``.
@@ -86,6 +86,8 @@ extension Reading {
     public func jsonObject(
         absent: AbsentOptionals, plan: JSONMemberPlan, extra: [(key: String, value: JSONMember)]
     ) -> [UInt8]? {
+        precondition(extra.count == plan.keys.count, "one extra member for each of the plan's keys")
+        assert(extra.map(\.key) == plan.keys, "the extra members' keys are not the plan's")
         var object: [UInt8] = []
         object.reserveCapacity(320)  // an advertising sensor's MQTT payload is about 250 bytes
         object.append(UInt8(ascii: "{"))
@@ -161,10 +163,13 @@ public struct JSONMemberPlan: Sendable {
     }
 
     let slots: [Slot]
+    /// The extra members' keys, in the order their values are given.
+    let keys: [String]
 
     /// The plan for extra members with `keys`, which must be in increasing UTF-8 order.
     public init(keys: [String]) {
         precondition(Self.increasing(keys), "keys out of order or repeated")
+        self.keys = keys
         var slots: [Slot] = []
         var next = 0
         for own in OwnMember.inKeyOrder {
