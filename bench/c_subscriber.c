@@ -8,12 +8,19 @@
  * reads CLOCK_MONOTONIC, finds the device and the Value bytes and stores a record.
  * Nothing else runs: the main loop blocks in poll() on the bus socket and a signalfd.
  *
- *   c_subscriber --address ADDR --devices N --out FILE [--no-match] [--max-records M]
+ *   c_subscriber --address ADDR --devices N --out FILE [--no-match] [--max-records M] [--adverts]
  *
  * Prints "subscribed N" on stdout once every StartNotify is answered. On SIGTERM/SIGINT
  * it writes FILE (one line per notification: "ns device value") and exits 0.
  * --no-match subscribes without the PropertiesChanged match rule, so the bus delivers
  * nothing: the mock's own ceiling (bench/run.sh "mock ceiling").
+ *
+ * --adverts: the floor of an advertisement consumer instead (bench/theengs_bench.py). The
+ * discovery filter a gateway sets (Transport=le, DuplicateData=true), StartDiscovery and one
+ * match rule for Device1 PropertiesChanged; per message the filter reads the clock, finds the
+ * sensor (A4:C1:38:AD:…, the mock's advertisers) and the first ServiceData or
+ * ManufacturerData bytes and stores a record. No decoding, no output: what any libdbus
+ * program pays to hear the advertisements. "subscribed N" once N sensors have appeared.
  */
 #define _GNU_SOURCE
 #include <dbus/dbus.h>
@@ -42,7 +49,7 @@ static struct record *records;
 static size_t record_count, record_capacity;
 static uint64_t dropped;
 
-static int wanted;
+static int wanted, adverts;
 static int found, connected_replies, notify_replies;
 static char device_seen[MAX_DEVICES];
 static char notify_sent[MAX_DEVICES];
@@ -66,16 +73,22 @@ static int hexval(char c) {
     return -1;
 }
 
-/* "/org/bluez/hci0/dev_DC_A6_32_00_HH_LL[/…]" → thermometer index HHLL - 1, or -1. */
-static int device_index(const char *path) {
-    const char *dev = strstr(path, "/dev_DC_A6_32_00_");
+/* "…/dev_<prefix>HH_LL[/…]" → HHLL - 1, or -1: the mock numbers its peripherals so. */
+static int index_after(const char *path, const char *prefix) {
+    const char *dev = strstr(path, prefix);
     if (!dev) return -1;
-    dev += strlen("/dev_DC_A6_32_00_");
+    dev += strlen(prefix);
     int h1 = hexval(dev[0]), h2 = hexval(dev[1]), l1 = hexval(dev[3]), l2 = hexval(dev[4]);
     if (h1 < 0 || h2 < 0 || dev[2] != '_' || l1 < 0 || l2 < 0) return -1;
     int index = (h1 * 16 + h2) * 256 + (l1 * 16 + l2) - 1;
     return index >= 0 && index < MAX_DEVICES ? index : -1;
 }
+
+/* "/org/bluez/hci0/dev_DC_A6_32_00_HH_LL[/…]" → thermometer index HHLL - 1, or -1. */
+static int device_index(const char *path) { return index_after(path, "/dev_DC_A6_32_00_"); }
+
+/* "/org/bluez/hci0/dev_A4_C1_38_AD_HH_LL" → advertising sensor index, or -1. */
+static int advertiser_index(const char *path) { return index_after(path, "/dev_A4_C1_38_AD_"); }
 
 static void pending_done(DBusPendingCall *pending, void *data) {
     const char *what = data;
@@ -151,6 +164,14 @@ static void interfaces_added(DBusMessage *message) {
     dbus_message_iter_next(&args);
     if (dbus_message_iter_get_arg_type(&args) != DBUS_TYPE_ARRAY) return;
     dict = args;
+    if (adverts) {
+        int sensor = advertiser_index(path);
+        if (sensor >= 0 && sensor < wanted && !device_seen[sensor] && find_interface(&dict, "org.bluez.Device1", NULL, &uuid)) {
+            device_seen[sensor] = 1;
+            found++;
+        }
+        return;
+    }
     int index = device_index(path);
     if (index < 0 || index >= wanted) return;
     if (find_interface(&dict, "org.bluez.Device1", NULL, &uuid) && !device_seen[index]) {
@@ -164,16 +185,71 @@ static void interfaces_added(DBusMessage *message) {
     }
 }
 
-/* The hot path: one PropertiesChanged of a GattCharacteristic1. */
+static void store(uint64_t ns, int device, const char *data, int length) {
+    if (record_count == record_capacity) {
+        dropped++;
+        return;
+    }
+    struct record *r = &records[record_count++];
+    r->ns = ns;
+    r->device = (uint32_t)device;
+    r->length = (uint8_t)(length < (int)sizeof r->value ? length : (int)sizeof r->value);
+    memcpy(r->value, data, r->length);
+}
+
+/* The first `ay` in a ServiceData a{sv} or ManufacturerData a{qv} variant: 1 if found. */
+static int first_bytes(DBusMessageIter *variant, const char **data, int *length) {
+    DBusMessageIter map, entry, inner, bytes;
+    if (dbus_message_iter_get_arg_type(variant) != DBUS_TYPE_ARRAY) return 0;
+    dbus_message_iter_recurse(variant, &map);
+    if (dbus_message_iter_get_arg_type(&map) != DBUS_TYPE_DICT_ENTRY) return 0;
+    dbus_message_iter_recurse(&map, &entry);
+    dbus_message_iter_next(&entry);
+    dbus_message_iter_recurse(&entry, &inner);
+    if (dbus_message_iter_get_arg_type(&inner) != DBUS_TYPE_ARRAY) return 0;
+    dbus_message_iter_recurse(&inner, &bytes);
+    dbus_message_iter_get_fixed_array(&bytes, data, length);
+    return 1;
+}
+
+/* The advertisement floor's hot path: one PropertiesChanged of a Device1. */
+static void device_changed(DBusMessage *message, DBusMessageIter *changes, uint64_t ns) {
+    int sensor = advertiser_index(dbus_message_get_path(message));
+    if (sensor < 0) return;
+    if (sensor < wanted && !device_seen[sensor]) { /* known before we came: no InterfacesAdded */
+        device_seen[sensor] = 1;
+        found++;
+    }
+    while (dbus_message_iter_get_arg_type(changes) == DBUS_TYPE_DICT_ENTRY) {
+        DBusMessageIter entry, variant;
+        const char *name, *data;
+        int length = 0;
+        dbus_message_iter_recurse(changes, &entry);
+        dbus_message_iter_get_basic(&entry, &name);
+        if (strcmp(name, "ServiceData") == 0 || strcmp(name, "ManufacturerData") == 0) {
+            dbus_message_iter_next(&entry);
+            dbus_message_iter_recurse(&entry, &variant);
+            if (first_bytes(&variant, &data, &length)) store(ns, sensor, data, length);
+            return;
+        }
+        dbus_message_iter_next(changes);
+    }
+}
+
+/* The hot path: one PropertiesChanged of a GattCharacteristic1 (or a Device1, --adverts). */
 static void properties_changed(DBusMessage *message) {
     uint64_t ns = now_ns();
     DBusMessageIter args, changes;
     const char *interface;
     if (!dbus_message_iter_init(message, &args) || dbus_message_iter_get_arg_type(&args) != DBUS_TYPE_STRING) return;
     dbus_message_iter_get_basic(&args, &interface);
-    if (strcmp(interface, "org.bluez.GattCharacteristic1") != 0) return;
     dbus_message_iter_next(&args);
     dbus_message_iter_recurse(&args, &changes);
+    if (adverts) {
+        if (strcmp(interface, "org.bluez.Device1") == 0) device_changed(message, &changes, ns);
+        return;
+    }
+    if (strcmp(interface, "org.bluez.GattCharacteristic1") != 0) return;
     while (dbus_message_iter_get_arg_type(&changes) == DBUS_TYPE_DICT_ENTRY) {
         DBusMessageIter entry, variant, bytes;
         const char *name;
@@ -187,16 +263,7 @@ static void properties_changed(DBusMessage *message) {
             if (dbus_message_iter_get_arg_type(&variant) != DBUS_TYPE_ARRAY) return;
             dbus_message_iter_recurse(&variant, &bytes);
             dbus_message_iter_get_fixed_array(&bytes, &data, &length);
-            int index = device_index(dbus_message_get_path(message));
-            if (record_count == record_capacity) {
-                dropped++;
-                return;
-            }
-            struct record *r = &records[record_count++];
-            r->ns = ns;
-            r->device = (uint32_t)index;
-            r->length = (uint8_t)(length < (int)sizeof r->value ? length : (int)sizeof r->value);
-            memcpy(r->value, data, r->length);
+            store(ns, device_index(dbus_message_get_path(message)), data, length);
             return;
         }
         dbus_message_iter_next(&changes);
@@ -223,11 +290,47 @@ static void add_match(const char *rule) {
     if (dbus_error_is_set(&error)) die("AddMatch", error.message);
 }
 
+/* SetDiscoveryFilter({Transport: "le", DuplicateData: true}): every report a PropertiesChanged. */
+static void set_discovery_filter(void) {
+    DBusError error;
+    dbus_error_init(&error);
+    DBusMessage *call = dbus_message_new_method_call("org.bluez", "/org/bluez/hci0", "org.bluez.Adapter1",
+                                                     "SetDiscoveryFilter");
+    DBusMessageIter args, map, entry, variant;
+    const char *transport_key = "Transport", *transport = "le", *duplicates_key = "DuplicateData";
+    dbus_bool_t yes = 1;
+    dbus_message_iter_init_append(call, &args);
+    dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "{sv}", &map);
+    dbus_message_iter_open_container(&map, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
+    dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &transport_key);
+    dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "s", &variant);
+    dbus_message_iter_append_basic(&variant, DBUS_TYPE_STRING, &transport);
+    dbus_message_iter_close_container(&entry, &variant);
+    dbus_message_iter_close_container(&map, &entry);
+    dbus_message_iter_open_container(&map, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
+    dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &duplicates_key);
+    dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "b", &variant);
+    dbus_message_iter_append_basic(&variant, DBUS_TYPE_BOOLEAN, &yes);
+    dbus_message_iter_close_container(&entry, &variant);
+    dbus_message_iter_close_container(&map, &entry);
+    dbus_message_iter_close_container(&args, &map);
+    DBusMessage *reply = dbus_connection_send_with_reply_and_block(conn, call, 30000, &error);
+    if (!reply) die("SetDiscoveryFilter", error.message);
+    dbus_message_unref(reply);
+    dbus_message_unref(call);
+}
+
 static void write_records(const char *path) {
     FILE *out = fopen(path, "w");
     if (!out) die("cannot write", path);
     for (size_t i = 0; i < record_count; i++) {
         struct record *r = &records[i];
+        if (adverts) { /* binary payloads: hex */
+            fprintf(out, "%llu %d ", (unsigned long long)r->ns, (int)r->device);
+            for (int b = 0; b < r->length; b++) fprintf(out, "%02x", (unsigned char)r->value[b]);
+            fputs(r->length ? "\n" : "-\n", out);
+            continue;
+        }
         char value[sizeof r->value + 1];
         memcpy(value, r->value, r->length);
         value[r->length] = 0;
@@ -248,7 +351,8 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
         else if (strcmp(argv[i], "--max-records") == 0 && i + 1 < argc) record_capacity = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--no-match") == 0) match = 0;
-        else die("usage: c_subscriber --address ADDR --devices N --out FILE [--no-match] [--max-records M]", NULL);
+        else if (strcmp(argv[i], "--adverts") == 0) adverts = 1;
+        else die("usage: c_subscriber --address ADDR --devices N --out FILE [--no-match] [--max-records M] [--adverts]", NULL);
     }
     if (!address || !out || wanted < 1 || wanted > MAX_DEVICES) die("need --address, --out and --devices 1…1024", NULL);
     /* Reserved, not touched: pages count towards RSS only as records fill them. */
@@ -271,12 +375,15 @@ int main(int argc, char **argv) {
     add_match("type='signal',sender='org.bluez',interface='org.freedesktop.DBus.ObjectManager',"
               "member='InterfacesAdded'");
     if (match)
-        add_match("type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',"
-                  "member='PropertiesChanged',arg0='org.bluez.GattCharacteristic1'");
+        add_match(adverts ? "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',"
+                            "member='PropertiesChanged',arg0='org.bluez.Device1'"
+                          : "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',"
+                            "member='PropertiesChanged',arg0='org.bluez.GattCharacteristic1'");
 
+    if (adverts) set_discovery_filter();
     call_blocking("/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery");
-    int discovering = 1;
-    while (discovering || notify_replies < wanted) {
+    int discovering = !adverts;
+    while (discovering || (adverts ? found < wanted : notify_replies < wanted)) {
         if (!dbus_connection_read_write_dispatch(conn, 100)) die("bus connection lost", NULL);
         if (discovering && found == wanted) {
             call_blocking("/org/bluez/hci0", "org.bluez.Adapter1", "StopDiscovery");

@@ -50,13 +50,14 @@ if [ "${BENCH_ADVERTS:-1}" != 0 ]; then
     /usr/bin/python3 "$root/bench/advert_bench.py" --bin "$bin" || status=$?
 fi
 # Theengs Gateway against blectld: 200 BTHome and pvvx sensors at 1 Hz, both publishing to one
-# mosquitto (bench/theengs_bench.py; BENCH_THEENGS=0 skips it, and so does no PyPI).
+# mosquitto, after the C floor that only hears them (bench/theengs_bench.py; BENCH_THEENGS=0
+# skips it, and so does no PyPI).
 if [ "${BENCH_THEENGS:-1}" != 0 ]; then
     bench_theengs_venv
     if [ -n "$theengs_python" ]; then
         "$root/scripts/install-deps.sh" mosquitto
-        "$theengs_python" "$root/bench/theengs_bench.py" --bin "$bin" \
-            --theengs "$(dirname "$theengs_python")/TheengsGateway" || status=$?
+        "$theengs_python" "$root/bench/theengs_bench.py" --bin "$bin" --c-subscriber "$work/tools/c_subscriber" \
+            --json "$work/theengs.json" --theengs "$(dirname "$theengs_python")/TheengsGateway" || status=$?
     else
         note "Theengs Gateway skipped: it could not be installed from PyPI"
     fi

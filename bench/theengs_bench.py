@@ -13,10 +13,16 @@ system) and RSS/PSS, the messages a subscriber got from the broker, the measurem
 advertisement (the mock's emit log, CLOCK_MONOTONIC) to the message's arrival at the
 subscriber (the same clock).
 
+With --c-subscriber, first the floor on the same workload: bench/c_subscriber.c --adverts, a
+libdbus program that only hears the advertisements (the same discovery filter, one match
+rule, a record per message; no decoding, no MQTT). Its CPU per advertisement is the least
+any consumer on D-Bus pays on this machine, so the table shows how far below Theengs Gateway
+a gateway can get at all.
+
 Runs under a python with paho-mqtt (Theengs Gateway's venv):
 
     VENV/bin/python bench/theengs_bench.py --bin BIN --theengs VENV/bin/theengs-gateway \\
-        [--sensors 200] [--interval 1s] [--seconds 60] [--warmup 15] [--json FILE]
+        [--c-subscriber FILE] [--sensors 200] [--interval 1s] [--seconds 60] [--warmup 15] [--json FILE]
 
 Every process it starts is stopped on exit. Exits 1 when a target is missed.
 """
@@ -142,7 +148,7 @@ def measure(name, proc, subscriber, args):
     cpu1, t1 = tree_cpu_seconds(proc.pid), time.monotonic_ns()
     row = {"consumer": name, "cpu_s": cpu1 - cpu0, "seconds": (t1 - t0) / 1e9, "rss_kib": rss_kib(proc.pid),
            "pss_kib": pss_kib(proc.pid), "children": sorted(children(proc.pid).values()), "window_ns": [t0, t1]}
-    row["messages"] = subscriber.between(t0, t1)
+    row["messages"] = subscriber.between(t0, t1) if subscriber else []
     return row
 
 
@@ -193,6 +199,25 @@ def start_theengs(stack, work, args, bus, port):
     return stack.start([args.theengs, "-c", theengs_config(work, args, port)], os.path.join(work, "theengs.log"), env)
 
 
+def start_floor(stack, work, args, bus, port):
+    return stack.start([args.c_subscriber, "--adverts", "--address", bus, "--devices", str(args.sensors),
+                        "--out", os.path.join(work, "floor.records")], os.path.join(work, "floor.log"))
+
+
+def floor_row(work, row):
+    """The C floor's row: what it heard in the window (it publishes nothing)."""
+    t0, t1 = row["window_ns"]
+    heard, records = set(), 0
+    for line in open(os.path.join(work, "floor.records")):
+        ns, device, _ = line.split()
+        if t0 <= int(ns) < t1:
+            heard.add(device)
+            records += 1
+    return {"consumer": row["consumer"], "cpu_s": round(row["cpu_s"], 3), "seconds": round(row["seconds"], 2),
+            "cpu_percent": round(100 * row["cpu_s"] / row["seconds"], 2), "rss_kib": row["rss_kib"],
+            "pss_kib": row["pss_kib"], "records": records, "sensors_heard": len(heard), "window_ns": row["window_ns"]}
+
+
 def summary(row, judged):
     lat = judged["latencies"]
     return {
@@ -207,6 +232,16 @@ def summary(row, judged):
         "latency_ms": {k: round(percentile(lat, f) / 1e6, 2) if lat else None
                        for k, f in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))},
     }
+
+
+def print_floor(floor, blectld, theengs):
+    """The C floor's line: its CPU per advertisement and where 1/10 of Theengs' lies against it."""
+    per = floor["cpu_us_per_advertisement"]
+    target = theengs["cpu_us_per_advertisement"] / 10
+    print(f"  C libdbus floor (hears them, nothing else): {per:.1f} us per advertisement "
+          f"({floor['records']} records, {floor['sensors_heard']} sensors), RSS {floor['rss_kib'] / 1024:.1f} MB; "
+          f"floor / Theengs {per / theengs['cpu_us_per_advertisement']:.3f}, blectld / floor "
+          f"{blectld['cpu_us_per_advertisement'] / per:.2f}x, the 1/10 target ({target:.1f} us) = {target / per:.2f}x the floor")
 
 
 def print_table(rows, args):
@@ -250,6 +285,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--warmup", type=float, default=15)
     parser.add_argument("--json", help="write the raw results here")
+    parser.add_argument("--c-subscriber", help="bench/c_subscriber.c built: measure the C floor first")
     args = parser.parse_args()
     if not shutil.which("mosquitto"):
         raise SystemExit("theengs bench: needs mosquitto (apt-get install mosquitto)")
@@ -260,7 +296,13 @@ def main():
         port = free_port()
         start_broker(stack, work, port)
         bus = start_bus(stack, work, args.bin, args)
-        raw = []
+        raw, floor = [], None
+        if args.c_subscriber:
+            proc = start_floor(stack, work, args, bus, port)
+            wait("the C floor subscribed", lambda: "subscribed" in open(os.path.join(work, "floor.log")).read(), 60)
+            row = measure("C floor", proc, None, args)
+            stack.stop(proc)
+            floor = floor_row(work, row)
         consumers = (("blectld", start_blectld, "blectl/+/state", ("address", "raw")),
                      ("Theengs", start_theengs, "home/TheengsGateway/BTtoMQTT/+", ("id", "servicedata")))
         for name, start, topic, fields in consumers:
@@ -273,6 +315,11 @@ def main():
         emitted = read_emit_log(os.path.join(work, "emit.log"))
         rows = [summary(row, judge(row["messages"], emitted, *row["window_ns"])) for row in raw]
         verdicts = print_table(rows, args)
+        if floor:
+            t0, t1 = floor.pop("window_ns")
+            floor["advertisements"] = sum(1 for r in emitted.values() for ns, _ in r if t0 <= ns < t1)
+            floor["cpu_us_per_advertisement"] = round(floor["cpu_s"] / max(floor["advertisements"], 1) * 1e6, 1)
+            print_floor(floor, *rows)
         peer = {package: metadata.version(package)
                 for package in ("TheengsGateway", "TheengsDecoder", "bleak", "dbus-fast", "paho-mqtt")}
         print("  " + ", ".join(f"{package} {version}" for package, version in peer.items())
@@ -283,7 +330,7 @@ def main():
                            "sensors": args.sensors, "interval": args.interval, "seconds": args.seconds,
                            "warmup": args.warmup, "peer": peer,
                            "loadavg": {"before": load, "after": open("/proc/loadavg").read().split()[:3]},
-                           "rows": rows, "targets_met": verdicts}, f, indent=1)
+                           "rows": rows, "floor": floor, "targets_met": verdicts}, f, indent=1)
                 f.write("\n")
         return 0 if all(verdicts.values()) else 1
     finally:
