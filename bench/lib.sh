@@ -10,10 +10,10 @@ mkdir -p "$work"
 
 note() { printf '[bench] %s\n' "$*" >&2; }
 
-# Debian packages: a compiler and libdbus headers for the C tools, dbus-daemon and dbus-send,
-# python3 with venv for Bleak, strace for the regression guard's system calls.
+# Debian packages: a compiler and the libdbus and SQLite headers for the C tools, dbus-daemon
+# and dbus-send, python3 with venv for Bleak, strace for the regression guard's system calls.
 bench_packages() {
-    "$root/scripts/install-deps.sh" gcc libc6-dev pkg-config libdbus-1-dev dbus-daemon dbus-bin \
+    "$root/scripts/install-deps.sh" gcc libc6-dev pkg-config libdbus-1-dev libsqlite3-dev dbus-daemon dbus-bin \
         python3 python3-venv strace
 }
 
@@ -45,11 +45,14 @@ bench_binaries() {
     note "binaries: $from"
 }
 
-# The C subscriber, the socket reader and the allocation counter (the regression guard's).
+# The C subscriber, the socket reader, the allocation counter (the regression guard's) and
+# the SQLite floor.
 bench_tools() {
     mkdir -p "$work/tools"
     gcc -O2 -Wall -Wextra -o "$work/tools/c_subscriber" "$root/bench/c_subscriber.c" \
         $(pkg-config --cflags --libs dbus-1)
+    gcc -O2 -Wall -Wextra -o "$work/tools/sqlite_floor" "$root/bench/sqlite_floor.c" \
+        $(pkg-config --cflags --libs sqlite3)
     gcc -O2 -Wall -Wextra -o "$work/tools/sock_reader" "$root/bench/sock_reader.c"
     gcc -O2 -Wall -Wextra -shared -fPIC -o "$work/tools/alloc_counter.so" "$root/bench/alloc_counter.c"
 }

@@ -62,6 +62,16 @@ if [ "${BENCH_THEENGS:-1}" != 0 ]; then
         note "Theengs Gateway skipped: it could not be installed from PyPI"
     fi
 fi
+# SQLite alone: the history's rows inserted from C with the store's schema and settings, in
+# batches of 10,000 and of 1,000: the least the store costs per reading (bench/sqlite_floor.c;
+# BENCH_SQLITE=0 skips it).
+if [ "${BENCH_SQLITE:-1}" != 0 ]; then
+    for batch in 10000 1000; do
+        rm -f "$work"/floor.sqlite3*
+        "$work/tools/sqlite_floor" --db "$work/floor.sqlite3" --batch "$batch" || status=$?
+    done
+    rm -f "$work"/floor.sqlite3*
+fi
 # The CLI: blectl watch (--json, then the text form) on one burst to 20 thermometers, next to
 # the raw socket reader, from blectld as shipped and from blectld without the store (its
 # burst rate is about twice as high) (bench/cli_watch.py; BENCH_CLI=0 skips it).

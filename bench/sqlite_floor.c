@@ -1,0 +1,121 @@
+/*
+ * sqlite_floor: what SQLite itself costs per reading in blectld's history store, from C.
+ *
+ * The store's schema (Sources/HistoryStore/Schema.swift, version 1), its settings (WAL,
+ * synchronous=FULL, cache_size=-1024) and its statement (INSERT OR IGNORE, 13 parameters),
+ * fed the rows a GATT thermometer's readings make: N thermometers in turn, one reading each
+ * per row, committed in batches as the store's writer does. Nothing else runs, so the CPU
+ * per row is the least any store of these rows in SQLite pays on this machine.
+ *
+ *   sqlite_floor --db FILE [--rows N] [--batch B] [--devices D]
+ *
+ * Prints "rows N batch B: U us CPU per row (user+system), W us wall" after a warm-up batch.
+ * Built by bench/lib.sh (bench_tools); run by bench/run.sh after the table.
+ */
+#define _GNU_SOURCE
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static void check(sqlite3 *db, int rc, const char *what) {
+    if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        fprintf(stderr, "sqlite_floor: %s: %s\n", what, sqlite3_errmsg(db));
+        exit(1);
+    }
+}
+
+static void exec(sqlite3 *db, const char *sql) { check(db, sqlite3_exec(db, sql, NULL, NULL, NULL), sql); }
+
+static double cpu_seconds(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+static double wall_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One batch of `batch` rows from `*seq` on, in one transaction. */
+static void insert_batch(sqlite3 *db, sqlite3_stmt *insert, long *seq, long batch, int devices) {
+    char address[18], raw[16];
+    exec(db, "BEGIN");
+    for (long i = 0; i < batch; i++, (*seq)++) {
+        int device = (int)(*seq % devices) + 1;
+        double celsius = 40.0 + (double)(*seq % 251) / 10.0;
+        snprintf(address, sizeof address, "DC:A6:32:00:%02X:%02X", device >> 8, device & 0xFF);
+        /* The characteristic's UTF-8 value "40.1", hex as the store keeps it. */
+        char text[8];
+        int length = snprintf(text, sizeof text, "%.1f", celsius);
+        for (int b = 0; b < length; b++) sprintf(raw + 2 * b, "%02x", (unsigned char)text[b]);
+        sqlite3_bind_int64(insert, 1, *seq);
+        sqlite3_bind_int64(insert, 2, 1764633600000LL + *seq);
+        sqlite3_bind_text(insert, 3, address, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(insert, 4, "Thermometer", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(insert, 5, "pi-cputemp", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_double(insert, 6, celsius);
+        for (int column = 7; column <= 10; column++) sqlite3_bind_null(insert, column);
+        sqlite3_bind_text(insert, 11, "C", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(insert, 12, raw, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_null(insert, 13);
+        check(db, sqlite3_step(insert), "insert");
+        sqlite3_reset(insert);
+    }
+    exec(db, "COMMIT");
+}
+
+int main(int argc, char **argv) {
+    const char *path = NULL;
+    long rows = 100000, batch = 10000;
+    int devices = 200;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) path = argv[++i];
+        else if (strcmp(argv[i], "--rows") == 0 && i + 1 < argc) rows = atol(argv[++i]);
+        else if (strcmp(argv[i], "--batch") == 0 && i + 1 < argc) batch = atol(argv[++i]);
+        else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) devices = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: sqlite_floor --db FILE [--rows N] [--batch B] [--devices D]\n");
+            return 2;
+        }
+    }
+    if (!path || rows < 1 || batch < 1 || devices < 1 || devices > 65535) {
+        fprintf(stderr, "sqlite_floor: need --db, and positive --rows, --batch and --devices (up to 65535)\n");
+        return 2;
+    }
+    sqlite3 *db;
+    if (sqlite3_open(path, &db) != SQLITE_OK) check(db, SQLITE_ERROR, "open");
+    exec(db, "PRAGMA journal_mode = WAL");
+    exec(db, "PRAGMA synchronous = FULL");
+    exec(db, "PRAGMA cache_size = -1024");
+    exec(db, "PRAGMA journal_size_limit = 4194304");
+    exec(db, "CREATE TABLE readings (seq INTEGER PRIMARY KEY, time INTEGER NOT NULL, address TEXT NOT NULL, "
+             "name TEXT, profile TEXT, celsius REAL, humidity REAL, battery REAL, pressure REAL, voltage REAL, "
+             "unit TEXT, raw TEXT NOT NULL, error TEXT)");
+    exec(db, "CREATE INDEX readings_by_address ON readings(address)");
+    exec(db, "CREATE INDEX readings_by_time ON readings(time)");
+    sqlite3_stmt *insert;
+    check(db,
+          sqlite3_prepare_v2(db,
+                             "INSERT OR IGNORE INTO readings (seq, time, address, name, profile, celsius, humidity, "
+                             "battery, pressure, voltage, unit, raw, error) VALUES "
+                             "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                             -1, &insert, NULL),
+          "prepare");
+    long seq = 1;
+    insert_batch(db, insert, &seq, batch, devices); /* warm-up: pages and statement */
+    double cpu0 = cpu_seconds(), wall0 = wall_seconds();
+    long done = 0;
+    for (; done < rows; done += batch) insert_batch(db, insert, &seq, batch, devices);
+    double cpu = cpu_seconds() - cpu0, wall = wall_seconds() - wall0;
+    printf("rows %ld batch %ld: %.2f us CPU per row (user+system), %.2f us wall\n", done, batch, cpu / done * 1e6,
+           wall / done * 1e6);
+    sqlite3_finalize(insert);
+    sqlite3_close(db);
+    return 0;
+}
