@@ -13,10 +13,13 @@ subscriber did not receive). The mock runs on the same machine and is not counte
 
 Every process it starts is stopped on exit; exits 1 when a measurement was lost.
 """
-import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+import argparse, json, os, shutil, signal, socket, struct, subprocess, sys, tempfile, threading, time
 
 CLK = os.sysconf("SC_CLK_TCK")
 MOCK_KEY = "231d39c1d7cc1ab1aee224cd096db932"  # MockAdvertiser.bthomeKey
+
+
+ADVERTISER = 0x8000_0000  # the emit log's mark of an advertising sensor's record (EmitLog.swift)
 
 
 def cpu_seconds(pid):
@@ -34,6 +37,29 @@ def rss_kib(pid):
 def address(index):
     """The mock's advertising sensor `index` (MockPeripheral.advertiser)."""
     return f"A4:C1:38:AD:{(index >> 8) & 0xFF:02X}:{(index + 1) & 0xFF:02X}"
+
+
+def counter_of(payload_hex):
+    """The sensor's counter in a BTHome v2 (packet id) or pvvx (frame counter) payload."""
+    data = bytes.fromhex(payload_hex)
+    if len(data) == 15:  # first: its reversed address may begin as BTHome's header does
+        return data[13]
+    if len(data) >= 3 and data[0] == 0x40 and data[1] == 0x00:
+        return data[2]
+    return None
+
+
+def read_emit_log(path):
+    """{sensor address: [(ns, counter)]} of the advertising sensors' records."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if not data.startswith(b"blectl-emitlog1\n"):
+        raise SystemExit("advert bench: the mock's emit log has no header")
+    emitted = {}
+    for index, counter, ns in struct.iter_unpack("<IIQ", data[16:]):
+        if index & ADVERTISER:
+            emitted.setdefault(address(index & ~ADVERTISER), []).append((ns, counter))
+    return emitted
 
 
 def status(bin_dir, sock):

@@ -290,29 +290,30 @@ static void add_match(const char *rule) {
     if (dbus_error_is_set(&error)) die("AddMatch", error.message);
 }
 
+/* One `key: variant` entry of an a{sv}: the variant holds one value of `type` (signature `signature`). */
+static void append_entry(DBusMessageIter *map, const char *key, int type, const char *signature, const void *value) {
+    DBusMessageIter entry, variant;
+    dbus_message_iter_open_container(map, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
+    dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &key);
+    dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, signature, &variant);
+    dbus_message_iter_append_basic(&variant, type, value);
+    dbus_message_iter_close_container(&entry, &variant);
+    dbus_message_iter_close_container(map, &entry);
+}
+
 /* SetDiscoveryFilter({Transport: "le", DuplicateData: true}): every report a PropertiesChanged. */
 static void set_discovery_filter(void) {
     DBusError error;
     dbus_error_init(&error);
     DBusMessage *call = dbus_message_new_method_call("org.bluez", "/org/bluez/hci0", "org.bluez.Adapter1",
                                                      "SetDiscoveryFilter");
-    DBusMessageIter args, map, entry, variant;
-    const char *transport_key = "Transport", *transport = "le", *duplicates_key = "DuplicateData";
+    DBusMessageIter args, map;
+    const char *transport = "le";
     dbus_bool_t yes = 1;
     dbus_message_iter_init_append(call, &args);
     dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "{sv}", &map);
-    dbus_message_iter_open_container(&map, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
-    dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &transport_key);
-    dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "s", &variant);
-    dbus_message_iter_append_basic(&variant, DBUS_TYPE_STRING, &transport);
-    dbus_message_iter_close_container(&entry, &variant);
-    dbus_message_iter_close_container(&map, &entry);
-    dbus_message_iter_open_container(&map, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
-    dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &duplicates_key);
-    dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "b", &variant);
-    dbus_message_iter_append_basic(&variant, DBUS_TYPE_BOOLEAN, &yes);
-    dbus_message_iter_close_container(&entry, &variant);
-    dbus_message_iter_close_container(&map, &entry);
+    append_entry(&map, "Transport", DBUS_TYPE_STRING, "s", &transport);
+    append_entry(&map, "DuplicateData", DBUS_TYPE_BOOLEAN, "b", &yes);
     dbus_message_iter_close_container(&args, &map);
     DBusMessage *reply = dbus_connection_send_with_reply_and_block(conn, call, 30000, &error);
     if (!reply) die("SetDiscoveryFilter", error.message);

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """A quick check of the benchmark itself (bench/check.sh runs it; under a minute): the
 matching logic, the emit log, and that counts add up with 0 loss at a moderate rate for the
-C subscriber and for blectld. Prints "N passed, N failed"; exits 1 on any failure."""
+C subscriber and for blectld; the C subscriber's advertisement floor hears every advertisement
+and the SQLite floor runs. Prints "N passed, N failed"; exits 1 on any failure."""
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 import traceback
@@ -12,6 +14,7 @@ import traceback
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
+from advert_bench import address, counter_of, read_emit_log  # noqa: E402
 
 RESULTS = []
 
@@ -46,6 +49,7 @@ def main() -> int:
     parser.add_argument("--bin", required=True)
     parser.add_argument("--c-subscriber", required=True)
     parser.add_argument("--sock-reader", required=True)
+    parser.add_argument("--sqlite-floor", required=True)
     args = parser.parse_args()
     work = os.path.join(bench.WORK, "check")
 
@@ -126,6 +130,46 @@ def main() -> int:
         # StartNotify's own first value is notification 1.
         assert sent == 5000 and len(emits[0]) == 5001 and len(matches) == 5001 and extra == 0, (
             sent, len(emits[0]), len(matches), extra)
+
+    @check("C floor (--adverts): 5 sensors x 50 ms for 2 s, every one heard, no advertisement missed")
+    def _():
+        directory = os.path.join(work, "adverts")
+        stack = bench.Stack(directory, args.bin, ["--thermometers", "0", "--advertisers", "5", "--advertiser-interval", "50ms",
+                                                  "--advertiser-formats", "bthome,pvvx"])
+        out = os.path.join(directory, "floor.records")
+        floor = bench.spawn([args.c_subscriber, "--adverts", "--address", stack.address, "--devices", "5",
+                             "--out", out], name="c_subscriber --adverts")
+        bench.read_line(floor, 30, "subscribed line")
+        time.sleep(2)
+        bench.stop(floor, timeout=10)  # SIGTERM: it writes its records out
+        bench.stop(stack.mock, timeout=10)  # and the mock its emit log
+        received = {}
+        for line in open(out):
+            _, device, payload = line.split()
+            received.setdefault(address(int(device)), []).append(counter_of(payload))
+        emitted = {sensor: [c & 0xFF for _, c in records] for sensor, records in read_emit_log(stack.emit_log).items()}
+        assert sorted(received) == sorted(emitted) and len(received) == 5, (received.keys(), emitted.keys())
+        for sensor, counters in received.items():
+            # What it heard is a run of what the sensor sent, without a gap (each measurement
+            # goes out twice, so a counter repeats).
+            sent, n = emitted[sensor], len(counters)
+            assert n >= 20 and None not in counters, (sensor, counters)
+            assert any(sent[i:i + n] == counters for i in range(len(sent) - n + 1)), (sensor, counters, sent)
+
+    @check("SQLite floor: 3,000 rows in batches of 1,000 print a cost per row")
+    def _():
+        db = os.path.join(work, "floor.sqlite3")
+        for leftover in (db, db + "-wal", db + "-shm"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+        out = subprocess.run([args.sqlite_floor, "--db", db, "--rows", "3000", "--batch", "1000"],
+                                   capture_output=True, text=True, timeout=60, check=True).stdout
+        words = out.split()
+        assert words[:4] == ["rows", "3000", "batch", "1000:"] and float(words[4]) > 0, out
+        bad = subprocess.run([args.sqlite_floor, "--rows", "0"], capture_output=True, text=True, timeout=10)
+        assert bad.returncode == 2 and "need --db" in bad.stderr, (bad.returncode, bad.stderr)
+        again = subprocess.run([args.sqlite_floor, "--db", db], capture_output=True, text=True, timeout=10)
+        assert again.returncode == 2 and "exists" in again.stderr, (again.returncode, again.stderr)
 
     passed, failed = RESULTS.count(True), RESULTS.count(False)
     print(f"{passed} passed, {failed} failed")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench-check, for CI (about a minute, no timing judged):
 # 1. the benchmark checks itself: the matching logic, the mock's emit log, counts that add
-#    up and 0 loss at a moderate rate for the C subscriber and blectld ("N passed, N failed");
+#    up and 0 loss at a moderate rate for the C subscriber and blectld, the C subscriber's
+#    advertisement floor and the SQLite floor ("N passed, N failed");
 # 2. the regression guard (bench/guard.py): blectld's heap allocations and system calls per
 #    notification against bench/budget.json, failing on more than 20 % growth.
 # Exits non-zero when either fails. Uses .build/release (built when missing), or BLECTL_BIN:
@@ -34,7 +35,7 @@ run() {
 
 status=0
 run python3 "$root/bench/check.py" --bin "$bin" --c-subscriber "$work/tools/c_subscriber" \
-    --sock-reader "$work/tools/sock_reader"
+    --sock-reader "$work/tools/sock_reader" --sqlite-floor "$work/tools/sqlite_floor"
 run python3 "$root/bench/guard.py" --bin "$bin" --sock-reader "$work/tools/sock_reader" \
     --alloc-counter "$work/tools/alloc_counter.so"
 exit $status

@@ -7,7 +7,7 @@
  * per row, committed in batches as the store's writer does. Nothing else runs, so the CPU
  * per row is the least any store of these rows in SQLite pays on this machine.
  *
- *   sqlite_floor --db FILE [--rows N] [--batch B] [--devices D]
+ *   sqlite_floor --db FILE [--rows N] [--batch B] [--devices D]     (FILE must not exist)
  *
  * Prints "rows N batch B: U us CPU per row (user+system), W us wall" after a warm-up batch.
  * Built by bench/lib.sh (bench_tools); run by bench/run.sh after the table.
@@ -86,6 +86,10 @@ int main(int argc, char **argv) {
     }
     if (!path || rows < 1 || batch < 1 || devices < 1 || devices > 65535) {
         fprintf(stderr, "sqlite_floor: need --db, and positive --rows, --batch and --devices (up to 65535)\n");
+        return 2;
+    }
+    if (access(path, F_OK) == 0) {
+        fprintf(stderr, "sqlite_floor: %s exists: it starts from a new file\n", path);
         return 2;
     }
     sqlite3 *db;

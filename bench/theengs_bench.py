@@ -26,16 +26,15 @@ Runs under a python with paho-mqtt (Theengs Gateway's venv):
 
 Every process it starts is stopped on exit. Exits 1 when a target is missed.
 """
-import argparse, json, os, shutil, struct, subprocess, sys, tempfile, threading, time
+import argparse, json, os, shutil, subprocess, sys, tempfile, threading, time
 from importlib import metadata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from advert_bench import address, rss_kib  # noqa: E402
+from advert_bench import counter_of, read_emit_log, rss_kib  # noqa: E402
 from mqtt_bench import Stack, children, cpu_seconds, free_port, start_broker, wait  # noqa: E402
 
 import paho.mqtt.client as mqtt  # noqa: E402
 
-ADVERTISER = 0x8000_0000  # the emit log's mark of an advertising sensor's record (EmitLog.swift)
 
 
 def pss_kib(pid):
@@ -45,16 +44,6 @@ def pss_kib(pid):
                 return int(line.split()[1])
     except OSError:
         pass
-    return None
-
-
-def counter_of(payload_hex):
-    """The sensor's counter in a BTHome v2 (packet id) or pvvx (frame counter) payload."""
-    data = bytes.fromhex(payload_hex)
-    if len(data) == 15:  # first: its reversed address may begin as BTHome's header does
-        return data[13]
-    if len(data) >= 3 and data[0] == 0x40 and data[1] == 0x00:
-        return data[2]
     return None
 
 
@@ -88,19 +77,6 @@ class Subscriber:
     def close(self):
         self.client.loop_stop()
         self.client.disconnect()
-
-
-def read_emit_log(path):
-    """{sensor address: [(ns, counter)]} of the advertising sensors' records."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if not data.startswith(b"blectl-emitlog1\n"):
-        raise SystemExit("theengs bench: the mock's emit log has no header")
-    emitted = {}
-    for index, counter, ns in struct.iter_unpack("<IIQ", data[16:]):
-        if index & ADVERTISER:
-            emitted.setdefault(address(index & ~ADVERTISER), []).append((ns, counter))
-    return emitted
 
 
 def judge(messages, emitted, start, end):
