@@ -156,7 +156,7 @@ def main() -> int:
             assert n >= 20 and None not in counters, (sensor, counters)
             assert any(sent[i:i + n] == counters for i in range(len(sent) - n + 1)), (sensor, counters, sent)
 
-    @check("SQLite floor: 3,000 rows in batches of 1,000 print a cost per row")
+    @check("SQLite floor: 3,000 rows (schema 1 in batches of 1,000, then 2) print a cost per row")
     def _():
         db = os.path.join(work, "floor.sqlite3")
         for leftover in (db, db + "-wal", db + "-shm"):
@@ -166,6 +166,10 @@ def main() -> int:
                                    capture_output=True, text=True, timeout=60, check=True).stdout
         words = out.split()
         assert words[:4] == ["rows", "3000", "batch", "1000:"] and float(words[4]) > 0, out
+        os.remove(db)
+        out = subprocess.run([args.sqlite_floor, "--db", db, "--rows", "3000", "--batch", "1000", "--schema", "2"],
+                             capture_output=True, text=True, timeout=60, check=True).stdout
+        assert out.split()[:2] == ["rows", "3000"] and out.rstrip().endswith("schema 2"), out
         bad = subprocess.run([args.sqlite_floor, "--rows", "0"], capture_output=True, text=True, timeout=10)
         assert bad.returncode == 2 and "need --db" in bad.stderr, (bad.returncode, bad.stderr)
         again = subprocess.run([args.sqlite_floor, "--db", db], capture_output=True, text=True, timeout=10)
