@@ -13,7 +13,6 @@ extension Event {
     /// The event as one JSON line with its `\n`, as ``JSONLines/encode(_:absent:)`` writes it.
     public func jsonLine() throws -> [UInt8] {
         guard case .reading(let reading) = self else { return try JSONLines.encode(self) }
-        if let line = reading.temperatureLine() { return line }
         if var line = reading.jsonObject(absent: .null, plan: Self.readingPlan, extra: Self.readingType) {
             line.append(UInt8(ascii: "\n"))
             return line
@@ -35,40 +34,6 @@ public enum JSONMember: Sendable {
 }
 
 extension Reading {
-    /// The line of a reading with a temperature and no other quantity, the GATT
-    /// thermometers' every notification, written straight through: the general writer below
-    /// spends about 2,000 instructions more a line on its member plan (docs/benchmarks.md,
-    /// item 28). Nil for any other reading.
-    func temperatureLine() -> [UInt8]? {
-        guard let value = measurement.celsius, let celsius = JSONValue.numberText(value),
-            Quantity.allCases.allSatisfy({ $0 == .temperature || measurement.quantities[$0] == nil })
-        else { return nil }
-        var line: [UInt8] = []
-        line.reserveCapacity(180)
-        line.append(contentsOf: #"{"address":"#.utf8)
-        line.appendJSONString(address)
-        line.append(contentsOf: #","celsius":"#.utf8)
-        line.append(contentsOf: celsius.utf8)
-        line.append(contentsOf: #","name":"#.utf8)
-        if let name {
-            line.appendJSONString(name)
-        } else {
-            line.append(contentsOf: "null".utf8)
-        }
-        line.append(contentsOf: #","profile":"#.utf8)
-        line.appendJSONString(measurement.profile.rawValue)
-        line.append(contentsOf: #","raw":"#.utf8)
-        line.appendJSONString(measurement.raw)
-        line.append(contentsOf: #","seq":"#.utf8)
-        line.appendDecimal(seq)
-        line.append(contentsOf: #","time":""#.utf8)
-        time.appendRFC3339(to: &line)
-        line.append(contentsOf: #"","type":"reading","unit":"#.utf8)
-        line.appendJSONString(measurement.unit.rawValue)
-        line.append(contentsOf: "}\n".utf8)
-        return line
-    }
-
     /// The reading as one compact JSON object, with `extra` members beside its own, byte for
     /// byte as ``JSONLines/encode(_:absent:)`` writes the ``Codable`` object that encodes the
     /// reading and then `extra` (without the newline); nil when a quantity is no finite number
@@ -93,9 +58,11 @@ extension Reading {
         object.append(UInt8(ascii: "{"))
         for slot in plan.slots {
             switch slot {
-            case .extra(let index): object.appendMember(extra[index])
-            case .own(let member, let prefix):
-                guard append(member, prefix: prefix, absent: absent, to: &object) else { return nil }
+            case .extra(let index, let key):
+                object.appendKey(plan.keyBytes[key])
+                object.appendValue(extra[index].value)
+            case .own(let member, let key):
+                guard append(member, prefix: plan.keyBytes[key], absent: absent, to: &object) else { return nil }
             }
         }
         object.append(UInt8(ascii: "}"))
@@ -104,8 +71,9 @@ extension Reading {
 
     /// Appends member `own` (after a comma unless it is the first) unless it is left out;
     /// false when its value is no finite number.
-    private func append(_ member: OwnMember, prefix: [UInt8], absent: AbsentOptionals, to object: inout [UInt8]) -> Bool
-    {
+    private func append(
+        _ member: OwnMember, prefix: ArraySlice<UInt8>, absent: AbsentOptionals, to object: inout [UInt8]
+    ) -> Bool {
         switch member {
         case .address:
             object.appendKey(prefix)
@@ -155,14 +123,19 @@ extension Reading {
 ///
 /// Made once for a fixed set of extra keys (the socket's `type`, MQTT's `gateway` and
 /// `rssi`): working the order out again for every reading cost about 4,000 instructions.
+/// Every key is written out once here too, into one array the slots point into, so walking
+/// the plan copies and retains nothing per member.
 public struct JSONMemberPlan: Sendable {
     enum Slot: Sendable {
-        case own(OwnMember, prefix: [UInt8])
-        /// The extra member at this index.
-        case extra(Int)
+        /// A reading's own member; `key`: its key written out (`"key":`) in ``keyBytes``.
+        case own(OwnMember, key: Range<Int>)
+        /// The extra member at this index; `key` as for an own member.
+        case extra(Int, key: Range<Int>)
     }
 
     let slots: [Slot]
+    /// Every member's key written out, one after the other.
+    let keyBytes: [UInt8]
     /// The extra members' keys, in the order their values are given.
     let keys: [String]
 
@@ -171,21 +144,29 @@ public struct JSONMemberPlan: Sendable {
         precondition(Self.increasing(keys), "keys out of order or repeated")
         self.keys = keys
         var slots: [Slot] = []
+        var keyBytes: [UInt8] = []
+        func writeOut(_ key: String) -> Range<Int> {
+            let start = keyBytes.count
+            keyBytes.appendJSONString(key)
+            keyBytes.append(UInt8(ascii: ":"))
+            return start..<keyBytes.count
+        }
         var next = 0
         for own in OwnMember.inKeyOrder {
             while next < keys.count, keys[next].utf8.lexicographicallyPrecedes(own.key.utf8) {
-                slots.append(.extra(next))
+                slots.append(.extra(next, key: writeOut(keys[next])))
                 next += 1
             }
-            if next < keys.count, keys[next] == own.key {
-                slots.append(.extra(next))
+            if next < keys.count, keys[next] == own.key {  // written instead: it replaces the reading's own
+                slots.append(.extra(next, key: writeOut(keys[next])))
                 next += 1
             } else {
-                slots.append(.own(own.member, prefix: own.prefix))
+                slots.append(.own(own.member, key: writeOut(own.key)))
             }
         }
-        slots += (next..<keys.count).map(Slot.extra)
+        for index in next..<keys.count { slots.append(.extra(index, key: writeOut(keys[index]))) }
         self.slots = slots
+        self.keyBytes = keyBytes
     }
 
     /// Whether the keys of `members` are in strictly increasing UTF-8 order (as MQTT's
@@ -220,17 +201,11 @@ enum OwnMember {
     case address, name, raw, unit, profile, seq, time
     case quantity(Quantity)
 
-    /// Every member with its key, and the key written out (`"key":`), in the order the
-    /// encoder writes them (the keys' UTF-8 order).
-    static let inKeyOrder: [(member: OwnMember, key: String, prefix: [UInt8])] = {
+    /// Every member with its key, in the order the encoder writes them (the keys' UTF-8 order).
+    static let inKeyOrder: [(member: OwnMember, key: String)] = {
         let members: [OwnMember] =
             [.address, .name, .raw, .unit, .profile, .seq, .time] + Quantity.allCases.map(quantity)
-        return members.map { member in
-            var prefix: [UInt8] = []
-            prefix.appendJSONString(member.key)
-            prefix.append(UInt8(ascii: ":"))
-            return (member, member.key, prefix)
-        }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        return members.map { ($0, $0.key) }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }()
 
     var key: String {
@@ -250,17 +225,14 @@ enum OwnMember {
 extension [UInt8] {
     /// Appends a comma unless this begins the object's first member, then `prefix` (the key
     /// written out). (Every value ends in something other than `{`.)
-    fileprivate mutating func appendKey(_ prefix: [UInt8]) {
+    fileprivate mutating func appendKey(_ prefix: ArraySlice<UInt8>) {
         if last != UInt8(ascii: "{") { append(UInt8(ascii: ",")) }
         append(contentsOf: prefix)
     }
 
-    /// Appends one of the members given beside a reading's own.
-    fileprivate mutating func appendMember(_ member: (key: String, value: JSONMember)) {
-        if last != UInt8(ascii: "{") { append(UInt8(ascii: ",")) }
-        appendJSONString(member.key)
-        append(UInt8(ascii: ":"))
-        switch member.value {
+    /// Appends the value of one of the members given beside a reading's own.
+    fileprivate mutating func appendValue(_ value: JSONMember) {
+        switch value {
         case .string(let text): appendJSONString(text)
         case .integer(let number): appendDecimal(number)
         }
