@@ -214,15 +214,18 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(BINARIES)) $(addprefix $(DESTDIR)$(ZSHCOMPDIR)/_,$(BINARIES)) \
 		$(addsuffix .fish,$(addprefix $(DESTDIR)$(FISHCOMPDIR)/,$(BINARIES)))
 
-# The module rules of README's "How it is built", checked on the imports (CI runs it).
+# The rules of README's "How it is built" (imports, profile ids, waiting), then a self-test
+# that plants one violation of each rule and sees it caught (CI runs both).
 check-layers:
 	@scripts/check-layers.sh
+	@scripts/check-layers-selftest.sh
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
 
+# Any finding fails (CI runs it).
 lint:
-	$(SWIFT) format lint --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 clean:
 	rm -rf .build man/build

@@ -26,3 +26,7 @@ public typealias AdvertisementRegistry = ThermometerProfiles.AdvertisementRegist
 public typealias ControllerResetting = BlueZClient.ControllerResetting
 /// Why a controller reset failed (from the BlueZ client layer).
 public typealias ControllerResetError = BlueZClient.ControllerResetError
+/// The sensor families known, declared by their profiles.
+public typealias KnownSensors = ThermometerProfiles.KnownSensors
+/// The gateway's own CPU temperature as a sensor family.
+public typealias HostCPUProfile = ThermometerProfiles.HostCPUProfile

@@ -17,10 +17,12 @@ public struct BTHomeProfile: AdvertisementProfile {
     /// The BTHome service data UUID, 0xFCD2.
     public static let serviceUUID = BluetoothUUID(UInt16(0xFCD2))
 
-    /// `bthome`.
-    public let id: ProfileID = "bthome"
-    /// A short human name.
-    public let name = "BTHome v2"
+    /// The family: a one-byte packet id in plain packets (encrypted ones count with their
+    /// four-byte encryption counter); a key is optional, and required once configured.
+    public static let family = SensorFamily(
+        id: "bthome", name: "BTHome v2", manufacturer: "BTHome", models: ["BTHome v2"],
+        quantities: [.temperature, .humidity, .battery, .pressure, .voltage], counterModulus: 1 << 8,
+        key: .optional)
     /// Service data 0xFCD2.
     public let fields: [AdvertisementField] = [.serviceData(Self.serviceUUID)]
 
@@ -53,7 +55,8 @@ public struct BTHomeProfile: AdvertisementProfile {
     {
         guard !builder.quantities.isEmpty else { return nil }
         return AdvertisementReading(
-            measurement: builder.measurement(), counter: counter, isAuthenticated: isAuthenticated)
+            measurement: builder.measurement(), counter: counter,
+            counterModulus: isAuthenticated ? 1 << 32 : Self.family.counterModulus, isAuthenticated: isAuthenticated)
     }
 
     /// Authenticates and decrypts an encrypted packet and admits its counter.

@@ -12,14 +12,12 @@ public struct GoveeH5075Profile: AdvertisementProfile {
     /// The payload's length.
     public static let payloadLength = 6
 
-    /// `govee-h5075`.
-    public let id: ProfileID = "govee-h5075"
-    /// A short human name.
-    public let name = "Govee H5072/H5075"
+    /// The family: no counter, data in the scan response.
+    public static let family = SensorFamily(
+        id: "govee-h5075", name: "Govee H5072/H5075", manufacturer: "Govee", models: ["H5075", "H5072"],
+        quantities: [.temperature, .humidity, .battery], needsActiveScanning: true)
     /// Manufacturer data 0xEC88.
     public let fields: [AdvertisementField] = [.manufacturerData(Self.companyID)]
-    /// The data is in the scan response.
-    public let needsActiveScanning = true
 
     /// Creates the profile.
     public init() {}
@@ -28,7 +26,7 @@ public struct GoveeH5075Profile: AdvertisementProfile {
     public func decode(
         _ payload: [UInt8], from address: BluetoothAddress, keyring: inout AdvertisementKeyring
     ) -> Result<AdvertisementReading, ReadingError>? {
-        decodeFixedLength(payload, length: Self.payloadLength, profile: id) { builder throws(ReadingError) in
+        decodeFixedLength(payload, length: Self.payloadLength, family: Self.family) { builder throws(ReadingError) in
             let packed = payload.unsignedBigEndian(at: 1, count: 3)
             let value = packed & 0x7F_FFFF
             let tenths = value / 1000

@@ -49,16 +49,17 @@ func dividedRounded(_ numerator: Int, by denominator: Int) -> Int {
 }
 
 /// Decodes a format of one fixed length: `nil` for any other length, else what `read` adds
-/// to the builder, with the counter it returns.
+/// to the builder, with the counter it returns (of the family's width).
 func decodeFixedLength(
-    _ payload: [UInt8], length: Int, profile: ProfileID,
+    _ payload: [UInt8], length: Int, family: SensorFamily,
     _ read: (inout QuantitiesBuilder) throws(ReadingError) -> UInt32?
 ) -> Result<AdvertisementReading, ReadingError>? {
     guard payload.count == length else { return nil }
     return catchingReadingError { () throws(ReadingError) in
-        var builder = QuantitiesBuilder(profile: profile, raw: payload)
+        var builder = QuantitiesBuilder(profile: family.id, raw: payload)
         let counter = try read(&builder)
-        return AdvertisementReading(measurement: builder.measurement(), counter: counter)
+        return AdvertisementReading(
+            measurement: builder.measurement(), counter: counter, counterModulus: family.counterModulus)
     }
 }
 

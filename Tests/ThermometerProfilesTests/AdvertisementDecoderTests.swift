@@ -157,16 +157,7 @@ struct AdvertisementRobustnessTests {
 
     @Test("every prefix and extension of every known-good payload decodes, is refused, or is nobody's")
     func shortAndLong() {
-        let good: [([UInt8], AdvertisementField)] = [
-            (bytes(hex: "40 00 3f 01 5e 02 82 08 03 ac 17 0c 83 0b"), bthomeField),
-            (EncryptedVectors.counter1000, bthomeField),
-            (bytes(hex: "dc3312342d58 2f09 aa17 3d0b 4b 7c 05"), environmentalField),
-            (bytes(hex: "582d341233dc 00e0 3e 49 0b2c 2e"), environmentalField),
-            (bytes(hex: "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"), ruuviField),
-            (bytes(hex: "00 0418ee 64 00"), goveeField),
-            (bytes(hex: "00 c408 231d 64 02"), goveeField),
-        ]
-        for (payload, field) in good {
+        for (payload, field) in goodAdvertisements {
             for length in 0...payload.count + 8 {
                 let bytes = Array((payload + [UInt8](repeating: 0xA5, count: 8)).prefix(length))
                 var decoder = AdvertisementDecoder(bthomeKeys: EncryptedVectors.keys)
