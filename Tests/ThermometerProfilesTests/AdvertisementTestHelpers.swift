@@ -30,14 +30,15 @@ let goodAdvertisements: [([UInt8], AdvertisementField)] = [
     (bytes(hex: "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"), ruuviField),
     (bytes(hex: "00 0418ee 64 00"), goveeField),
     (bytes(hex: "00 c408 231d 64 02"), goveeField),
+    (bytes(hex: "40 50 5b05 01 0d10 04 fe00 4802"), AdvertisementField.serviceData(XiaomiMiBeaconProfile.serviceUUID)),
 ]
 
 /// Decodes one payload with a fresh standard decoder.
 func decode(
     _ payload: [UInt8], in field: AdvertisementField, from address: BluetoothAddress = sensorAddress,
-    keys: [BluetoothAddress: BTHomeKey] = [:]
+    keys: [BluetoothAddress: AdvertisementKey] = [:]
 ) -> Result<AdvertisementReading, ReadingError>? {
-    var decoder = AdvertisementDecoder(bthomeKeys: keys)
+    var decoder = AdvertisementDecoder(keys: keys)
     return decoder.decode(payload, in: field, from: address)
 }
 
