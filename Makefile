@@ -10,6 +10,7 @@
 #   make flood-soak  blectld under a flood of 10,000 devices for 5 minutes (FLOOD_SECONDS)
 #   make soak     blectld --mock under a seeded random schedule of faults (MINUTES=120, SEED=random;
 #                 docs/testing.md); make soak-smoke: 3 minutes, a fixed seed (what CI runs)
+#   make test-oracle  the advertisement decoders against Home Assistant's parsers (PyPI, pinned)
 #   make test-tsan, make test-asan    every test under ThreadSanitizer, or Address+UB Sanitizer
 #   make fuzz     libFuzzer on the parsers and decoders (see docs/testing.md)
 #   make install  binaries, systemd units, a sample config, man pages and completions under $(PREFIX)
@@ -27,7 +28,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: check-layers deps test-deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd traces bench \
+.PHONY: check-layers deps test-deps build release test test-oracle test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd traces bench \
 	bench-check flood-soak soak soak-smoke install uninstall format lint clean man completions deb
 
 deps:
@@ -64,6 +65,12 @@ ASAN_FLAGS := --sanitize=address -Xswiftc -Xcc -Xswiftc -fsanitize=undefined --s
 # frees nothing, and LeakSanitizer cannot follow Swift's tagged pointers (weak-reference side
 # tables, multi-payload enums such as DBusValue), so it reports live objects as leaked.
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+# blectl's advertisement decoders against Home Assistant's parsers from PyPI, pinned, in a
+# cached virtual environment (scripts/oracle.sh; docs/advertisements.md has the table).
+test-oracle: deps
+	$(SWIFT) build --product blectl-oracle
+	scripts/oracle.sh .build/debug/blectl-oracle
 
 test-tsan: test-deps
 	$(SWIFT) build --build-tests $(TSAN_FLAGS)

@@ -18,6 +18,15 @@ struct AdvertiserState: Sendable {
         centiCelsius = Int((spec.startCelsius * 100).rounded())
     }
 
+    /// A sensor that measured the given values.
+    init(_ spec: MockAdvertiser, centiCelsius: Int, centiHumidity: Int, battery: Int, counter: UInt32) {
+        self.spec = spec
+        self.centiCelsius = centiCelsius
+        self.centiHumidity = centiHumidity
+        self.battery = battery
+        self.counter = counter
+    }
+
     /// Counts one advertisement; every `repeats` of them the sensor measures anew.
     mutating func advance(using random: inout SplitMix64) {
         advertisementsOfMeasurement += 1
@@ -101,6 +110,19 @@ struct AdvertiserState: Sendable {
     }
 
     private func bigEndian(_ value: Int, _ count: Int) -> [UInt8] { littleEndian(value, count).reversed() }
+}
+
+extension MockAdvertiser {
+    /// What a sensor of this format advertises (with its scan response) when it measured the
+    /// given values: the mock's own encoders, for tests that hold them against other decoders
+    /// (`make test-oracle`). Formats round the values to their own steps.
+    public func advertisement(
+        address: [UInt8], centiCelsius: Int, centiHumidity: Int, battery: Int, counter: UInt32
+    ) -> (serviceData: [String: [UInt8]], manufacturerData: [UInt16: [UInt8]]) {
+        AdvertiserState(
+            self, centiCelsius: centiCelsius, centiHumidity: centiHumidity, battery: battery, counter: counter
+        ).advertisement(address: address)
+    }
 }
 
 /// AES-128-CCM with a 4-byte tag through Nettle, as encrypted sensors seal their data
