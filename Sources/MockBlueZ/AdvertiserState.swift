@@ -53,6 +53,7 @@ struct AdvertiserState: Sendable {
             ([:], scanResponse ? [0x004C: GoveeBeacon.payload, 0xEC88: govee()] : [0x004C: GoveeBeacon.payload])
         case .miBeacon: ([GattUUID.sig(0xFE95): miBeacon(address: address, encrypted: false)], [:])
         case .miBeaconEncrypted: ([GattUUID.sig(0xFE95): miBeacon(address: address, encrypted: true)], [:])
+        case .qingping: ([GattUUID.sig(0xFDCD): qingping(address: address)], [:])
         }
     }
 
@@ -98,6 +99,14 @@ struct AdvertiserState: Sendable {
             productID: MiBeaconEncoder.lywsd03mmc, frameCounter: UInt8(truncatingIfNeeded: counter), address: address,
             objects: objects,
             encryption: encrypted ? .v5(key: MiBeaconEncoder.mockKey, counterExtension: counter >> 8) : .none)
+    }
+
+    /// A CGP1W's frame: frame control, device type 0x09, the address (least significant
+    /// byte first), then temperature and humidity (0x01), pressure (0x07), battery (0x02).
+    private func qingping(address: [UInt8]) -> [UInt8] {
+        [0x08, 0x09] + address.reversed()
+            + [0x01, 0x04] + littleEndian(centiCelsius / 10, 2) + littleEndian(centiHumidity / 10, 2)
+            + [0x07, 0x02] + littleEndian(10_132 + centiCelsius % 10, 2) + [0x02, 0x01, UInt8(battery)]
     }
 
     private func govee() -> [UInt8] {

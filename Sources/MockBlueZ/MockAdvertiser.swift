@@ -25,6 +25,8 @@ public struct MockAdvertiser: Sendable, Equatable {
         case miBeacon = "mibeacon"
         /// Xiaomi MiBeacon v5 encrypted with ``MiBeaconEncoder/mockKey`` (AES-CCM, Nettle).
         case miBeaconEncrypted = "mibeacon-encrypted"
+        /// Qingping CGP1W (service data 0xFDCD): temperature and humidity, pressure, battery.
+        case qingping
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -66,6 +68,7 @@ extension MockPeripheral {
             case .ruuvi: "Ruuvi "
             case .goveeH5075: "GVH5075_"
             case .miBeacon, .miBeaconEncrypted: "LYWSD03MMC "
+            case .qingping: "Qingping Temp RH Barometer "
             }
         let name: String? = (namePrefix ?? formatPrefix) + suffix
         var peripheral = MockPeripheral(

@@ -34,6 +34,15 @@ struct QuantitiesBuilder {
         quantities[quantity] = Double(dividedRounded(exact * steps, by: denominator)) / Double(steps) + 0
     }
 
+    /// Adds `quantity` as ``add(_:_:times:per:)`` does, replacing any value it has: for
+    /// formats where a later object of a quantity wins, as Home Assistant reads them.
+    mutating func replace(
+        _ quantity: Quantity, _ count: Int, times numerator: Int = 1, per denominator: Int = 1
+    ) throws(ReadingError) {
+        quantities[quantity] = nil
+        try add(quantity, count, times: numerator, per: denominator)
+    }
+
     /// The measurement, in °C, with the payload as lower-case hex.
     func measurement() -> Measurement {
         Measurement(profile: profile, quantities: quantities, unit: .celsius, raw: raw.hexString)

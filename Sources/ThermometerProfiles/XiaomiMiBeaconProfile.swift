@@ -169,7 +169,7 @@ enum MiBeaconObjects {
             try values.append(contentsOf: decode(id, bytes[(start + 3)..<next], model: model, raw: raw))
             start = next
         }
-        for value in values.reversed() { try builder.add(value.quantity, value.count, per: value.per) }
+        for value in values { try builder.replace(value.quantity, value.count, per: value.per) }
     }
 
     /// One object's quantities, as exact fractions; none for objects not read here.

@@ -21,6 +21,7 @@ from pathlib import Path
 from bleak.backends.device import BLEDevice
 from bthome_ble import BTHomeBluetoothDeviceData
 from govee_ble import GoveeBluetoothDeviceData
+from qingping_ble import QingpingBluetoothDeviceData
 from habluetooth import BluetoothServiceInfoBleak
 from ruuvitag_ble import RuuvitagBluetoothDeviceData
 from xiaomi_ble import XiaomiBluetoothDeviceData
@@ -56,9 +57,11 @@ PARSERS = {
     "s:fcd2": (lambda key: BTHomeBluetoothDeviceData(bindkey=key), set()),
     "m:ec88": (lambda key: GoveeBluetoothDeviceData(), set()),
     "m:0499": (lambda key: RuuvitagBluetoothDeviceData(), set()),
+    "s:fdcd": (lambda key: QingpingBluetoothDeviceData(), set()),
 }
 # The mock's formats Home Assistant has a parser for (pvvx and atc1441 it has not).
-FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mibeacon-encrypted", "mibeacon-objects"]
+FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mibeacon-encrypted", "mibeacon-objects",
+           "qingping"]
 
 
 def service_info(field, address, payload, name):

@@ -15,11 +15,12 @@ struct AdvertisementDecoderTests {
         let registry = AdvertisementRegistry.standard
         #expect(
             registry.profiles.map(\.id) == [
-                "bthome", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074", "mibeacon",
+                "bthome", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074", "mibeacon", "qingping",
             ])
         #expect(
             registry.serviceDataUUIDs == [
                 BluetoothUUID(UInt16(0xFCD2)), BluetoothUUID(UInt16(0x181A)), BluetoothUUID(UInt16(0xFE95)),
+                BluetoothUUID(UInt16(0xFDCD)),
             ])
         #expect(registry.manufacturerIDs == [0x0499, 0xEC88])
         #expect(registry.needsActiveScanning)
