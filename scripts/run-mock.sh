@@ -1,7 +1,7 @@
 #!/bin/sh
 # make run: the whole stack on the mock adapter, no Bluetooth needed.
 # Starts `blectld --mock` (its own private dbus-daemon and blectl-mock) on a
-# socket in a temporary directory, shows `blectl scan`, `blectl read` and
+# socket in a temporary directory, shows `blectl read`, `blectl scan` and
 # `blectl history`, then streams with `blectl watch` until Ctrl-C (or for
 # $RUN_SECONDS seconds). Everything it started is stopped on exit. With
 # MQTT=mqtt://host (make run MQTT=mqtt://localhost) blectld publishes to that broker
@@ -37,11 +37,11 @@ if [ -n "${MQTT:-}" ]; then
     if ! command -v mosquitto_sub >/dev/null; then echo "    (mosquitto_sub is in Debian's mosquitto-clients)"; fi
     echo
 fi
-echo "\$ blectl scan --all --timeout 3"
-"$bin/blectl" scan --all --timeout 3
-echo
 echo "\$ blectl read --timeout 15"
 "$bin/blectl" read --timeout 15
+echo
+echo "\$ blectl scan --timeout 3"
+"$bin/blectl" scan --timeout 3
 echo
 echo "\$ blectl history --since 1h"
 "$bin/blectl" history --since 1h

@@ -1,4 +1,5 @@
 import BlectlProtocol
+import Central
 import HistoryStore
 import HTTPOutput
 import MQTTOutput
@@ -63,7 +64,8 @@ public final class DaemonService: Sendable {
             throw ServiceError(description: "\(error)")
         }
         let hub = Hub(
-            limits: Hub.Limits(configuration: configuration), lastSeq: history?.lastSeq ?? 0, executor: executor)
+            limits: Hub.Limits(configuration: configuration), lastSeq: history?.lastSeq ?? 0, executor: executor,
+            sensors: KnownSensors.catalog)
         self.hub = hub
         server = SocketServer(
             configuration: SocketServer.Configuration(configuration: configuration),

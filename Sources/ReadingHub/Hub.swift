@@ -78,9 +78,11 @@ public actor Hub {
     var statusContributors: [StatusContributor] = []
     /// Requests waiting for the state to change (a thermometer to connect, a reading).
     let waiters: ConditionWaiters<Never>
+    /// What each profile's family declares, for the peripheral table's names and models.
+    let sensors: SensorCatalog
 
-    /// Creates a hub; `now` is the clock for timestamps (tests pass a fixed one), and
-    /// `executor` the one it runs on (its own when not given).
+    /// Creates a hub; `now` is the clock for timestamps (tests pass a fixed one), `executor`
+    /// the one it runs on (its own when not given), and `sensors` the families known.
     ///
     /// - Parameter lastSeq: the highest sequence number used before (the history store
     ///   remembers it), so numbers continue across restarts and never repeat.
@@ -89,7 +91,8 @@ public actor Hub {
         central: (any CentralControl)? = nil,
         lastSeq: UInt64 = 0,
         now: @escaping @Sendable () -> Timestamp = { Timestamp.now() },
-        executor: EventLoop? = nil
+        executor: EventLoop? = nil,
+        sensors: SensorCatalog = SensorCatalog([])
     ) {
         self.executor = executor ?? EventLoop(label: "blectl-hub")
         waiters = ConditionWaiters(loop: self.executor)
@@ -99,6 +102,7 @@ public actor Hub {
         self.now = now
         self.started = now()
         self.table = PeripheralTable(capacity: limits.peripherals)
+        self.sensors = sensors
     }
 
     /// Connects the Bluetooth side, for when it is built after the hub.
