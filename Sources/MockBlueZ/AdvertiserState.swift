@@ -54,6 +54,7 @@ struct AdvertiserState: Sendable {
         case .miBeacon: ([GattUUID.sig(0xFE95): miBeacon(address: address, encrypted: false)], [:])
         case .miBeaconEncrypted: ([GattUUID.sig(0xFE95): miBeacon(address: address, encrypted: true)], [:])
         case .qingping: ([GattUUID.sig(0xFDCD): qingping(address: address)], [:])
+        case .thermoBeacon: ([:], [0x0011: thermoBeacon(address: address)])
         }
     }
 
@@ -107,6 +108,19 @@ struct AdvertiserState: Sendable {
         [0x08, 0x09] + address.reversed()
             + [0x01, 0x04] + littleEndian(centiCelsius / 10, 2) + littleEndian(centiHumidity / 10, 2)
             + [0x07, 0x02] + littleEndian(10_132 + centiCelsius % 10, 2) + [0x02, 0x01, UInt8(battery)]
+    }
+
+    /// A smart hygrometer's 18 bytes: two zero bytes, the address (least significant byte
+    /// first), voltage (mV), temperature and humidity (sixteenths), its uptime counter.
+    private func thermoBeacon(address: [UInt8]) -> [UInt8] {
+        [0x00, 0x00] + address.reversed() + littleEndian(millivolts, 2)
+            + littleEndian(dividedNearest(centiCelsius * 16, 100), 2)
+            + littleEndian(dividedNearest(centiHumidity * 16, 100), 2)
+            + littleEndian(Int(counter), 4)
+    }
+
+    private func dividedNearest(_ numerator: Int, _ denominator: Int) -> Int {
+        (numerator + (numerator >= 0 ? denominator / 2 : -denominator / 2)) / denominator
     }
 
     private func govee() -> [UInt8] {

@@ -27,6 +27,9 @@ public struct MockAdvertiser: Sendable, Equatable {
         case miBeaconEncrypted = "mibeacon-encrypted"
         /// Qingping CGP1W (service data 0xFDCD): temperature and humidity, pressure, battery.
         case qingping
+        /// ThermoBeacon smart hygrometer (manufacturer data 0x0011): voltage, temperature and
+        /// humidity in sixteenths.
+        case thermoBeacon = "thermobeacon"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -69,6 +72,7 @@ extension MockPeripheral {
             case .goveeH5075: "GVH5075_"
             case .miBeacon, .miBeaconEncrypted: "LYWSD03MMC "
             case .qingping: "Qingping Temp RH Barometer "
+            case .thermoBeacon: "ThermoBeacon "
             }
         let name: String? = (namePrefix ?? formatPrefix) + suffix
         var peripheral = MockPeripheral(

@@ -24,6 +24,7 @@ from govee_ble import GoveeBluetoothDeviceData
 from qingping_ble import QingpingBluetoothDeviceData
 from habluetooth import BluetoothServiceInfoBleak
 from ruuvitag_ble import RuuvitagBluetoothDeviceData
+from thermobeacon_ble import ThermoBeaconBluetoothDeviceData
 from xiaomi_ble import XiaomiBluetoothDeviceData
 
 HERE = Path(__file__).resolve().parent
@@ -58,10 +59,13 @@ PARSERS = {
     "m:ec88": (lambda key: GoveeBluetoothDeviceData(), set()),
     "m:0499": (lambda key: RuuvitagBluetoothDeviceData(), set()),
     "s:fdcd": (lambda key: QingpingBluetoothDeviceData(), set()),
+    # thermobeacon-ble computes a battery percentage from the voltage the sensor sends.
+    **{f"m:{company:04x}": (lambda key: ThermoBeaconBluetoothDeviceData(), {"battery"})
+       for company in (0x10, 0x11, 0x14, 0x15, 0x18, 0x1B, 0x30)},
 }
 # The mock's formats Home Assistant has a parser for (pvvx and atc1441 it has not).
 FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mibeacon-encrypted", "mibeacon-objects",
-           "qingping"]
+           "qingping", "thermobeacon"]
 
 
 def service_info(field, address, payload, name):
@@ -70,9 +74,11 @@ def service_info(field, address, payload, name):
     uuid = f"0000{code}-0000-1000-8000-00805f9b34fb"
     service_data = {uuid: payload} if kind == "s" else {}
     manufacturer_data = {int(code, 16): payload} if kind == "m" else {}
+    # ThermoBeacons advertise their service UUID beside the data; the parser looks for it.
+    uuids = list(service_data) + (["0000fff0-0000-1000-8000-00805f9b34fb"] if kind == "m" else [])
     return BluetoothServiceInfoBleak(
         name=name, address=address, rssi=-60, manufacturer_data=manufacturer_data, service_data=service_data,
-        service_uuids=list(service_data), source="oracle", device=BLEDevice(address, name, None),
+        service_uuids=uuids, source="oracle", device=BLEDevice(address, name, None),
         advertisement=None, connectable=False, time=time.monotonic(), tx_power=None)
 
 

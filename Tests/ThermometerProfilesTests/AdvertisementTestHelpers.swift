@@ -32,6 +32,7 @@ let goodAdvertisements: [([UInt8], AdvertisementField)] = [
     (bytes(hex: "00 c408 231d 64 02"), goveeField),
     (bytes(hex: "40 50 5b05 01 0d10 04 fe00 4802"), AdvertisementField.serviceData(XiaomiMiBeaconProfile.serviceUUID)),
     (bytes(hex: "0816a72514342d580104d800bb01020164"), AdvertisementField.serviceData(QingpingProfile.serviceUUID)),
+    (bytes(hex: "00009c0d0000fe44450cc501870217000000"), AdvertisementField.manufacturerData(0x10)),
 ]
 
 /// Decodes one payload with a fresh standard decoder.

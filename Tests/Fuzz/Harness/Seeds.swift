@@ -142,6 +142,7 @@ enum Seeds {
         let ruuvi = AdvertisementField.manufacturerData(RuuviProfile.companyID)
         let miBeacon = AdvertisementField.serviceData(XiaomiMiBeaconProfile.serviceUUID)
         let qingping = AdvertisementField.serviceData(QingpingProfile.serviceUUID)
+        let thermoBeacon = AdvertisementField.manufacturerData(ThermoBeaconProfile.companyIDs[0])
         let govee = AdvertisementField.manufacturerData(GoveeH5075Profile.companyID)
         return [
             ("bthome", bthome, false, "40 02 C4 09 03 BF 13"),
@@ -156,6 +157,7 @@ enum Seeds {
             // Encrypted, from a sender without a key: refused.
             ("refused-mibeacon-no-key", miBeacon, false, "5858480b685f12342d585a0b1841e2aa000e00a4964fb5"),
             ("qingping", qingping, false, "8818072240342d5801041801cd0002016107027327"),
+            ("thermobeacon", thermoBeacon, false, "00009c0d0000fe44450cc501870217000000"),
         ].map { name, field, keyed, hex in
             let index = UInt8(FuzzTarget.advertisementFields.firstIndex(of: field)!)
             return (name, [index | (keyed ? 0x80 : 0)] + bytes(hex: hex))
