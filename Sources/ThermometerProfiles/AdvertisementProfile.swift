@@ -69,12 +69,19 @@ public struct AdvertisementReading: Sendable, Equatable {
     public var counter: UInt32?
     /// Whether the payload was authenticated with the device's key (encrypted BTHome).
     public var isAuthenticated: Bool
+    /// Secondary quantities left out of ``measurement`` as out of their range, each with its
+    /// error (reported beside the reading): one implausible humidity does not cost the
+    /// temperature.
+    public var dropped: [ReadingError]
 
     /// Creates a reading.
-    public init(measurement: Measurement, counter: UInt32?, isAuthenticated: Bool = false) {
+    public init(
+        measurement: Measurement, counter: UInt32?, isAuthenticated: Bool = false, dropped: [ReadingError] = []
+    ) {
         self.measurement = measurement
         self.counter = counter
         self.isAuthenticated = isAuthenticated
+        self.dropped = dropped
     }
 }
 
