@@ -16,6 +16,7 @@ struct AdvertiserState: Sendable {
     init(_ spec: MockAdvertiser) {
         self.spec = spec
         centiCelsius = Int((spec.startCelsius * 100).rounded())
+        if let stuck = spec.stuckHumidity { centiHumidity = Int((stuck * 100).rounded()) }
     }
 
     /// A sensor that measured the given values.
@@ -35,6 +36,7 @@ struct AdvertiserState: Sendable {
         counter &+= 1
         // Whole tenths, so every format (0.1 °C for ATC1441 and Govee) shows the same value.
         centiCelsius = min(max(centiCelsius + 10 * Int.random(in: -2...2, using: &random), 500), 3500)
+        guard spec.stuckHumidity == nil else { return }
         centiHumidity = min(max(centiHumidity + 10 * Int.random(in: -5...5, using: &random), 2000), 8000)
     }
 

@@ -43,6 +43,9 @@ public struct MockAdvertiser: Sendable, Equatable {
     public var startCelsius: Double
     /// Advertisements per measurement.
     public var repeats: Int
+    /// A humidity the sensor keeps sending, in %, instead of its walk: a sensor artefact such
+    /// as a RuuviTag's 100.5 % in condensation. Ruuvi, pvvx and BTHome carry up to 163 %.
+    public var stuckHumidity: Double?
 
     /// Creates an advertiser.
     public init(format: Format, startCelsius: Double = 21.5, repeats: Int = 2) {

@@ -41,22 +41,22 @@ public struct BTHomeProfile: AdvertisementProfile {
                     throw error
                 }
                 let packetID = try BTHomeObjects.decode(payload, from: header.length, into: &builder, location: "")
-                return reading(builder, counter: packetID.map(UInt32.init), isAuthenticated: false)
+                return try reading(builder, counter: packetID.map(UInt32.init), isAuthenticated: false)
             }
             let (plaintext, counter) = try decrypt(payload, header, keyring: &keyring)
             _ = try BTHomeObjects.decode(plaintext, from: 0, into: &builder, location: " of the decrypted data")
-            return reading(builder, counter: counter, isAuthenticated: true)
+            return try reading(builder, counter: counter, isAuthenticated: true)
         }
     }
 
     /// The reading of what `builder` collected; `nil` when the packet had nothing measured here.
     private func reading(_ builder: QuantitiesBuilder, counter: UInt32?, isAuthenticated: Bool)
-        -> AdvertisementReading?
+        throws(ReadingError) -> AdvertisementReading?
     {
-        guard !builder.quantities.isEmpty else { return nil }
-        return AdvertisementReading(
-            measurement: builder.measurement(), counter: counter,
-            counterModulus: isAuthenticated ? 1 << 32 : Self.family.counterModulus, isAuthenticated: isAuthenticated)
+        guard !builder.isEmpty else { return nil }
+        return try builder.reading(
+            counter: counter, counterModulus: isAuthenticated ? 1 << 32 : Self.family.counterModulus,
+            isAuthenticated: isAuthenticated)
     }
 
     /// Authenticates and decrypts an encrypted packet and admits its counter.

@@ -52,8 +52,8 @@ public struct QingpingProfile: AdvertisementProfile {
                 try read(payload[start], length, at: start + 2, of: payload, into: &builder)
                 start = next
             }
-            guard !builder.quantities.isEmpty else { return nil }
-            return AdvertisementReading(measurement: builder.measurement(), counter: nil, counterModulus: nil)
+            guard !builder.isEmpty else { return nil }
+            return try builder.reading(counter: nil, counterModulus: nil)
         }
     }
 

@@ -66,7 +66,7 @@ public struct XiaomiMiBeaconProfile: AdvertisementProfile {
             guard frame.isEncrypted else {
                 if let error = keyring.downgradeError(from: address, raw: payload, format: "MiBeacon") { throw error }
                 try MiBeaconObjects.read(payload[frame.length...], model: model, into: &builder, raw: payload)
-                return reading(builder, counter: UInt32(frame.frameCounter), modulus: Self.family.counterModulus)
+                return try reading(builder, counter: UInt32(frame.frameCounter), modulus: Self.family.counterModulus)
             }
             let (objects, counter) = try MiBeaconCipher.open(payload, frame, keyring: &keyring)
             do throws(ReadingError) {
@@ -79,17 +79,15 @@ public struct XiaomiMiBeaconProfile: AdvertisementProfile {
                     detail: "the MiBeacon v\(frame.version) objects do not parse with the key configured for "
                         + "\(address): a wrong key?")
             }
-            return reading(builder, counter: counter, modulus: 1 << 32, authenticated: true)
+            return try reading(builder, counter: counter, modulus: 1 << 32, authenticated: true)
         }
     }
 
-    private func reading(_ builder: QuantitiesBuilder, counter: UInt32, modulus: UInt64?, authenticated: Bool = false)
-        -> AdvertisementReading?
-    {
-        guard !builder.quantities.isEmpty else { return nil }
-        return AdvertisementReading(
-            measurement: builder.measurement(), counter: counter, counterModulus: modulus,
-            isAuthenticated: authenticated)
+    private func reading(
+        _ builder: QuantitiesBuilder, counter: UInt32, modulus: UInt64?, authenticated: Bool = false
+    ) throws(ReadingError) -> AdvertisementReading? {
+        guard !builder.isEmpty else { return nil }
+        return try builder.reading(counter: counter, counterModulus: modulus, isAuthenticated: authenticated)
     }
 }
 

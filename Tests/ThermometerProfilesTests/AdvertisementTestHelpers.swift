@@ -49,12 +49,18 @@ struct ExpectedReading: Sendable, CustomTestStringConvertible {
     var payload: [UInt8]
     var quantities: Quantities
     var counter: UInt32?
+    /// The quantities left out as implausible, each with an error beside the reading.
+    var dropped: Set<Quantity>
     var testDescription: String { payload.hexString }
 
-    init(_ payload: [UInt8], _ quantities: KeyValuePairs<Quantity, Double>, counter: UInt32? = nil) {
+    init(
+        _ payload: [UInt8], _ quantities: KeyValuePairs<Quantity, Double>, counter: UInt32? = nil,
+        dropped: Set<Quantity> = []
+    ) {
         self.payload = payload
         self.quantities = Quantities(quantities)
         self.counter = counter
+        self.dropped = dropped
     }
 }
 
@@ -82,6 +88,15 @@ func expectReading(
     #expect(reading.measurement.profile == profile, sourceLocation: sourceLocation)
     #expect(reading.measurement.raw == expected.payload.hexString, sourceLocation: sourceLocation)
     #expect(reading.measurement.unit == .celsius, sourceLocation: sourceLocation)
+    let dropped = Set(
+        Quantity.allCases.filter { quantity in
+            reading.dropped.contains { $0.detail?.hasPrefix("\(quantity) ") == true }
+        })
+    #expect(dropped == expected.dropped, "\(reading.dropped)", sourceLocation: sourceLocation)
+    #expect(reading.dropped.count == expected.dropped.count, "\(reading.dropped)", sourceLocation: sourceLocation)
+    for error in reading.dropped {
+        #expect(error.kind == .outOfRange && error.raw == expected.payload, sourceLocation: sourceLocation)
+    }
 }
 
 /// Checks that a payload was refused with the expected kind and its bytes.

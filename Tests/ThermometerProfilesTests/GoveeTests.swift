@@ -28,10 +28,16 @@ struct GoveeH5075Tests {
         arguments: [
             ExpectedError([UInt8](repeating: 0xFF, count: 6), .outOfRange),  // −838.8 °C
             ExpectedError(bytes(hex: "00 7a1200 64 00"), .outOfRange),  // 8000000: 800.0 °C
-            ExpectedError(bytes(hex: "00 0418ee 65 00"), .outOfRange),  // battery 101 %
         ])
     func rejects(_ expected: ExpectedError) throws {
         try expectError(decode(expected.payload, in: goveeField), expected)
+    }
+
+    @Test("an implausible humidity or battery is left out; the rest of the reading stands")
+    func dropsImplausibleSecondary() throws {
+        let expected = ExpectedReading(
+            bytes(hex: "00 0418ee 65 00"), [.temperature: 26.8, .humidity: 52.6], dropped: [.battery])
+        try expectReading(decode(expected.payload, in: goveeField), expected, profile: "govee-h5075")
     }
 
     @Test("Govee needs active scanning: the data is in the scan response")
@@ -60,12 +66,21 @@ struct GoveeH5074Tests {
     @Test(
         "implausible values are refused",
         arguments: [
-            ExpectedError([UInt8](repeating: 0xFF, count: 7), .outOfRange),  // 655.35 %
-            ExpectedError(bytes(hex: "00 214e 0000 64 00"), .outOfRange),  // 200.01 °C
-            ExpectedError(bytes(hex: "00 0000 0000 65 00"), .outOfRange),  // battery 101 %
+            ExpectedError(bytes(hex: "00 214e 0000 64 00"), .outOfRange)  // 200.01 °C
         ])
     func rejects(_ expected: ExpectedError) throws {
         try expectError(decode(expected.payload, in: goveeField), expected)
+    }
+
+    @Test(
+        "an implausible humidity or battery is left out; the rest of the reading stands",
+        arguments: [
+            ExpectedReading(
+                [UInt8](repeating: 0xFF, count: 7), [.temperature: -0.01], dropped: [.humidity, .battery]),
+            ExpectedReading(bytes(hex: "00 0000 0000 65 00"), [.temperature: 0, .humidity: 0], dropped: [.battery]),
+        ])
+    func dropsImplausibleSecondary(_ expected: ExpectedReading) throws {
+        try expectReading(decode(expected.payload, in: goveeField), expected, profile: "govee-h5074")
     }
 
     @Test("0xEC88 payloads of other lengths are neither Govee format", arguments: [1, 5, 8, 9, 20])

@@ -83,6 +83,8 @@ public actor ThermometerMonitor {
         var lastValue: ContinuousClock.Instant
         /// Values delivered so far, so a read can tell whether any arrived while it ran.
         var received = 0
+        /// The connect-time read's echo, dropped (``ConnectEcho``).
+        var connectEcho = ConnectEcho()
     }
 
     /// Creates a monitor; `report` is called on the connection's executor.
@@ -349,14 +351,16 @@ public actor ThermometerMonitor {
         // One lookup, in place, no allocation: this runs for every notification.
         let now = ContinuousClock.now
         guard
-            let stream = streams.withValue(
+            let (stream, echo) = streams.withValue(
                 forKey: path,
                 {
                     $0.lastValue = now
                     $0.received &+= 1
-                    return $0
+                    return ($0, $0.connectEcho.isEcho(bytes, at: now))
                 })
         else { return }
+        // It still counts as data for the watchdog and for a read running meanwhile.
+        guard !echo else { return }
         let name = devices[stream.address]?.name
         switch stream.profile.decode(bytes) {
         case .success(let measurement): report(.reading(stream.address, name: name, measurement))
