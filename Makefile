@@ -19,8 +19,9 @@
 
 APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev libmicrohttpd-dev dbus dbus-daemon pkg-config scdoc \
 	mosquitto mosquitto-clients openssl
-# What only the tests use: a real browser for the HTTP page, Prometheus' own parser for /metrics.
-TEST_APT_PACKAGES := chromium python3-prometheus-client
+# What only the tests use: a real browser for the HTTP page, Prometheus' own parser for /metrics,
+# and the shells whose completions CompletionTests loads.
+TEST_APT_PACKAGES := chromium python3-prometheus-client zsh fish
 # What `make deb` needs on top (not `make test`): debhelper builds, lintian checks the result.
 DEB_PACKAGES := debhelper dpkg-dev lintian
 PREFIX ?= /usr/local
