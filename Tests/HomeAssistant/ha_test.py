@@ -20,6 +20,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ha_venv  # noqa: E402
 
 GATEWAY = "ha-test"
+# A second gateway on the same broker, its own mock hearing the same devices; its name has
+# the slug of GATEWAY's, so without the hash (docs/mqtt.md, "Entity ids") both would ask for
+# binary_sensor.blectl_ha_test_connectivity.
+SECOND_GATEWAY = "ha_test"
 # What each quantity must be in Home Assistant (docs/mqtt.md): written out here, not read
 # from blectld's configs, so a wrong unit or device class in Discovery.swift fails.
 QUANTITIES = {
@@ -187,14 +191,15 @@ onboarding:
     return ha
 
 
-def start_blectld(procs, work, bin_dir, broker_port):
-    sock, state = os.path.join(work, "blectld.sock"), os.path.join(work, "state")
+def start_blectld(procs, work, bin_dir, broker_port, gateway):
+    """blectld --mock publishing as `gateway`; its socket's path."""
+    sock, state = os.path.join(work, f"{gateway}.sock"), os.path.join(work, f"{gateway}-state")
     os.makedirs(state)
-    config = os.path.join(work, "blectld.conf")
+    config = os.path.join(work, f"{gateway}.conf")
     open(config, "w").close()
     argv = [os.path.join(bin_dir, "blectld"), "--mock", "--socket", sock, "--config", config, "--state-dir", state,
-            "--mqtt", f"mqtt://127.0.0.1:{broker_port}", "--mqtt-gateway", GATEWAY, "--log-level", "info"]
-    procs.start("blectld", argv, dict(os.environ, XDG_RUNTIME_DIR=work))
+            "--mqtt", f"mqtt://127.0.0.1:{broker_port}", "--mqtt-gateway", gateway, "--log-level", "info"]
+    procs.start(f"blectld-{gateway}", argv, dict(os.environ, XDG_RUNTIME_DIR=work))
     return sock
 
 
@@ -300,6 +305,34 @@ def check_devices(ha, checks, readings):
     checks.check(len(set().union(*devices.values())) == len(devices), f"one device per address: {devices}")
 
 
+def blectl_entities(ha):
+    return {entity for entity in ha.states() if entity.split(".", 1)[1].startswith("blectl_")}
+
+
+def check_second_gateway(ha, checks, readings):
+    """Once the second gateway has published every device's configs: the same entities, and
+    its connectivity sensor, nothing else (a clash would show as an id ending in `_2`)."""
+    before = blectl_entities(ha)
+    name, heard = f"blectl gateway {SECOND_GATEWAY}", set()
+
+    def every_device_via_second():
+        # via_device names the gateway that published a device's configs last (docs/mqtt.md).
+        for entity, (address, *_) in expected_entities(readings).items():
+            via = f"{{{{ device_attr(device_attr(device_id('{entity}'), 'via_device_id'), 'name') }}}}"
+            if address not in heard and ha.template(via) == name:
+                heard.add(address)
+        return heard == set(readings)
+
+    try:
+        wait("every device's configs from the second gateway", every_device_via_second, 120, every=1)
+    except SetupError as error:
+        checks.check(False, f"{error}: heard of {sorted(heard)} only")
+        return
+    expected = before | {f"binary_sensor.blectl_{slug(SECOND_GATEWAY)}_connectivity"}
+    after = blectl_entities(ha)
+    checks.check(after == expected, f"with a second gateway: new {after - expected}, missing {expected - after}")
+
+
 def log_problems(path):
     """Home Assistant's log lines above INFO, but those known to be about its own setup here."""
     problems = []
@@ -323,7 +356,7 @@ def run(args, work, checks):
         ha.onboard()
         ha.add_mqtt(broker)
         print(f"ha test: Home Assistant {ha_venv.HA_VERSION} up with MQTT in {time.monotonic() - started:.0f} s")
-        sock = start_blectld(procs, work, args.bin, broker)
+        sock = start_blectld(procs, work, args.bin, broker, GATEWAY)
 
         def all_read():
             readings = procs.alive() and blectld_readings(args.bin, sock)
@@ -347,6 +380,9 @@ def run(args, work, checks):
             checks.check(not found, "; ".join(found))
         check_devices(ha, checks, readings)
         print(f"ha test: entities checked in {time.monotonic() - started:.0f} s after the start")
+        start_blectld(procs, work, args.bin, broker, SECOND_GATEWAY)
+        check_second_gateway(ha, checks, readings)
+        print(f"ha test: second gateway checked {time.monotonic() - started:.0f} s after the start")
     finally:
         procs.close()
     logged = log_problems(os.path.join(work, "home-assistant.log"))
