@@ -6,9 +6,10 @@ cached virtual environment) with its own configuration directory and port, onboa
 adds the MQTT integration through its HTTP APIs, then `blectld --mock --mqtt`, and checks
 through Home Assistant's REST API that every device blectld reads has its entities, with
 blectld's values, units and device classes, available, under the entity ids blectld asks
-for, and that Home Assistant logged nothing above INFO (but two lines about its own setup). Every
-process it starts is stopped on the way out. The last line is `N passed, N failed`; the
-exit status is 1 if anything failed, 2 if the rig could not be set up.
+for; then that a second gateway on the same broker adds its own connectivity sensor and
+nothing else; and that Home Assistant logged nothing above INFO (but two lines about its own
+setup). Every process it starts is stopped on the way out. The last line is `N passed, N
+failed`; the exit status is 1 if anything failed, 2 if the rig could not be set up.
 
 Standard library only: any python3 runs it (Home Assistant runs in its own environment).
 """
