@@ -11,6 +11,7 @@
 #   make flood-soak  blectld under a flood of 10,000 devices for 5 minutes (FLOOD_SECONDS)
 #   make soak     blectld --mock under a seeded random schedule of faults (MINUTES=120, SEED=random;
 #                 docs/testing.md); make soak-smoke: 3 minutes, a fixed seed (what CI runs)
+#   make test-oracle  the advertisement decoders against Home Assistant's parsers (PyPI, pinned)
 #   make test-tsan, make test-asan    every test under ThreadSanitizer, or Address+UB Sanitizer
 #   make fuzz     libFuzzer on the parsers and decoders (see docs/testing.md)
 #   make install  binaries, systemd units, a sample config, man pages and completions under $(PREFIX)
@@ -28,7 +29,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: check-layers deps test-deps build release test test-ha test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd traces bench \
+.PHONY: check-layers deps test-deps build release test test-ha test-oracle test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd traces bench \
 	bench-check flood-soak soak soak-smoke install uninstall format lint clean man completions deb
 
 deps:
@@ -72,6 +73,12 @@ ASAN_FLAGS := --sanitize=address -Xswiftc -Xcc -Xswiftc -fsanitize=undefined --s
 # frees nothing, and LeakSanitizer cannot follow Swift's tagged pointers (weak-reference side
 # tables, multi-payload enums such as DBusValue), so it reports live objects as leaked.
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+# blectl's advertisement decoders against Home Assistant's parsers from PyPI, pinned, in a
+# cached virtual environment (scripts/oracle.sh; docs/advertisements.md has the table).
+test-oracle: deps
+	$(SWIFT) build --product blectl-oracle
+	scripts/oracle.sh .build/debug/blectl-oracle
 
 test-tsan: test-deps
 	$(SWIFT) build --build-tests $(TSAN_FLAGS)
@@ -222,15 +229,18 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(BINARIES)) $(addprefix $(DESTDIR)$(ZSHCOMPDIR)/_,$(BINARIES)) \
 		$(addsuffix .fish,$(addprefix $(DESTDIR)$(FISHCOMPDIR)/,$(BINARIES)))
 
-# The module rules of README's "How it is built", checked on the imports (CI runs it).
+# The rules of README's "How it is built" (imports, profile ids, waiting), then a self-test
+# that plants one violation of each rule and sees it caught (CI runs both).
 check-layers:
 	@scripts/check-layers.sh
+	@scripts/check-layers-selftest.sh
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
 
+# Any finding fails (CI runs it).
 lint:
-	$(SWIFT) format lint --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 clean:
 	rm -rf .build man/build

@@ -1,36 +1,83 @@
 #!/bin/sh
-# Checks the rules of README's "How it is built" on the imports: a module imports only
-# its neighbours. Prints each import that breaks a rule and exits 1 if there is any.
+# Checks the rules of README's "How it is built": a module imports only its neighbours,
+# profile ids are named only where the families are declared, and time is waited for in
+# one way. Prints each line that breaks a rule and exits 1 if there is any.
+#
+# CHECK_LAYERS_ROOT=DIR checks another tree (the self-test plants violations in a copy).
 set -u
-cd "$(dirname "$0")/.."
+cd "${CHECK_LAYERS_ROOT:-$(dirname "$0")/..}"
 status=0
-# forbid MODULE PATTERN WHY: no file of Sources/MODULE may import a module matching PATTERN.
-forbid() {
-    found=$(grep -rnE "^(public |@testable )?import ($2)\$" "Sources/$1" --include='*.swift' 2>/dev/null)
-    if [ -n "$found" ]; then
-        printf '%s\n' "$found" | sed "s|\$|   <- $3|"
+
+# Every form of import: attributes (@testable, @preconcurrency, @_exported), an access level
+# (public, package, internal…), and a declaration import (import struct X.Y); inside #if too.
+import_of() {
+    printf '^[[:space:]]*(@[A-Za-z_]+(\\([^)]*\\))?[[:space:]]+)*((public|package|internal|fileprivate|private)[[:space:]]+)?import[[:space:]]+((typealias|struct|class|enum|protocol|let|var|func)[[:space:]]+)?(%s)([.[:space:]]|$)' "$1"
+}
+
+report() {
+    if [ -n "$1" ]; then
+        printf '%s\n' "$1" | sed "s|\$|   <- $2|"
         status=1
     fi
 }
-# The central reaches BlueZ only through BlueZClient.
-forbid Central 'DBusCore|CBlueZ' 'Central talks to BlueZClient, never to D-Bus'
+
+# forbid MODULE PATTERN WHY: no file of Sources/MODULE may import a module matching PATTERN.
+forbid() {
+    [ -d "Sources/$1" ] || { echo "check-layers: no module Sources/$1 (a rule names it)"; status=1; return; }
+    report "$(grep -rnE "$(import_of "$2")" "Sources/$1" --include='*.swift' 2>/dev/null)" "$3"
+}
+
+# Our modules, for the rules that allow only a few.
+ours='CBlueZ|CLinux|CMicroHTTPD|CMosquitto|CNettle|CSQLite|DBusCore|BlueZClient|SensorModel|ThermometerProfiles|Central|MockBlueZ|PrivateBus|UnixSupport|HistoryStore|BlectlProtocol|ReadingHub|SocketOutput|MQTTOutput|HTTPOutput|Daemon'
+# allow MODULE ALLOWED WHY: Sources/MODULE imports none of ours but those in ALLOWED.
+allow() {
+    others=$(printf '%s\n' "$ours" | tr '|' '\n' | grep -vxE "$2|$1" | paste -sd'|' -)
+    forbid "$1" "$others" "$3"
+}
+
+# Each module's neighbours (Package.swift's dependencies, kept here as the rule).
+allow SensorModel '' 'SensorModel is below everything'
+allow UnixSupport 'CLinux' 'UnixSupport is below everything (but the C of Linux)'
+allow PrivateBus '' 'PrivateBus is a configuration, below everything'
+allow DBusCore 'CBlueZ|UnixSupport' 'DBusCore wraps libdbus, nothing above it'
+allow BlueZClient 'DBusCore|CBlueZ|SensorModel|UnixSupport' 'BlueZClient sits on DBusCore'
+allow ThermometerProfiles 'SensorModel|CNettle' 'the profiles decode bytes, and know nothing of D-Bus or the daemon'
+allow Central 'BlueZClient|ThermometerProfiles|SensorModel|UnixSupport' 'Central talks to BlueZClient, never to D-Bus'
+allow MockBlueZ 'DBusCore|UnixSupport|CNettle' 'the mock serves D-Bus, and knows nothing of the daemon'
+allow BlectlProtocol 'SensorModel' 'the protocol is shared by blectld and blectl'
+allow ReadingHub 'BlectlProtocol|SensorModel|UnixSupport' 'the hub knows nothing of Bluetooth'
+allow SocketOutput 'ReadingHub|BlectlProtocol|SensorModel|UnixSupport' 'outputs know nothing of Bluetooth'
+allow HistoryStore 'CSQLite|ReadingHub|BlectlProtocol|SensorModel|UnixSupport' 'outputs know nothing of Bluetooth'
+allow MQTTOutput 'CMosquitto|ReadingHub|BlectlProtocol|SensorModel|UnixSupport' 'outputs know nothing of Bluetooth'
+allow HTTPOutput 'CMicroHTTPD|ReadingHub|BlectlProtocol|SensorModel|UnixSupport' 'outputs know nothing of Bluetooth'
+allow Daemon 'Central|ReadingHub|SocketOutput|HistoryStore|MQTTOutput|HTTPOutput|BlectlProtocol|SensorModel|UnixSupport' \
+    'the daemon talks to the central only'
 # BlueZClient reaches C only through DBusCore, except libbluetooth's HCI reset.
-found=$(grep -rlnE '^(public |@testable )?import CBlueZ$' Sources/BlueZClient --include='*.swift' | grep -v '/ControllerReset.swift$')
-if [ -n "$found" ]; then
-    printf '%s   <- BlueZClient uses CBlueZ only for the HCI reset (ControllerReset.swift)\n' $found
+report "$(grep -rnE "$(import_of CBlueZ)" Sources/BlueZClient --include='*.swift' | grep -v '/ControllerReset.swift:')" \
+    'BlueZClient uses CBlueZ only for the HCI reset (ControllerReset.swift)'
+# The executables: each on the layer it is for.
+allow blectld 'Daemon|PrivateBus|UnixSupport|SensorModel' 'blectld starts the daemon'
+allow blectl 'BlectlProtocol|SensorModel|UnixSupport' 'blectl knows the protocol, not the daemon'
+allow blectl-mock 'MockBlueZ|BlectlProtocol|PrivateBus|UnixSupport' 'blectl-mock runs the mock'
+
+# Profile ids are named where the families are declared (ThermometerProfiles) and by the
+# mock, which plays the sensors; everyone else learns from the declarations (a flag that
+# happens to spell an id, `host-cpu`, is not an id).
+ids=$(grep -rhoE 'SensorFamily\([[:space:]]*$|id: "[a-z0-9-]+"' Sources/ThermometerProfiles --include='*.swift' |
+    sed -n 's/^id: "\(.*\)"$/\1/p' | sort -u | paste -sd'|' -)
+if [ -z "$ids" ]; then
+    echo "check-layers: found no SensorFamily(id: …) declaration in Sources/ThermometerProfiles"
     status=1
+else
+    report "$(grep -rnE "\"($ids)\"" Sources --include='*.swift' |
+        grep -vE '^Sources/(ThermometerProfiles|MockBlueZ|blectl-mock)/' | grep -vE 'flag: "[a-z0-9-]+"')" \
+        'a profile id outside ThermometerProfiles: ask the family (SensorCatalog), not the id'
 fi
-# The daemon reaches Bluetooth only through the central.
-forbid Daemon 'BlueZClient|DBusCore|CBlueZ|ThermometerProfiles' 'the daemon talks to the central only'
-# The hub and its outputs know nothing of Bluetooth.
-for module in ReadingHub SocketOutput HistoryStore MQTTOutput HTTPOutput; do
-    [ -d "Sources/$module" ] || continue
-    forbid "$module" 'Central|BlueZClient|DBusCore|CBlueZ|ThermometerProfiles|Daemon' 'outputs and the hub know nothing of Bluetooth'
-done
-# The bottom modules depend on nothing of ours above them.
-forbid SensorModel '[A-Z][A-Za-z]*' 'SensorModel is below everything'
-forbid UnixSupport 'SensorModel|BlectlProtocol|DBusCore|BlueZClient|Central|ReadingHub|Daemon' 'UnixSupport is below everything'
-# The CLI speaks the protocol only.
-forbid blectl 'Daemon|ReadingHub|Central|BlueZClient|DBusCore|CBlueZ' 'blectl knows the protocol, not the daemon'
-[ "$status" = 0 ] && echo "layers: every import follows the rules"
+
+# Time is waited for on an event loop (EventLoop.sleep, .schedule), never with Task.sleep,
+# which keeps libdispatch's timer waking every second; the mock plays time as it likes.
+report "$(grep -rnE 'Task\.sleep' Sources --include='*.swift' | grep -vE '^Sources/(MockBlueZ|blectl-mock)/' |
+    grep -vE '^[^:]+:[0-9]+:[[:space:]]*///')" 'wait on an EventLoop (sleep(for:), schedule(after:)), not Task.sleep'
+
+[ "$status" = 0 ] && echo "layers: every import, profile id and wait follows the rules"
 exit $status

@@ -162,7 +162,7 @@ public actor BlueZService {
         var delay = Duration.milliseconds(100)
         for _ in 0..<6 {
             guard await trySnapshot() else { return }
-            try? await Task.sleep(for: delay)
+            try? await executor.sleep(for: delay)
             delay *= 2
         }
     }

@@ -16,8 +16,8 @@ public typealias PiCPUTemperatureProfile = ThermometerProfiles.PiCPUTemperatureP
 public typealias HealthThermometerProfile = ThermometerProfiles.HealthThermometerProfile
 /// The Bluetooth SIG Environmental Sensing profile.
 public typealias EnvironmentalSensingProfile = ThermometerProfiles.EnvironmentalSensingProfile
-/// The AES key of an encrypted BTHome sensor.
-public typealias BTHomeKey = ThermometerProfiles.BTHomeKey
+/// The AES key of a sensor that encrypts its advertisements (BTHome, Xiaomi MiBeacon).
+public typealias AdvertisementKey = ThermometerProfiles.AdvertisementKey
 /// A BlueZ error, classified (from the BlueZ client layer).
 public typealias BlueZError = BlueZClient.BlueZError
 /// The advertisement formats known.
@@ -26,3 +26,7 @@ public typealias AdvertisementRegistry = ThermometerProfiles.AdvertisementRegist
 public typealias ControllerResetting = BlueZClient.ControllerResetting
 /// Why a controller reset failed (from the BlueZ client layer).
 public typealias ControllerResetError = BlueZClient.ControllerResetError
+/// The sensor families known, declared by their profiles.
+public typealias KnownSensors = ThermometerProfiles.KnownSensors
+/// The gateway's own CPU temperature as a sensor family.
+public typealias HostCPUProfile = ThermometerProfiles.HostCPUProfile

@@ -207,7 +207,7 @@ public struct DaemonRunner: Sendable {
             registry = AdvertisementRegistry(profiles: registry.profiles.filter { ids.contains($0.id) })
         }
         var advertisements = AdvertisementConfiguration(
-            registry: registry, bthomeKeys: configuration.bthomeKeys,
+            registry: registry, keys: configuration.advertisementKeys,
             devices: settings.devices.map { .only($0) } ?? .all,
             minInterval: settings.minInterval, staleAfter: settings.staleAfter, maxDevices: settings.maxDevices)
         advertisements.scanMode = settings.scanMode

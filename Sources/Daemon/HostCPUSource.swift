@@ -1,3 +1,4 @@
+import Central
 import Glibc
 import MQTTOutput
 import SensorModel
@@ -11,9 +12,6 @@ import UnixSupport
 /// the locally administered bit set and the multicast bit clear (`x2:…`), so history and
 /// MQTT ids survive restarts and differ between machines.
 actor HostCPUSource {
-    /// The profile name in readings.
-    static let profile: ProfileID = "host-cpu"
-
     nonisolated let executor: EventLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     let zone: ThermalZone
@@ -126,17 +124,7 @@ struct ThermalZone: Sendable, Equatable {
         } catch {
             return .failure(ReadingError(.empty, raw: [], detail: "\(error)"))
         }
-        let trimmed = text.withoutSpaceAround
-        let raw = Array(trimmed.utf8)
-        guard let millidegrees = Int(trimmed) else {
-            return .failure(ReadingError(.notANumber, raw: raw, detail: "\(directory)/temp is not a whole number"))
-        }
-        let celsius = (Double(millidegrees) / 10).rounded() / 100
-        guard (-60.0...200.0).contains(celsius) else {
-            return .failure(ReadingError(.outOfRange, raw: raw, detail: "temperature \(celsius) °C"))
-        }
-        return .success(
-            Measurement(profile: HostCPUSource.profile, quantities: Quantities([.temperature: celsius]), raw: trimmed))
+        return HostCPUProfile.decode(text, path: directory + "/temp")
     }
 
     private static func readType(_ directory: String) -> String? {

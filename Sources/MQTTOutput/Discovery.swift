@@ -193,6 +193,8 @@ struct KnownDevice: Equatable {
 struct DiscoveryBuilder {
     let topics: Topics
     let configuration: MQTTOutput.Configuration
+    /// What each device's family declares: its manufacturer and models.
+    let sensors: SensorCatalog
 
     /// The gateway device's identifier, for `via_device`.
     var gatewayIdentifier: String { "blectl_gateway_\(Topics.identifier(topics.gateway))" }
@@ -216,10 +218,10 @@ struct DiscoveryBuilder {
     func deviceConfigs(_ device: KnownDevice) -> [(topic: String, payload: [UInt8])] {
         let deviceID = Topics.deviceID(device.address)
         let node = "blectl_\(deviceID)"
+        let family = sensors.family(of: device.profile)
         let block = DiscoveryDevice(
             identifiers: [node], connections: [["mac", device.address]], name: device.name ?? device.address,
-            model: device.profile.rawValue, manufacturer: Self.manufacturer(device.profile),
-            viaDevice: gatewayIdentifier)
+            model: family.modelLabel, manufacturer: family.manufacturer, viaDevice: gatewayIdentifier)
         return Quantity.allCases.filter(device.quantities.contains).map { quantity in
             let kind = SensorKind(quantity)
             let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), kind.object)
@@ -243,17 +245,5 @@ struct DiscoveryBuilder {
         let minimum = Int(MQTTOutput.Configuration.minimumExpireAfter.components.seconds)
         guard let interval = device.interval else { return minimum }
         return max(minimum, Int((interval * 3).components.seconds))
-    }
-
-    /// Who makes a device of `profile`, as far as the profile tells.
-    static func manufacturer(_ profile: ProfileID) -> String {
-        switch profile.rawValue {
-        case "pi-cputemp": "Raspberry Pi"
-        case "ruuvi": "Ruuvi"
-        case "govee-h5075", "govee-h5074": "Govee"
-        case "pvvx", "atc1441": "Xiaomi (custom firmware)"
-        case "bthome": "BTHome"
-        default: "Bluetooth LE"
-        }
     }
 }

@@ -1,5 +1,6 @@
 public import BlectlProtocol
 public import ReadingHub
+public import SensorModel
 public import UnixSupport
 
 /// An output of the hub: publishes readings to an MQTT broker, with Home Assistant
@@ -12,7 +13,7 @@ public import UnixSupport
 /// kept in the state directory across restarts.
 ///
 /// ```swift
-/// let mqtt = try MQTTOutput(configuration: configuration, log: log)   // exit 78 on error
+/// let mqtt = try MQTTOutput(configuration: configuration, sensors: catalog, log: log)   // exit 78 on error
 /// await mqtt.attach(to: hub)
 /// …
 /// await mqtt.close()
@@ -24,11 +25,13 @@ public final class MQTTOutput: HubOutput {
 
     /// Checks the configuration, reads the password file and sets up a client once (so a
     /// missing CA file is known now); connects only when attached.
-    public init(configuration: Configuration, log: Log) throws(MQTTConfigurationError) {
+    ///
+    /// - Parameter sensors: The sensor families, for what discovery says of each device.
+    public init(configuration: Configuration, sensors: SensorCatalog, log: Log) throws(MQTTConfigurationError) {
         try configuration.validate()
         let password = try Self.readPassword(configuration)
         self.configuration = configuration
-        publisher = Publisher(configuration: configuration, password: password, log: log)
+        publisher = Publisher(configuration: configuration, sensors: sensors, password: password, log: log)
         _ = try MosquittoConnection(
             configuration: configuration, password: password, will: ("-", ""), loop: publisher.loop, events: nil)
     }
@@ -66,8 +69,10 @@ public final class MQTTOutput: HubOutput {
             once.withLock { $0 = continuation }
             let resume: @Sendable () -> Void = { once.withLock { $0.take() }?.resume() }
             publisher.stop(resume)
+            // The bound waits on a loop of its own: the MQTT thread's may be blocked in a
+            // connect (name resolution, TCP, TLS), which is what the bound is for.
             Task {
-                try? await Task.sleep(for: budget)
+                try? await EventLoop(label: "blectl-mqtt-close").sleep(for: budget)
                 resume()
             }
         }

@@ -1,4 +1,5 @@
 import BlectlProtocol
+import SensorModel
 import ReadingHub
 import UnixSupport
 
@@ -58,7 +59,7 @@ final class Publisher: @unchecked Sendable {
     /// How long a stop waits for outstanding acknowledgements.
     static let stopAckWait: Duration = .milliseconds(500)
 
-    init(configuration: MQTTOutput.Configuration, password: String?, log: Log) {
+    init(configuration: MQTTOutput.Configuration, sensors: SensorCatalog, password: String?, log: Log) {
         self.configuration = configuration
         self.password = password
         self.log = log
@@ -66,7 +67,7 @@ final class Publisher: @unchecked Sendable {
         topics = Topics(
             prefix: configuration.topicPrefix, discoveryPrefix: configuration.discoveryPrefix,
             gateway: configuration.gateway)
-        discovery = DiscoveryBuilder(topics: topics, configuration: configuration)
+        discovery = DiscoveryBuilder(topics: topics, configuration: configuration, sensors: sensors)
         handoff = Handoff(limit: 10_000)
         position = AckPosition(directory: configuration.stateDirectory)
         delay = configuration.reconnect.lowerBound

@@ -7,7 +7,7 @@ public import UnixSupport
 ///
 /// The central bridge pushes what happens with ``apply(_:)``; the hub assigns sequence
 /// numbers and times, keeps bounded state, and hands each resulting ``Event`` to its
-/// outputs (``addListener(_:)``: the socket server, the history store). Requests are
+/// outputs (``addListener(_:)``: the socket server, the history store, MQTT, HTTP). Requests are
 /// answered from this state, from the ``HistorySource`` for history, and through
 /// ``CentralControl`` for scans and fresh reads.
 ///

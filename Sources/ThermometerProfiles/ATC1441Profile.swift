@@ -10,10 +10,10 @@ public struct ATC1441Profile: AdvertisementProfile {
     /// The payload's length.
     public static let payloadLength = 13
 
-    /// `atc1441`.
-    public let id: ProfileID = "atc1441"
-    /// A short human name.
-    public let name = "atc1441 (ATC_MiThermometer)"
+    /// The family: Xiaomi LYWSD03MMC on the ATC_MiThermometer firmware, one-byte frame counter.
+    public static let family = SensorFamily(
+        id: "atc1441", name: "atc1441 (ATC_MiThermometer)", manufacturer: "Xiaomi (custom firmware)",
+        models: ["LYWSD03MMC"], quantities: [.temperature, .humidity, .battery, .voltage], counterModulus: 1 << 8)
     /// Service data 0x181A, shared with ``PVVXProfile``.
     public let fields: [AdvertisementField] = [.serviceData(PVVXProfile.serviceUUID)]
 
@@ -24,7 +24,7 @@ public struct ATC1441Profile: AdvertisementProfile {
     public func decode(
         _ payload: [UInt8], from address: BluetoothAddress, keyring: inout AdvertisementKeyring
     ) -> Result<AdvertisementReading, ReadingError>? {
-        decodeFixedLength(payload, length: Self.payloadLength, profile: id) { builder throws(ReadingError) in
+        decodeFixedLength(payload, length: Self.payloadLength, family: Self.family) { builder throws(ReadingError) in
             try builder.add(.temperature, payload.signedBigEndian(at: 6, count: 2), per: 10)
             try builder.add(.humidity, Int(payload[8]))
             try builder.add(.battery, Int(payload[9]))

@@ -8,10 +8,9 @@ public import SensorModel
 /// ``AdvertisementRegistry`` and decode through an ``AdvertisementDecoder``, which owns the
 /// state encrypted formats need.
 public protocol AdvertisementProfile: Sendable {
-    /// The profile's stable name in outputs, e.g. `bthome`.
-    var id: ProfileID { get }
-    /// A short human name, e.g. `"BTHome v2"`.
-    var name: String { get }
+    /// What every other layer knows of this format: its id, names, models, quantities and
+    /// counter (the one declaration of the family, in the profile's file).
+    static var family: SensorFamily { get }
     /// The advertisement fields this profile reads. Several profiles may read one field
     /// (pvvx and ATC1441 share service data 0x181A); each claims its own payloads.
     var fields: [AdvertisementField] { get }
@@ -35,8 +34,15 @@ public protocol AdvertisementProfile: Sendable {
 }
 
 extension AdvertisementProfile {
-    /// Most formats put their data in the advertisement itself.
-    public var needsActiveScanning: Bool { false }
+    /// The family, through an instance (``AdvertisementRegistry`` holds existentials).
+    public var family: SensorFamily { Self.family }
+    /// The profile's stable name in outputs, e.g. `bthome`.
+    public var id: ProfileID { Self.family.id }
+    /// A short human name, e.g. `"BTHome v2"`.
+    public var name: String { Self.family.name }
+    /// Whether the readings come only in scan responses, which BlueZ asks for only when
+    /// scanning actively (Govee).
+    public var needsActiveScanning: Bool { Self.family.needsActiveScanning }
 }
 
 /// One entry of an advertisement's service data or manufacturer data, as BlueZ keys them.
@@ -67,13 +73,20 @@ public struct AdvertisementReading: Sendable, Equatable {
     /// Devices repeat an advertisement many times: a reading with the same profile and
     /// counter as the last one from the same device is the same reading heard again.
     public var counter: UInt32?
+    /// How many values ``counter`` takes before it wraps: the family's
+    /// ``SensorFamily/counterModulus``, or that of the counter this packet used (BTHome's
+    /// encryption counter is four bytes, its packet id one).
+    public var counterModulus: UInt64
     /// Whether the payload was authenticated with the device's key (encrypted BTHome).
     public var isAuthenticated: Bool
 
-    /// Creates a reading.
-    public init(measurement: Measurement, counter: UInt32?, isAuthenticated: Bool = false) {
+    /// Creates a reading; a counter without a modulus wraps at 2³².
+    public init(
+        measurement: Measurement, counter: UInt32?, counterModulus: UInt64?, isAuthenticated: Bool = false
+    ) {
         self.measurement = measurement
         self.counter = counter
+        self.counterModulus = counterModulus ?? 1 << 32
         self.isAuthenticated = isAuthenticated
     }
 }

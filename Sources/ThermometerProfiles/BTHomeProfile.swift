@@ -17,10 +17,12 @@ public struct BTHomeProfile: AdvertisementProfile {
     /// The BTHome service data UUID, 0xFCD2.
     public static let serviceUUID = BluetoothUUID(UInt16(0xFCD2))
 
-    /// `bthome`.
-    public let id: ProfileID = "bthome"
-    /// A short human name.
-    public let name = "BTHome v2"
+    /// The family: a one-byte packet id in plain packets (encrypted ones count with their
+    /// four-byte encryption counter); a key is optional, and required once configured.
+    public static let family = SensorFamily(
+        id: "bthome", name: "BTHome v2", manufacturer: "BTHome", models: ["BTHome v2"],
+        quantities: [.temperature, .humidity, .battery, .pressure, .voltage], counterModulus: 1 << 8,
+        key: .optional)
     /// Service data 0xFCD2.
     public let fields: [AdvertisementField] = [.serviceData(Self.serviceUUID)]
 
@@ -53,7 +55,8 @@ public struct BTHomeProfile: AdvertisementProfile {
     {
         guard !builder.quantities.isEmpty else { return nil }
         return AdvertisementReading(
-            measurement: builder.measurement(), counter: counter, isAuthenticated: isAuthenticated)
+            measurement: builder.measurement(), counter: counter,
+            counterModulus: isAuthenticated ? 1 << 32 : Self.family.counterModulus, isAuthenticated: isAuthenticated)
     }
 
     /// Authenticates and decrypts an encrypted packet and admits its counter.
@@ -62,21 +65,19 @@ public struct BTHomeProfile: AdvertisementProfile {
     private func decrypt(
         _ payload: [UInt8], _ header: Header, keyring: inout AdvertisementKeyring
     ) throws(ReadingError) -> (objects: [UInt8], counter: UInt32) {
-        let trailer = 4 + BTHomeCipher.tagLength
+        let trailer = 4 + AESCCM.tagLength
         guard payload.count >= header.length + 1 + trailer else {
             throw ReadingError(
                 .malformed, raw: payload,
                 detail: "an encrypted BTHome packet needs at least \(header.length + 1 + trailer) bytes, "
                     + "got \(payload.count)")
         }
-        guard let key = keyring.keys[header.device] else {
-            throw ReadingError(.missingKey, raw: payload, detail: "no BTHome key is configured for \(header.device)")
-        }
+        let key = try keyring.key(for: header.device, raw: payload, format: "BTHome")
         let counterStart = payload.count - trailer
         let counterBytes = payload[counterStart..<counterStart + 4]
         let nonce = header.device.bytes + [0xD2, 0xFC, payload[0]] + counterBytes
         guard
-            let plaintext = BTHomeCipher.open(
+            let plaintext = AESCCM.open(
                 payload[header.length..<counterStart], tag: payload[(counterStart + 4)...], nonce: nonce, key: key)
         else {
             throw ReadingError(
@@ -84,11 +85,7 @@ public struct BTHomeProfile: AdvertisementProfile {
                 detail: "the packet does not authenticate with the key configured for \(header.device)")
         }
         let counter = UInt32(payload.unsignedLittleEndian(at: counterStart, count: 4))
-        if case .replayed(let last) = keyring.admit(counter, from: header.device) {
-            throw ReadingError(
-                .replayed, raw: payload,
-                detail: "counter \(counter) is below \(last), the last accepted from \(header.device)")
-        }
+        try keyring.admitFresh(counter, from: header.device, raw: payload)
         return (plaintext, counter)
     }
 
@@ -122,5 +119,12 @@ public struct BTHomeProfile: AdvertisementProfile {
             device = BluetoothAddress(bytes: payload[1..<7].reversed())
             length = 7
         }
+    }
+}
+
+extension AdvertisementKey {
+    /// A BTHome key: 32 hex digits (16 bytes), as `bthome_key` lines give it.
+    public static func bthome(hex text: some StringProtocol) throws(ParseError) -> AdvertisementKey {
+        try AdvertisementKey(hex: text, format: "BTHome", byteCounts: [16])
     }
 }

@@ -10,10 +10,10 @@ public struct EnvironmentalSensingProfile: ThermometerProfile {
     /// The Temperature characteristic (read, notify), 0x2A6E.
     public static let temperatureUUID = BluetoothUUID(UInt16(0x2A6E))
 
-    /// `environmental-sensing`.
-    public let id: ProfileID = "environmental-sensing"
-    /// A short human name.
-    public let name = "Environmental Sensing"
+    /// The family: any maker's device with the Bluetooth SIG service.
+    public static let family = SensorFamily(
+        id: "environmental-sensing", name: "Environmental Sensing", manufacturer: "Bluetooth LE",
+        models: ["Environmental Sensing"], quantities: [.temperature])
     /// The Environmental Sensing service.
     public let serviceUUIDs = [Self.serviceUUID]
     /// The Temperature characteristic.

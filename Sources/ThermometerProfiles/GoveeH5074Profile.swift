@@ -8,14 +8,12 @@ public struct GoveeH5074Profile: AdvertisementProfile {
     /// The payload's length.
     public static let payloadLength = 7
 
-    /// `govee-h5074`.
-    public let id: ProfileID = "govee-h5074"
-    /// A short human name.
-    public let name = "Govee H5074"
+    /// The family: no counter, data in the scan response.
+    public static let family = SensorFamily(
+        id: "govee-h5074", name: "Govee H5074", manufacturer: "Govee", models: ["H5074"],
+        quantities: [.temperature, .humidity, .battery], needsActiveScanning: true)
     /// Manufacturer data 0xEC88, shared with ``GoveeH5075Profile``.
     public let fields: [AdvertisementField] = [.manufacturerData(GoveeH5075Profile.companyID)]
-    /// The data is in the scan response.
-    public let needsActiveScanning = true
 
     /// Creates the profile.
     public init() {}
@@ -24,7 +22,7 @@ public struct GoveeH5074Profile: AdvertisementProfile {
     public func decode(
         _ payload: [UInt8], from address: BluetoothAddress, keyring: inout AdvertisementKeyring
     ) -> Result<AdvertisementReading, ReadingError>? {
-        decodeFixedLength(payload, length: Self.payloadLength, profile: id) { builder throws(ReadingError) in
+        decodeFixedLength(payload, length: Self.payloadLength, family: Self.family) { builder throws(ReadingError) in
             try builder.add(.temperature, payload.signedLittleEndian(at: 1, count: 2), per: 100)
             try builder.add(.humidity, payload.unsignedLittleEndian(at: 3, count: 2), per: 100)
             try builder.add(.battery, Int(payload[5]))

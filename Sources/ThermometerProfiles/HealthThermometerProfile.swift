@@ -13,10 +13,10 @@ public struct HealthThermometerProfile: ThermometerProfile {
     /// The Temperature Measurement characteristic (indicate), 0x2A1C.
     public static let temperatureMeasurementUUID = BluetoothUUID(UInt16(0x2A1C))
 
-    /// `health-thermometer`.
-    public let id: ProfileID = "health-thermometer"
-    /// A short human name.
-    public let name = "Health Thermometer"
+    /// The family: any maker's device with the Bluetooth SIG service.
+    public static let family = SensorFamily(
+        id: "health-thermometer", name: "Health Thermometer", manufacturer: "Bluetooth LE",
+        models: ["Health Thermometer"], quantities: [.temperature])
     /// The Health Thermometer service.
     public let serviceUUIDs = [Self.serviceUUID]
     /// The Temperature Measurement characteristic. Intermediate Temperature (0x2A1E) is left

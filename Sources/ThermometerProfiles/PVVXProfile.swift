@@ -12,10 +12,11 @@ public struct PVVXProfile: AdvertisementProfile {
     /// The payload's length.
     public static let payloadLength = 15
 
-    /// `pvvx`.
-    public let id: ProfileID = "pvvx"
-    /// A short human name.
-    public let name = "pvvx custom (ATC_MiThermometer)"
+    /// The family: Xiaomi-made thermometers running the pvvx firmware, one-byte frame counter.
+    public static let family = SensorFamily(
+        id: "pvvx", name: "pvvx custom (ATC_MiThermometer)", manufacturer: "Xiaomi (custom firmware)",
+        models: ["LYWSD03MMC", "MHO-C401", "CGG1", "CGDK2"],
+        quantities: [.temperature, .humidity, .battery, .voltage], counterModulus: 1 << 8)
     /// Service data 0x181A.
     public let fields: [AdvertisementField] = [.serviceData(Self.serviceUUID)]
 
@@ -26,7 +27,7 @@ public struct PVVXProfile: AdvertisementProfile {
     public func decode(
         _ payload: [UInt8], from address: BluetoothAddress, keyring: inout AdvertisementKeyring
     ) -> Result<AdvertisementReading, ReadingError>? {
-        decodeFixedLength(payload, length: Self.payloadLength, profile: id) { builder throws(ReadingError) in
+        decodeFixedLength(payload, length: Self.payloadLength, family: Self.family) { builder throws(ReadingError) in
             try builder.add(.temperature, payload.signedLittleEndian(at: 6, count: 2), per: 100)
             try builder.add(.humidity, payload.unsignedLittleEndian(at: 8, count: 2), per: 100)
             try builder.add(.voltage, payload.unsignedLittleEndian(at: 10, count: 2), per: 1000)

@@ -31,10 +31,10 @@ public struct PiCPUTemperatureProfile: ThermometerProfile {
         BluetoothUUID(known: "00000003-710e-4a5b-8d75-3e5b444b3c3f"),
     ]
 
-    /// `pi-cputemp`.
-    public let id: ProfileID = "pi-cputemp"
-    /// A short human name.
-    public let name = "Raspberry Pi CPU temperature"
+    /// The family: a GATT thermometer that sends its temperature as text.
+    public static let family = SensorFamily(
+        id: "pi-cputemp", name: "Raspberry Pi CPU temperature", manufacturer: "Raspberry Pi",
+        models: ["cputemp peripheral"], quantities: [.temperature], sendsText: true)
     /// The default service spellings followed by any configured extras.
     public let serviceUUIDs: [BluetoothUUID]
     /// The default temperature characteristic spellings followed by any configured extras.

@@ -34,6 +34,15 @@ struct QuantitiesBuilder {
         quantities[quantity] = Double(dividedRounded(exact * steps, by: denominator)) / Double(steps) + 0
     }
 
+    /// Adds `quantity` as ``add(_:_:times:per:)`` does, replacing any value it has: for
+    /// formats where a later object of a quantity wins, as Home Assistant reads them.
+    mutating func replace(
+        _ quantity: Quantity, _ count: Int, times numerator: Int = 1, per denominator: Int = 1
+    ) throws(ReadingError) {
+        quantities[quantity] = nil
+        try add(quantity, count, times: numerator, per: denominator)
+    }
+
     /// The measurement, in °C, with the payload as lower-case hex.
     func measurement() -> Measurement {
         Measurement(profile: profile, quantities: quantities, unit: .celsius, raw: raw.hexString)
@@ -49,16 +58,17 @@ func dividedRounded(_ numerator: Int, by denominator: Int) -> Int {
 }
 
 /// Decodes a format of one fixed length: `nil` for any other length, else what `read` adds
-/// to the builder, with the counter it returns.
+/// to the builder, with the counter it returns (of the family's width).
 func decodeFixedLength(
-    _ payload: [UInt8], length: Int, profile: ProfileID,
+    _ payload: [UInt8], length: Int, family: SensorFamily,
     _ read: (inout QuantitiesBuilder) throws(ReadingError) -> UInt32?
 ) -> Result<AdvertisementReading, ReadingError>? {
     guard payload.count == length else { return nil }
     return catchingReadingError { () throws(ReadingError) in
-        var builder = QuantitiesBuilder(profile: profile, raw: payload)
+        var builder = QuantitiesBuilder(profile: family.id, raw: payload)
         let counter = try read(&builder)
-        return AdvertisementReading(measurement: builder.measurement(), counter: counter)
+        return AdvertisementReading(
+            measurement: builder.measurement(), counter: counter, counterModulus: family.counterModulus)
     }
 }
 

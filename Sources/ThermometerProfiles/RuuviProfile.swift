@@ -17,10 +17,10 @@ public struct RuuviProfile: AdvertisementProfile {
     /// The payload's length in data format 5.
     public static let payloadLength = 24
 
-    /// `ruuvi`.
-    public let id: ProfileID = "ruuvi"
-    /// A short human name.
-    public let name = "RuuviTag (data format 5)"
+    /// The family: the measurement sequence is a two-byte counter.
+    public static let family = SensorFamily(
+        id: "ruuvi", name: "RuuviTag (data format 5)", manufacturer: "Ruuvi", models: ["RuuviTag"],
+        quantities: [.temperature, .humidity, .pressure, .voltage], counterModulus: 1 << 16)
     /// Manufacturer data 0x0499.
     public let fields: [AdvertisementField] = [.manufacturerData(Self.companyID)]
 
@@ -56,7 +56,8 @@ public struct RuuviProfile: AdvertisementProfile {
             }
             let sequence = payload.unsignedBigEndian(at: 16, count: 2)
             return AdvertisementReading(
-                measurement: builder.measurement(), counter: sequence == 0xFFFF ? nil : UInt32(sequence))
+                measurement: builder.measurement(), counter: sequence == 0xFFFF ? nil : UInt32(sequence),
+                counterModulus: Self.family.counterModulus)
         }
     }
 }

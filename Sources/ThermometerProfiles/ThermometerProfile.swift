@@ -6,10 +6,9 @@ public import SensorModel
 /// Conforming types are plain values; decoding is pure, never traps, and checks every value
 /// against ``ReadingLimits``.
 public protocol ThermometerProfile: Sendable {
-    /// The profile's stable name in outputs, e.g. `health-thermometer`.
-    var id: ProfileID { get }
-    /// A short human name, e.g. `"Health Thermometer"`.
-    var name: String { get }
+    /// What every other layer knows of this kind of thermometer (the one declaration of the
+    /// family, in the profile's file).
+    static var family: SensorFamily { get }
     /// The primary services that identify this kind of thermometer, in 128-bit form.
     var serviceUUIDs: [BluetoothUUID] { get }
     /// The characteristics, inside those services, whose values are temperatures.
@@ -19,6 +18,13 @@ public protocol ThermometerProfile: Sendable {
 }
 
 extension ThermometerProfile {
+    /// The family, through an instance (``ProfileRegistry`` holds existentials).
+    public var family: SensorFamily { Self.family }
+    /// The profile's stable name in outputs, e.g. `health-thermometer`.
+    public var id: ProfileID { Self.family.id }
+    /// A short human name, e.g. `"Health Thermometer"`.
+    public var name: String { Self.family.name }
+
     /// Whether a discovered service belongs to this profile.
     public func matches(service uuid: BluetoothUUID) -> Bool {
         serviceUUIDs.contains(uuid)

@@ -159,11 +159,21 @@ enum Format {
         ].compactMap { $0 }.joined(separator: "  ")
     }
 
-    /// How text shows where a value came from: the text a text profile sent (`(raw "112.5
-    /// F")`), else the profile's name (`[bthome]`: its bytes are in `--json`).
+    /// How text shows where a value came from: the text a device sent (`(raw "112.5 F")`),
+    /// else the profile's name (`[bthome]`: the payload's bytes are in `--json`).
+    ///
+    /// The protocol writes a payload as lower-case hex, two digits a byte; a raw value of
+    /// any other shape is text from the device.
     static func origin(profile: String?, raw: String?) -> String {
-        guard let profile, profile != "pi-cputemp" else { return raw.map { "(raw \"\($0)\")" } ?? "" }
+        guard let profile, let raw, isHexBytes(raw) else { return raw.map { "(raw \"\($0)\")" } ?? "" }
         return "[\(profile)]"
+    }
+
+    /// Whether `text` is bytes in lower-case hex: an even count of `0-9a-f`, at least one byte.
+    static func isHexBytes(_ text: String) -> Bool {
+        let digits = text.utf8
+        return !digits.isEmpty && digits.count % 2 == 0
+            && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }
 

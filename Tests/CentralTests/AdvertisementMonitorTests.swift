@@ -39,7 +39,7 @@ struct AdvertisementMonitorTests {
     @Test("a wrong key gives reading errors (decryption failed), never a reading")
     func wrongKey() async throws {
         try await MockFixture.with(scenario: AdvertisementFixture.scenario(advertisers: 2)) { fixture in
-            let wrong = try BTHomeKey(hex: "00112233445566778899aabbccddeeff")
+            let wrong = try AdvertisementKey.bthome(hex: "00112233445566778899aabbccddeeff")
             let (adverts, monitor, log) = await AdvertisementFixture.start(
                 fixture, configuration: AdvertisementFixture.configuration(key: wrong))
             let encrypted = AdvertisementFixture.address(1)

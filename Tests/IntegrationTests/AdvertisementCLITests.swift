@@ -248,7 +248,8 @@ extension CLITests {
         #expect(result.status == 64)
         #expect(
             result.errors.contains(
-                "--advertiser-formats takes bthome, bthome-encrypted, pvvx, atc1441, ruuvi, govee-h5075, not 'bogus'"),
+                "--advertiser-formats takes bthome, bthome-encrypted, pvvx, atc1441, ruuvi, govee-h5075, mibeacon, "
+                    + "mibeacon-encrypted, qingping, not 'bogus'"),
             "\(result.errors)")
     }
 }

@@ -37,7 +37,8 @@ extension MQTTTests {
                 let device = try #require(
                     subscriber.on(pvvx + "battery/config").last?.json?["device"] as? [String: Any])
                 #expect(device["name"] as? String == "Greenhouse")
-                #expect(device["model"] as? String == "pvvx")
+                #expect(device["model"] as? String == "LYWSD03MMC / MHO-C401 / CGG1 / CGDK2")
+                #expect(device["manufacturer"] as? String == "Xiaomi (custom firmware)")
                 // A Ruuvi has no battery percentage: no battery config.
                 #expect(subscriber.on(ruuvi + "battery/config").isEmpty)
             }

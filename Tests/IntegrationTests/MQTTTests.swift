@@ -96,7 +96,7 @@ struct MQTTTests {
         #expect(device["identifiers"] as? [String] == ["blectl_\(id)"])
         #expect(device["connections"] as? [[String]] == [["mac", address]])
         #expect(device["name"] as? String == "Thermometer")
-        #expect(device["model"] as? String == "pi-cputemp")
+        #expect(device["model"] as? String == "cputemp peripheral")
         #expect(device["manufacturer"] as? String == "Raspberry Pi")
         #expect(device["via_device"] as? String == "blectl_gateway_gw1")
     }

@@ -13,7 +13,7 @@ import Testing
     static func builder(gateway: String) throws -> DiscoveryBuilder {
         let configuration = MQTTOutput.Configuration(broker: try BrokerURL(parsing: "mqtt://broker"), gateway: gateway)
         let topics = Topics(prefix: "blectl", discoveryPrefix: "homeassistant", gateway: gateway)
-        return DiscoveryBuilder(topics: topics, configuration: configuration)
+        return DiscoveryBuilder(topics: topics, configuration: configuration, sensors: SensorCatalog([]))
     }
 
     static func device(_ address: String, name: String = "Thermometer") -> KnownDevice {

@@ -13,8 +13,15 @@ struct AdvertisementDecoderTests {
     @Test("the standard registry lists every decoder, in lookup order")
     func standard() {
         let registry = AdvertisementRegistry.standard
-        #expect(registry.profiles.map(\.id) == ["bthome", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074"])
-        #expect(registry.serviceDataUUIDs == [BluetoothUUID(UInt16(0xFCD2)), BluetoothUUID(UInt16(0x181A))])
+        #expect(
+            registry.profiles.map(\.id) == [
+                "bthome", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074", "mibeacon", "qingping",
+            ])
+        #expect(
+            registry.serviceDataUUIDs == [
+                BluetoothUUID(UInt16(0xFCD2)), BluetoothUUID(UInt16(0x181A)), BluetoothUUID(UInt16(0xFE95)),
+                BluetoothUUID(UInt16(0xFDCD)),
+            ])
         #expect(registry.manufacturerIDs == [0x0499, 0xEC88])
         #expect(registry.needsActiveScanning)
         #expect(!AdvertisementRegistry(profiles: [BTHomeProfile(), RuuviProfile()]).needsActiveScanning)
@@ -131,7 +138,7 @@ struct AdvertisementRobustnessTests {
     @Test("random payloads never trap; every reading is plausible and rounded, every error keeps the bytes")
     func randomPayloads() {
         var generator = SplitMix64(state: 0xAD5)
-        var decoder = AdvertisementDecoder(bthomeKeys: EncryptedVectors.keys)
+        var decoder = AdvertisementDecoder(keys: EncryptedVectors.keys)
         var readings = 0
         var errors = 0
         for round in 0..<20_000 {
@@ -157,19 +164,10 @@ struct AdvertisementRobustnessTests {
 
     @Test("every prefix and extension of every known-good payload decodes, is refused, or is nobody's")
     func shortAndLong() {
-        let good: [([UInt8], AdvertisementField)] = [
-            (bytes(hex: "40 00 3f 01 5e 02 82 08 03 ac 17 0c 83 0b"), bthomeField),
-            (EncryptedVectors.counter1000, bthomeField),
-            (bytes(hex: "dc3312342d58 2f09 aa17 3d0b 4b 7c 05"), environmentalField),
-            (bytes(hex: "582d341233dc 00e0 3e 49 0b2c 2e"), environmentalField),
-            (bytes(hex: "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"), ruuviField),
-            (bytes(hex: "00 0418ee 64 00"), goveeField),
-            (bytes(hex: "00 c408 231d 64 02"), goveeField),
-        ]
-        for (payload, field) in good {
+        for (payload, field) in goodAdvertisements {
             for length in 0...payload.count + 8 {
                 let bytes = Array((payload + [UInt8](repeating: 0xA5, count: 8)).prefix(length))
-                var decoder = AdvertisementDecoder(bthomeKeys: EncryptedVectors.keys)
+                var decoder = AdvertisementDecoder(keys: EncryptedVectors.keys)
                 _ = Self.check(decoder.decode(bytes, in: field, from: sensorAddress), payload: bytes)
             }
         }

@@ -11,8 +11,9 @@ struct GoveeH5075Tests {
             ExpectedReading(bytes(hex: "00 0418ee 64 00"), [.temperature: 26.8, .humidity: 52.6, .battery: 100]),
             ExpectedReading(bytes(hex: "00 811f09 64 00"), [.temperature: -7.3, .humidity: 48.1, .battery: 100]),
             ExpectedReading(bytes(hex: "00 04344b 64 00"), [.temperature: 27.5, .humidity: 53.1, .battery: 100]),
-            // GoveeWatcher's example 0x03215d = 205149: 20.5 °C, 14.9 %; the battery's high bit is not charge.
-            ExpectedReading(bytes(hex: "00 03215d e4 00"), [.temperature: 20.5, .humidity: 14.9, .battery: 100]),
+            // GoveeWatcher's example 0x03215d with the battery byte's high bit, the sensor's error
+            // flag: Home Assistant's govee-ble then shows no temperature or humidity, only the battery.
+            ExpectedReading(bytes(hex: "00 03215d e4 00"), [.battery: 100]),
             // Built from the format: 0 and the bounds (2000999 and −600999).
             ExpectedReading(bytes(hex: "00 000000 00 00"), [.temperature: 0, .humidity: 0, .battery: 0]),
             ExpectedReading(bytes(hex: "00 1e8867 32 00"), [.temperature: 200, .humidity: 99.9, .battery: 50]),

@@ -52,7 +52,7 @@ public actor AdvertisementMonitor {
         self.log = log
         self.discovery = discovery
         self.report = report
-        decoder = AdvertisementDecoder(registry: configuration.registry, bthomeKeys: configuration.bthomeKeys)
+        decoder = AdvertisementDecoder(registry: configuration.registry, keys: configuration.keys)
         sensors = RecencyTable(capacity: configuration.maxDevices)
         serviceFields = Dictionary(
             configuration.registry.serviceDataUUIDs.map { ($0.uuidString, .serviceData($0)) },

@@ -91,7 +91,7 @@ struct SensorTrack {
         if let last, last.profile == profile, last.authenticated == reading.isAuthenticated {
             switch (last.counter, reading.counter) {
             case (let previous?, let counter?):
-                let modulus = Self.counterModulus(profile, authenticated: reading.isAuthenticated)
+                let modulus = reading.counterModulus
                 let step = (UInt64(counter) &+ modulus &- UInt64(previous)) % modulus
                 if step == 0 { return .repeated }
                 // More than half way round is a counter that went back (a restart): a new
@@ -124,14 +124,6 @@ struct SensorTrack {
     }
 
     mutating func markLost() { isLost = true }
-
-    /// How many values a format's counter takes before it wraps: BTHome's packet id, pvvx's
-    /// and ATC1441's frame counters are one byte, Ruuvi's sequence two, BTHome's encryption
-    /// counter four.
-    static func counterModulus(_ profile: ProfileID, authenticated: Bool) -> UInt64 {
-        if authenticated { return 1 << 32 }
-        return profile == "ruuvi" ? 1 << 16 : 1 << 8
-    }
 }
 
 /// An advertisement field as BlueZ keys it: a service data UUID (lower-case 128-bit text)

@@ -3,8 +3,8 @@ public import SensorModel
 import ThermometerProfiles
 public import UnixSupport
 
-/// Keeps every thermometer connected and subscribed: the seed app's flow,
-/// run continuously and recovering from every fault BlueZ shows.
+/// Keeps every thermometer connected and subscribed, continuously, recovering from every
+/// fault BlueZ shows.
 ///
 /// Power state → scan → discover a thermometer (by name or advertised
 /// service) → stop the scan → connect → find the service and characteristics
@@ -30,7 +30,8 @@ public actor ThermometerMonitor {
     var streams: [BlueZPath: Stream] = [:]
     /// Thermometers whose device object is missing: scanning finds them again.
     var awaitingDevice: Set<BluetoothAddress> = []
-    /// Connects under way (our scan pauses meanwhile, as the seed does).
+    /// Connects under way (our scan pauses meanwhile: a controller scanning while it
+    /// connects makes connections slower and less reliable).
     var connectsInFlight = 0
     /// When the current pause for connects began.
     var connectPauseStarted: ContinuousClock.Instant?

@@ -1,3 +1,4 @@
+import Central
 import Glibc
 import HistoryStore
 import HTTPOutput
@@ -46,7 +47,7 @@ extension MQTTOutput {
         throws(MQTTConfigurationError) -> MQTTOutput?
     {
         guard let mqtt = Configuration(configuration: configuration, stateDirectory: stateDirectory) else { return nil }
-        return try MQTTOutput(configuration: mqtt, log: log)
+        return try MQTTOutput(configuration: mqtt, sensors: KnownSensors.catalog, log: log)
     }
 }
 

@@ -97,8 +97,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var mock = false
     /// Names shown for devices instead of their own (`alias ADDRESS = NAME`).
     public var aliases: [BluetoothAddress: String] = [:]
-    /// The keys of encrypted BTHome sensors (`bthome_key ADDRESS = HEX`).
-    public var bthomeKeys: [BluetoothAddress: BTHomeKey] = [:]
+    /// The keys of sensors that encrypt (`bthome_key ADDRESS = HEX`, `mibeacon_key ADDRESS = HEX`).
+    public var advertisementKeys: [BluetoothAddress: AdvertisementKey] = [:]
     /// MQTT: the broker, and the `mqtt_*` settings (docs/mqtt.md).
     public var mqtt = MQTTSettings()
     /// Advertising sensors (`scan_mode`, `advert_*`) and the host's CPU (`host_cpu*`).

@@ -1,0 +1,94 @@
+/// What every layer needs to know of one kind of sensor, declared once, by its profile.
+///
+/// A profile in ThermometerProfiles declares its family in its own file; the outputs, the
+/// central and the daemon learn names, models, quantities and counters from a
+/// ``SensorCatalog`` of these declarations, never by comparing a profile's id. Units,
+/// ranges and Home Assistant's device classes belong to each ``Quantity`` (exhaustive
+/// switches), so a family only lists the quantities it carries.
+public struct SensorFamily: Sendable, Hashable {
+    /// Whether a family's readings need a key configured for the device.
+    public enum KeyUse: Sendable, Hashable {
+        /// Never encrypted.
+        case none
+        /// Encrypted or not, as the device is set up (BTHome): a key, once configured, is required.
+        case optional
+        /// Always encrypted: nothing is read without the device's key.
+        case required
+    }
+
+    /// The profile's stable name in outputs and the store, e.g. `ruuvi`.
+    public let id: ProfileID
+    /// A short human name of the format, e.g. `"RuuviTag (data format 5)"`.
+    public let name: String
+    /// Who makes the devices, as Home Assistant's device registry shows it.
+    public let manufacturer: String
+    /// The models known to speak this format, most common first.
+    public let models: [String]
+    /// The quantities its readings may carry, in ``Quantity`` order.
+    public let quantities: [Quantity]
+    /// How many values the sensor's own measurement counter takes before it wraps (256 for
+    /// a one-byte counter); `nil` when the format has none.
+    public let counterModulus: UInt64?
+    /// Whether its readings come only in scan responses, which BlueZ asks for only when
+    /// scanning actively (Govee).
+    public let needsActiveScanning: Bool
+    /// Whether it needs a key.
+    public let key: KeyUse
+    /// Whether the device sends text (the raw value is that text) rather than bytes (the raw
+    /// value is their hex).
+    public let sendsText: Bool
+
+    /// Declares a family.
+    public init(
+        id: ProfileID, name: String, manufacturer: String, models: [String], quantities: [Quantity],
+        counterModulus: UInt64? = nil, needsActiveScanning: Bool = false, key: KeyUse = .none,
+        sendsText: Bool = false
+    ) {
+        self.id = id
+        self.name = name
+        self.manufacturer = manufacturer
+        self.models = models
+        self.quantities = Quantity.allCases.filter(quantities.contains)
+        self.counterModulus = counterModulus
+        self.needsActiveScanning = needsActiveScanning
+        self.key = key
+        self.sendsText = sendsText
+    }
+
+    /// The models as one label (`"LYWSD03MMC / MHO-C401"`), for a device registry's model field.
+    public var modelLabel: String { models.joined(separator: " / ") }
+
+    /// What is known of a profile no catalog lists (an old history row, a newer peer's).
+    public static func unknown(_ id: ProfileID) -> SensorFamily {
+        SensorFamily(
+            id: id, name: id.rawValue, manufacturer: "Bluetooth LE", models: [id.rawValue],
+            quantities: Quantity.allCases)
+    }
+}
+
+/// The sensor families a daemon knows, by profile id.
+public struct SensorCatalog: Sendable {
+    /// Every family, in the order given.
+    public let families: [SensorFamily]
+    private let byID: [ProfileID: Int]
+
+    /// A catalog of `families`; ids must be unique (a duplicate is a programming error).
+    public init(_ families: [SensorFamily]) {
+        self.families = families
+        var byID: [ProfileID: Int] = [:]
+        for (index, family) in families.enumerated() {
+            precondition(byID.updateValue(index, forKey: family.id) == nil, "two sensor families named \(family.id)")
+        }
+        self.byID = byID
+    }
+
+    /// The family of `id`, or `nil` when the catalog does not list it.
+    public subscript(id: ProfileID) -> SensorFamily? {
+        byID[id].map { families[$0] }
+    }
+
+    /// The family of `id`; ``SensorFamily/unknown(_:)`` when the catalog does not list it.
+    public func family(of id: ProfileID) -> SensorFamily {
+        self[id] ?? .unknown(id)
+    }
+}
