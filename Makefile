@@ -2,6 +2,7 @@
 #
 #   make run      the main job on the mock adapter (no Bluetooth needed)
 #   make test     install missing Debian packages (as root), build, run every test
+#   make test-ha  a real Home Assistant Core as the MQTT discovery consumer (docs/testing.md)
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
 #   make e2e-repeat N=10   the real-BlueZ suite N times: "N of M passed", retries, recovery spread
 #   make traces   record real BlueZ: the suite once, its bus log normalised into
@@ -29,7 +30,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: check-layers deps test-deps build release test test-oracle test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd traces bench \
+.PHONY: check-layers deps test-deps build release test test-ha test-oracle test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd traces bench \
 	bench-check flood-soak soak soak-smoke install uninstall format lint clean man completions deb
 
 deps:
@@ -52,6 +53,13 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	BLECTL_HEAVY_TESTS=1 $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
+
+# A real Home Assistant Core (pinned in Tests/HomeAssistant/ha_venv.py, installed once into
+# ~/.cache/blectl, minutes) reading blectld's MQTT discovery; docs/testing.md. The driver
+# needs the standard library only; Home Assistant runs on pyenv's Python 3.13.
+test-ha: deps
+	$(SWIFT) build
+	/usr/bin/python3 Tests/HomeAssistant/ha_test.py --bin "$$($(SWIFT) build --show-bin-path)"
 
 # Sanitizer builds, each in its own scratch directory so it does not replace the debug build.
 # Tests wait SANITIZER_TIME_SCALE times longer (BLECTL_TEST_TIME_SCALE, docs/testing.md): the
