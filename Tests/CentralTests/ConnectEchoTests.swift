@@ -38,31 +38,41 @@ struct ConnectEchoTests {
         late.notificationsStarted(at: start)
         let afterWindow = [1, 2].map { late.isEcho(Self.read, at: start + ConnectEcho.window + .milliseconds($0)) }
         #expect(afterWindow == [false, false])
+        // A read asked for right after the connect reports its value, though it repeats.
+        var asked = ConnectEcho()
+        _ = asked.isEcho(Self.read, at: start)
+        asked.notificationsStarted(at: start)
+        asked.end()
+        let askedRead = asked.isEcho(Self.read, at: start + .milliseconds(5))
+        #expect(!askedRead)
     }
 
     @Test("on the mock's Pi (a constant temperature), one reading at connect, then every notification")
     func oneReadingAtConnect() async throws {
         var scenario = MockFixture.scenario(thermometers: 1, others: 0)
-        scenario.notifyInterval = .milliseconds(400)
+        scenario.notifyInterval = .seconds(600)  // only the StartNotify value and the bursts below
         try await MockFixture.with(scenario: scenario) { fixture in
             let pi = MockFixture.fahrenheitPi
             try await fixture.mock.setPattern(.constant, address: pi)
-            let arrivals = Locked<[(ContinuousClock.Instant, Measurement)]>([])
-            let monitor = ThermometerMonitor(
-                central: fixture.central, configuration: quickConfiguration(), log: Log(level: .warning)
-            ) { event in
-                if let reading = reading(from: pi)(event) { arrivals.withLock { $0.append((.now, reading)) } }
-            }
-            await monitor.start()
-            // The read, then (the echo dropped) two periodic notifications of the same value.
-            #expect(await eventually { arrivals.withLock { $0.count >= 3 } })
+            var configuration = quickConfiguration()
+            configuration.dataTimeout = .seconds(600)
+            let (monitor, log) = await startMonitor(fixture, configuration: configuration)
+            let readings = { log.all.compactMap(reading(from: pi)) }
+            // The connect-time read and the value cputemp notifies as notifications start
+            // have both reached the monitor: one reading.
+            #expect(await eventually { await Self.valuesReceived(monitor) >= 2 })
+            #expect(readings().count == 1, "\(readings().map(\.raw))")
+            // Later notifications of the same value are all reported.
+            #expect(try await fixture.mock.burst(address: pi, count: 3) == 3)
+            #expect(await eventually { readings().count >= 4 })
+            #expect(await Self.valuesReceived(monitor) == 5)
             await monitor.shutdown()
-            let readings = arrivals.withLock { $0 }
-            #expect(Set(readings.map(\.1.raw)).count == 1, "a constant temperature: \(readings.map(\.1.raw))")
-            // Without the rule the echo came a few milliseconds after the read; the next
-            // notification is 400 ms after the echo.
-            let gaps = zip(readings, readings.dropFirst()).map { $1.0 - $0.0 }
-            #expect(gaps.prefix(2).allSatisfy { $0 >= .milliseconds(200) }, "gaps: \(gaps)")
+            #expect(readings().count == 4 && Set(readings().map(\.raw)).count == 1, "\(readings().map(\.raw))")
         }
+    }
+
+    /// Values the monitor's streams received, reported or not.
+    private static func valuesReceived(_ monitor: ThermometerMonitor) async -> Int {
+        await monitor.streams.values.reduce(0) { $0 + $1.received }
     }
 }

@@ -7,7 +7,8 @@
 /// the first value after the connect-time read is dropped when its raw bytes are the read's
 /// and it arrives before ``window`` has passed since notifications were enabled. Whatever
 /// that first value is, the rule then ends for the stream: a later notification is never
-/// dropped, whatever it carries.
+/// dropped, whatever it carries. A read asked for (`blectl read` just after the connect)
+/// ends it too: its value is reported.
 struct ConnectEcho {
     /// How long after notifications start a repeat of the read still counts as its echo: a
     /// peripheral's periodic notification (cputemp: every 5 s) comes well after.
@@ -29,6 +30,11 @@ struct ConnectEcho {
     /// Notes that notifications were enabled at `now`: the echo window starts.
     mutating func notificationsStarted(at now: ContinuousClock.Instant) {
         deadline = now + Self.window
+    }
+
+    /// Ends the rule: a read someone asked for is a measurement of its own, never an echo.
+    mutating func end() {
+        phase = .over
     }
 
     /// Whether `bytes`, arriving at `now`, is the echo of the connect-time read (and so is

@@ -195,6 +195,7 @@ public actor ThermometerMonitor {
         guard let path = streams.first(where: { $0.value.address == address })?.key else {
             throw CentralError.notFound("no subscribed thermometer \(address)")
         }
+        streams[path]?.connectEcho.end()
         try await readAndReport(path)
     }
 
