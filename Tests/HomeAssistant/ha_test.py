@@ -197,10 +197,14 @@ def start_blectld(procs, work, bin_dir, broker_port, gateway):
     sock, state = os.path.join(work, f"{gateway}.sock"), os.path.join(work, f"{gateway}-state")
     os.makedirs(state)
     config = os.path.join(work, f"{gateway}.conf")
-    open(config, "w").close()
+    # One advertising sensor of every format the mock plays, the encrypted ones with their keys.
+    with open(config, "w") as f:
+        f.write("bthome_key A4:C1:38:AD:00:02 = 231d39c1d7cc1ab1aee224cd096db932\n"
+                "mibeacon_key A4:C1:38:AD:00:08 = 814aac74c4f17b6c1581e1ab87816b99\n")
     argv = [os.path.join(bin_dir, "blectld"), "--mock", "--socket", sock, "--config", config, "--state-dir", state,
             "--mqtt", f"mqtt://127.0.0.1:{broker_port}", "--mqtt-gateway", gateway, "--log-level", "info"]
-    procs.start(f"blectld-{gateway}", argv, dict(os.environ, XDG_RUNTIME_DIR=work))
+    env = dict(os.environ, XDG_RUNTIME_DIR=work, BLECTL_MOCK_OPTIONS="--advertisers 10")
+    procs.start(f"blectld-{gateway}", argv, env)
     return sock
 
 
