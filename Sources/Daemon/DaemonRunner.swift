@@ -140,7 +140,7 @@ public struct DaemonRunner: Sendable {
         let notifier = notifier
         let status = await hub.status()
         try? notifier.ready(status: Self.statusLine(status))
-        log.notice("ready: socket \(configuration.socketPath)")
+        log.notice("ready: socket \(configuration.socket.path)")
         // STATUS= follows the adapter and the links, not every reading.
         await hub.addListener { event in
             guard [.adapterState, .connected, .disconnected].contains(event.type) else { return }
@@ -178,11 +178,9 @@ public struct DaemonRunner: Sendable {
         var thermometers = ThermometerConfiguration(
             names: configuration.names,
             profiles: ProfileRegistry.standard.addingPiCPUTemperatureUUIDs(services: extra),
-            reconnect: ReconnectPolicy(
-                initialDelay: configuration.reconnect.minimum, maximumDelay: configuration.reconnect.maximum,
-                jitter: configuration.reconnect.jitter),
+            reconnect: configuration.reconnect,
             maxConnecting: configuration.maxConnecting, maxConnections: configuration.maxConnections,
-            maxDevices: configuration.maxDevices, scanWatchdog: configuration.scanWatchdog,
+            maxDevices: configuration.hub.peripherals, scanWatchdog: configuration.scanWatchdog,
             adapterReset: configuration.adapterReset)
         thermometers.keepsScanning = configuration.advertisements.isEnabled
         thermometers.searches = configuration.gattThermometers
@@ -223,7 +221,7 @@ extension DaemonRunner {
         switch error {
         case .http(let error):
             // The error names the drop-in when the sandbox refused the socket.
-            let address = configuration.httpListen.map { "\($0)" } ?? "-"
+            let address = configuration.http.listen.map { "\($0)" } ?? "-"
             log.error("HTTP: cannot listen on \(address): \(error)")
             return ExitCode.configuration
         case .socket(let error):
@@ -231,7 +229,7 @@ extension DaemonRunner {
             if error.code == EACCES, getuid() != 0 {
                 hint = "; as a normal user, give a socket of your own, e.g. --socket $XDG_RUNTIME_DIR/blectld.sock"
             }
-            log.error("cannot listen on \(configuration.socketPath): \(error)\(hint)")
+            log.error("cannot listen on \(configuration.socket.path): \(error)\(hint)")
             return ExitCode.failure
         }
     }
