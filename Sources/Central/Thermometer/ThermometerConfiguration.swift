@@ -56,6 +56,9 @@ public struct ThermometerConfiguration: Sendable {
     /// (`adapter_reset`; needs `CAP_NET_ADMIN`).
     public var adapterReset: Bool
 
+    /// The most devices a monitor's table holds by default (`max_devices`, `advert_max_devices`).
+    public static let defaultMaxDevices = 1024
+
     /// Creates a configuration with the defaults that suit the Pi thermometer.
     public init(
         names: [String] = [PiCPUTemperatureProfile.advertisedLocalName], profiles: ProfileRegistry = .standard,
@@ -65,7 +68,7 @@ public struct ThermometerConfiguration: Sendable {
         discoveryWindow: Duration = .seconds(20), rescanPeriod: Duration = .seconds(20),
         rescanWindow: Duration = .seconds(8), scanPauseLimit: Duration = .seconds(3),
         connectBatchWindow: Duration = .seconds(1), maxConnecting: Int = 1, maxConnections: Int = 5,
-        maxDevices: Int = 1024, scanWatchdog: Duration? = .seconds(90), adapterReset: Bool = false
+        maxDevices: Int = defaultMaxDevices, scanWatchdog: Duration? = .seconds(90), adapterReset: Bool = false
     ) {
         self.names = names
         self.profiles = profiles
