@@ -98,6 +98,18 @@ extension Setting {
         }
     }
 
+    /// A list (comma-separated in the file, a repeated option on the command line), parsed
+    /// as a whole into the property at `path`.
+    public static func list<Value>(
+        _ key: String, flag: String? = nil, _ valueName: String, _ help: String,
+        at path: any WritableKeyPath<Root, Value> & Sendable,
+        parse: @escaping @Sendable ([String]) throws(SettingError) -> Value
+    ) -> Setting {
+        Setting(key: key, flag: flag, kind: .list, valueName: valueName, help: help) {
+            root, values throws(SettingError) in root[keyPath: path] = try parse(values)
+        }
+    }
+
     /// A whole number within `range`, at `path` (`Int`, `Int32`, `Int64`…).
     public static func integer<Value: FixedWidthInteger & Sendable>(
         _ key: String, flag: String? = nil, _ valueName: String, _ help: String,

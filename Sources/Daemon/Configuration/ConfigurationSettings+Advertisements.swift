@@ -22,20 +22,18 @@ extension AdvertisementSettings {
             }
             return mode
         },
-        Setting(
-            key: "advert_profiles", flag: nil, kind: .list, valueName: "PROFILE",
-            help: "Advertisement formats read: all, none, or a list (\(AdvertisementSettings.profileNames))"
-        ) { settings, values throws(SettingError) in settings.profiles = try parseProfiles(values) },
+        .list(
+            "advert_profiles", "PROFILE", "Advertisement formats read: all, none, or a list (\(profileNames))",
+            at: \.profiles, parse: parseProfiles),
         .duration(
             "advert_min_interval", "DURATION", "At most one reading per sensor this often (0: every one)",
             at: \.minInterval, within: .zero...Duration.seconds(86400)),
         .duration(
             "advert_stale_after", "DURATION", "A silent sensor is lost after at least this long", at: \.staleAfter,
             within: .seconds(1)...Duration.seconds(86400)),
-        Setting(
-            key: "advert_devices", flag: nil, kind: .list, valueName: "ADDRESS",
-            help: "Advertising sensors read: all, or a list of addresses"
-        ) { settings, values throws(SettingError) in settings.devices = try parseDevices(values) },
+        .list(
+            "advert_devices", "ADDRESS", "Advertising sensors read: all, or a list of addresses", at: \.devices,
+            parse: parseDevices),
         .integer(
             "advert_max_devices", "N", "Advertising sensors tracked; the one unheard longest goes first",
             at: \.maxDevices, within: 16...100_000),

@@ -44,20 +44,19 @@ extension Setting<DaemonConfiguration> {
             }
             return level
         },
-        Setting(
-            key: "names", flag: "name", kind: .list, valueName: "NAME",
-            help: "Advertised name marking a thermometer (repeatable)"
-        ) { config, values in config.names = values },
+        .list("names", flag: "name", "NAME", "Advertised name marking a thermometer (repeatable)", at: \.names) {
+            $0
+        },
         .boolean(
             "gatt_thermometers", "Look for GATT thermometers and connect to them (no: advertising sensors only)",
             at: \.gattThermometers),
-        Setting(
-            key: "service_uuids", flag: "service-uuid", kind: .list, valueName: "UUID",
-            help: "Extra thermometer service UUID (repeatable)"
-        ) { config, values throws(SettingError) in
+        .list(
+            "service_uuids", flag: "service-uuid", "UUID", "Extra thermometer service UUID (repeatable)",
+            at: \.serviceUUIDs
+        ) { values throws(SettingError) in
             var uuids: [String] = []
             for value in values { uuids.append(try ValueParser.uuid(value)) }
-            config.serviceUUIDs = uuids
+            return uuids
         },
     ]
 
