@@ -2,6 +2,7 @@
 #
 #   make run      the main job on the mock adapter (no Bluetooth needed)
 #   make test     install missing Debian packages (as root), build, run every test
+#   make test-ha  a real Home Assistant Core as the MQTT discovery consumer (docs/testing.md)
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
 #   make e2e-repeat N=10   the real-BlueZ suite N times: "N of M passed", retries, recovery spread
 #   make traces   record real BlueZ: the suite once, its bus log normalised into
@@ -10,6 +11,7 @@
 #   make flood-soak  blectld under a flood of 10,000 devices for 5 minutes (FLOOD_SECONDS)
 #   make soak     blectld --mock under a seeded random schedule of faults (MINUTES=120, SEED=random;
 #                 docs/testing.md); make soak-smoke: 3 minutes, a fixed seed (what CI runs)
+#   make test-oracle  the advertisement decoders against Home Assistant's parsers (PyPI, pinned)
 #   make test-tsan, make test-asan    every test under ThreadSanitizer, or Address+UB Sanitizer
 #   make fuzz     libFuzzer on the parsers and decoders (see docs/testing.md)
 #   make install  binaries, systemd units, a sample config, man pages and completions under $(PREFIX)
@@ -19,15 +21,16 @@
 
 APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev libmicrohttpd-dev dbus dbus-daemon pkg-config scdoc \
 	mosquitto mosquitto-clients openssl
-# What only the tests use: a real browser for the HTTP page, Prometheus' own parser for /metrics.
-TEST_APT_PACKAGES := chromium python3-prometheus-client
+# What only the tests use: a real browser for the HTTP page, Prometheus' own parser for /metrics,
+# and the shells whose completions CompletionTests loads.
+TEST_APT_PACKAGES := chromium python3-prometheus-client zsh fish
 # What `make deb` needs on top (not `make test`): debhelper builds, lintian checks the result.
 DEB_PACKAGES := debhelper dpkg-dev lintian
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: check-layers deps test-deps build release test test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd traces bench \
+.PHONY: check-layers deps test-deps build release test test-ha test-oracle test-tsan test-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-systemd traces bench \
 	bench-check flood-soak soak soak-smoke install uninstall format lint clean man completions deb
 
 deps:
@@ -51,6 +54,13 @@ test: test-deps
 	$(SWIFT) test --skip-build
 	BLECTL_HEAVY_TESTS=1 $(SWIFT) test --skip-build --filter '$(HEAVY_TESTS)'
 
+# A real Home Assistant Core (pinned in Tests/HomeAssistant/ha_venv.py, installed once into
+# ~/.cache/blectl, minutes) reading blectld's MQTT discovery; docs/testing.md. The driver
+# needs the standard library only; Home Assistant runs on pyenv's Python 3.13.
+test-ha: deps
+	$(SWIFT) build
+	/usr/bin/python3 Tests/HomeAssistant/ha_test.py --bin "$$($(SWIFT) build --show-bin-path)"
+
 # Sanitizer builds, each in its own scratch directory so it does not replace the debug build.
 # Tests wait SANITIZER_TIME_SCALE times longer (BLECTL_TEST_TIME_SCALE, docs/testing.md): the
 # sanitizers slow everything down, and a deadline tuned for a normal run would fail a slow test.
@@ -64,6 +74,12 @@ ASAN_FLAGS := --sanitize=address -Xswiftc -Xcc -Xswiftc -fsanitize=undefined --s
 # frees nothing, and LeakSanitizer cannot follow Swift's tagged pointers (weak-reference side
 # tables, multi-payload enums such as DBusValue), so it reports live objects as leaked.
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+# blectl's advertisement decoders against Home Assistant's parsers from PyPI, pinned, in a
+# cached virtual environment (scripts/oracle.sh; docs/advertisements.md has the table).
+test-oracle: deps
+	$(SWIFT) build --product blectl-oracle
+	scripts/oracle.sh .build/debug/blectl-oracle
 
 test-tsan: test-deps
 	$(SWIFT) build --build-tests $(TSAN_FLAGS)
@@ -127,7 +143,8 @@ soak-smoke:
 	$(MAKE) soak MINUTES=3 SEED=22
 
 # The benchmark checks itself (counts add up, nothing lost) and blectld's allocations and
-# system calls per notification stay within bench/budget.json; about a minute; CI runs it.
+# system calls per notification stay within bench/budget.json, neither above it nor far below
+# (a loose budget), and the idle blectld --mock's RSS under its ceiling; about a minute; CI runs it.
 bench-check: release
 	bench/check.sh
 

@@ -139,6 +139,12 @@ let package = Package(
             swiftSettings: strictSwift, linkerSettings: staticSwiftRuntime
         ),
 
+        // The decoders and the mock's encoders on the command line, for the oracle test that
+        // holds them against Home Assistant's parsers (make test-oracle; never installed).
+        .executableTarget(
+            name: "blectl-oracle", dependencies: ["ThermometerProfiles", "MockBlueZ", "SensorModel"],
+            path: "Tests/Oracle/Tool", swiftSettings: strictSwift),
+
         // Test helpers: a private dbus-daemon and child processes that are always stopped.
         .target(
             name: "TestSupport",

@@ -398,21 +398,7 @@ class Blectld(Consumer):
         self.connected = count
 
     def status(self) -> dict:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(10)
-            s.connect(self.socket)
-            s.sendall(b'{"v":1,"id":1,"cmd":"status"}\n')
-            data = b""
-            while data.count(b"\n") < 2:
-                chunk = s.recv(1 << 20)
-                if not chunk:
-                    break
-                data += chunk
-        for line in data.splitlines():
-            message = json.loads(line)
-            if message.get("id") == 1:
-                return message.get("result", {})
-        return {}
+        return status_of(self.socket)
 
     @property
     def pids(self) -> list:
@@ -445,6 +431,25 @@ class BlectldBefore(Blectld):
     @property
     def binary(self) -> str:
         return os.path.join(self.args.before, "blectld")
+
+
+def status_of(path: str) -> dict:
+    """blectld's `status` result, asked on its socket at `path`."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(10)
+        s.connect(path)
+        s.sendall(b'{"v":1,"id":1,"cmd":"status"}\n')
+        data = b""
+        while data.count(b"\n") < 2:
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    for line in data.splitlines():
+        message = json.loads(line)
+        if message.get("id") == 1:
+            return message.get("result", {})
+    return {}
 
 
 def commit_of(directory: str) -> str:

@@ -23,7 +23,16 @@ Prints the figures and, against the budget, fails (exit 1) when one grew by more
 tolerance (20 %, or 0.1 for a figure near zero) in two measurements running: allocations in
 both windows, all system calls in the lone one, and in both the calls besides the event
 loop's epoll_wait, recvmsg and sendto (those depend on how the reads batch, which is
-timing; see CHECKED).
+timing; see CHECKED). It fails too when a figure fell far below its budget (more than 10 %,
+and 0.1 for a figure near zero; LOOSE) in two measurements running: the slack a gain leaves
+would let a later regression through unseen, so the budget is to be tightened in the same
+change (the figure to tighten it to is printed). The total of the lone window's system calls
+is not held to that: batching lowers it by chance (LOOSE_EXEMPT).
+
+The idle daemon's resident memory has a ceiling too: the release `blectld --mock` (its own
+bus and mock, 2 thermometers) idle for IDLE_SECONDS after both connected, VmRSS against
+`idle_rss.ceiling_kib` (the highest of three measurements plus IDLE_RSS_MARGIN).
+
 A window that lost notifications (a starved reader on a loaded machine) is measured again.
 --write-budget records the highest of three measurements as the new budget (with the
 commit and the date). --c-subscriber measures the C subscriber too (for reference; it has
@@ -224,35 +233,109 @@ LOOP_CALLS = {"epoll_wait", "recvmsg", "sendto"}
 # A figure near zero (other_syscalls: a few status requests and heap growth, 0.03-0.07)
 # moves by more than 20 % with the window's length: it may grow by this much absolutely.
 SLACK = 0.1
+# How far below its budget a figure may fall before the budget counts as too loose (and by
+# SLACK absolutely for a figure near zero). Allocations move by ±5 % between runs.
+LOOSE = 0.10
+# Not held to LOOSE: a loaded machine batches two lone notifications per wake-up often enough
+# to lower the total by up to a fifth (3.3 to 4.15 calls per notification on one build).
+LOOSE_EXEMPT = {("lone", "syscalls")}
 BUDGET_ROUNDS = 3  # --write-budget records the highest of this many measurements
+# The idle daemon's resident memory: measured after both thermometers connected and this long
+# idle; the ceiling is the highest of BUDGET_ROUNDS measurements plus the margin (one build's
+# idle RSS spread by 2.6 % over four runs, 13,060-13,400 KiB at 4a5c982: heap arenas and
+# thread stacks touched or not; 10 % is about four times that spread).
+IDLE_SECONDS = 10.0
+IDLE_RSS_MARGIN = 0.10
+
+
+def verdict(value: float, allowed: float, tolerance: float, exempt: bool) -> str:
+    """'ok', 'over' (grew past the tolerance) or 'loose' (fell far below the budget)."""
+    if value > max(allowed * (1 + tolerance), allowed + SLACK):
+        return "over"
+    if not exempt and value < min(allowed * (1 - LOOSE), allowed - SLACK):
+        return "loose"
+    return "ok"
 
 
 def compare(measured: dict, budget: dict) -> list:
-    """[(label, measured, budgeted, within)] for every budgeted figure."""
+    """[(label, measured, budgeted, verdict)] for every budgeted figure, the idle RSS last."""
     tolerance = budget.get("tolerance", TOLERANCE)
     rows = []
     for window_name, figure in CHECKED:
         allowed = budget["blectld"][window_name][figure]
         value = measured["blectld"][window_name][figure]
-        limit = max(allowed * (1 + tolerance), allowed + SLACK)
-        rows.append((f"{figure.replace('_', ' ')} per notification, {window_name}", value, allowed, value <= limit))
+        exempt = (window_name, figure) in LOOSE_EXEMPT
+        rows.append((f"{figure.replace('_', ' ')} per notification, {window_name}", value, allowed,
+                     verdict(value, allowed, tolerance, exempt)))
+    ceiling = budget["idle_rss"]["ceiling_kib"]
+    rss = measured["idle_rss_kib"]
+    rows.append(("idle RSS (KiB), blectld --mock with 2 thermometers", rss, ceiling,
+                 "over" if rss > ceiling else "ok"))
     return rows
 
 
+def settle(first: tuple, second: tuple) -> tuple:
+    """One row from two measurements: a failure counts only when both fail the same way
+    (noise would have to strike twice), with the figure nearer the budget."""
+    if first[3] == "ok" or second[3] == "ok":
+        return first if first[3] == "ok" else second
+    if first[3] == second[3] == "over":
+        return min(first, second, key=lambda row: row[1])
+    if first[3] == second[3] == "loose":
+        return max(first, second, key=lambda row: row[1])
+    return first
+
+
+def idle_rss_kib(args, directory: str) -> int:
+    """VmRSS of the release `blectld --mock` (2 thermometers), IDLE_SECONDS after both connected."""
+    os.makedirs(directory, exist_ok=True)
+    config = os.path.join(directory, "blectld.conf")
+    with open(config, "w") as f:
+        f.write(f"state_dir = {os.path.join(directory, 'state')}\n")
+    path = os.path.join(directory, "blectld.sock")
+    env = dict(os.environ)
+    env.pop("BLECTL_SOCKET", None)
+    daemon = bench.spawn([os.path.join(args.bin, "blectld"), "--mock", "--socket", path, "--config", config],
+                         env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "blectld.log"), "w"),
+                         name="blectld --mock")
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if daemon.poll() is not None:
+                raise RuntimeError(f"blectld --mock exited with {daemon.returncode} (log in {directory})")
+            try:
+                if len(bench.status_of(path).get("connected", [])) >= 2:
+                    break
+            except OSError:
+                pass  # not listening yet
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"blectld --mock did not connect 2 thermometers within 60 s (log in {directory})")
+            time.sleep(0.2)
+        time.sleep(IDLE_SECONDS)
+        return bench.memory_kib(daemon.pid)["VmRSS"]
+    finally:
+        bench.stop(daemon)
+
+
 def write_budget(path: str, measurements: list) -> None:
-    """The budget: each checked figure's highest in `measurements` (the least batched)."""
+    """The budget: each checked figure's highest in `measurements` (the least batched), and
+    the idle RSS ceiling: the highest idle RSS plus IDLE_RSS_MARGIN."""
     figures = {}
     for window_name, figure in CHECKED:
         highest = max(measured["blectld"][window_name][figure] for measured in measurements)
         figures.setdefault(window_name, {})[figure] = round(highest, 2)
+    rss = [measured["idle_rss_kib"] for measured in measurements]
     budget = {
         "about": "bench/guard.py: blectld's heap allocations and system calls per notification (release build); "
                  f"the highest of {len(measurements)} measurements. make bench-check fails when one grows by "
-                 "more than the tolerance. Lower it when a change lowers them (bench/guard.py --write-budget).",
+                 f"more than the tolerance, or falls more than {LOOSE:.0%} below it (then lower the budget: "
+                 "bench/guard.py --write-budget); and when the idle blectld --mock's RSS passes its ceiling.",
         "tolerance": TOLERANCE,
         "measured_at": {"commit": bench.commit_of(os.path.dirname(path)),
                         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")},
         "blectld": figures,
+        "idle_rss": {"ceiling_kib": round(max(rss) * (1 + IDLE_RSS_MARGIN)), "margin": IDLE_RSS_MARGIN,
+                     "measured_kib": rss},
     }
     with open(path, "w") as f:
         json.dump(budget, f, indent=1)
@@ -287,6 +370,8 @@ def main() -> int:
         if args.c_subscriber:
             measured["c"] = measure_again_on_loss(args, "c", os.path.join(directory, "c"))
         report(measured)
+        measured["idle_rss_kib"] = idle_rss_kib(args, os.path.join(directory, "idle"))
+        print(f"  blectld --mock, idle {IDLE_SECONDS:g} s with 2 thermometers: RSS {measured['idle_rss_kib']} KiB")
         return measured
 
     if args.write_budget:
@@ -298,24 +383,27 @@ def main() -> int:
         budget = json.load(f)
     measured = measure_all("check")
     rows = compare(measured, budget)
-    if not all(within for *_, within in rows):
-        # One more measurement, the lower figure counts: noise would have to strike twice.
-        print("over budget; measuring once more")
+    if any(row[3] != "ok" for row in rows):
+        print("outside the budget; measuring once more")
         again = compare(measure_all("check-again"), budget)
-        rows = [min(first, second, key=lambda row: row[1]) for first, second in zip(rows, again)]
+        rows = [settle(first, second) for first, second in zip(rows, again)]
     if args.json:
         with open(args.json, "w") as f:
             json.dump(measured, f, indent=1)
-    failed = 0
-    for label, value, allowed, within in rows:
+    for label, value, allowed, outcome in rows:
         change = (value / allowed - 1) * 100 if allowed else float("inf")
-        print(f"{'ok  ' if within else 'FAIL'} {label}: {value:.2f} (budget {allowed:.2f}, {change:+.0f} %)")
-        failed += not within
-    if failed:
-        print(f"blectld does more per notification than bench/budget.json allows: find the change that added it "
+        advice = f": budget too loose, tighten it to {value:.2f}" if outcome == "loose" else ""
+        print(f"{'ok  ' if outcome == 'ok' else 'FAIL'} {label}: {value:.2f} (budget {allowed:.2f}, {change:+.0f} %)"
+              f"{advice}")
+    outcomes = {row[3] for row in rows}
+    if "over" in outcomes:
+        print(f"blectld does more than bench/budget.json allows: find the change that added it "
               f"(the strace summaries are in {work}), or, if it is worth it, record a new budget with "
               "bench/guard.py --write-budget and say why in the commit")
-    return 1 if failed else 0
+    if "loose" in outcomes:
+        print("blectld does far less than bench/budget.json allows: the slack would hide a later regression; "
+              "record the new budget in this change (bench/guard.py --write-budget) and say what lowered it")
+    return 0 if outcomes == {"ok"} else 1
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make run: the whole stack on the mock adapter, no Bluetooth needed.
 # Starts `blectld --mock` (its own private dbus-daemon and blectl-mock) on a
-# socket in a temporary directory, shows `blectl scan`, `blectl read` and
+# socket in a temporary directory, shows `blectl read`, `blectl scan` and
 # `blectl history`, then streams with `blectl watch` until Ctrl-C (or for
 # $RUN_SECONDS seconds). Everything it started is stopped on exit. With
 # MQTT=mqtt://host (make run MQTT=mqtt://localhost) blectld publishes to that broker
@@ -14,9 +14,12 @@ socket="$dir/blectld.sock"
 log="$dir/blectld.log"
 export BLECTL_SOCKET="$socket"
 
-# The mock's encrypted BTHome sensor (A4:C1:38:AD:00:02) has a known key; its owner would
-# put the same line in /etc/blectl/blectld.conf.
-printf 'bthome_key A4:C1:38:AD:00:02 = 231d39c1d7cc1ab1aee224cd096db932\n' >"$dir/blectld.conf"
+# One advertising sensor of every format the mock plays (BLECTL_MOCK_OPTIONS overrides).
+export BLECTL_MOCK_OPTIONS="${BLECTL_MOCK_OPTIONS:---advertisers 10}"
+# The mock's encrypted BTHome (A4:C1:38:AD:00:02) and Xiaomi (A4:C1:38:AD:00:08) sensors
+# have known keys; their owner would put the same lines in /etc/blectl/blectld.conf.
+printf '%s\n' 'bthome_key A4:C1:38:AD:00:02 = 231d39c1d7cc1ab1aee224cd096db932' \
+    'mibeacon_key A4:C1:38:AD:00:08 = 814aac74c4f17b6c1581e1ab87816b99' >"$dir/blectld.conf"
 set -- --log-level info
 if [ -n "${MQTT:-}" ]; then
     set -- "$@" --mqtt "$MQTT" --mqtt-gateway "${MQTT_GATEWAY:-$(hostname)}"
@@ -34,11 +37,11 @@ if [ -n "${MQTT:-}" ]; then
     if ! command -v mosquitto_sub >/dev/null; then echo "    (mosquitto_sub is in Debian's mosquitto-clients)"; fi
     echo
 fi
-echo "\$ blectl scan --all --timeout 3"
-"$bin/blectl" scan --all --timeout 3
-echo
 echo "\$ blectl read --timeout 15"
 "$bin/blectl" read --timeout 15
+echo
+echo "\$ blectl scan --timeout 3"
+"$bin/blectl" scan --timeout 3
 echo
 echo "\$ blectl history --since 1h"
 "$bin/blectl" history --since 1h

@@ -105,6 +105,12 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
     /// The profile its latest reading was decoded by (`bthome`, `pi-cputemp`, …); null
     /// before any reading.
     public var profile: String?
+    /// That profile's family, for people (`Xiaomi MiBeacon`); null before any reading.
+    public var family: String?
+    /// The models the family covers (`LYWSD03MMC / MHO-C401`); null before any reading.
+    public var model: String?
+    /// Who makes them (`Xiaomi`); null before any reading.
+    public var manufacturer: String?
 
     /// Creates a row.
     public init(address: String, name: String?, rssi: Int?, thermometer: Bool, connected: Bool, lastSeen: Timestamp) {
@@ -117,7 +123,7 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case address, name, rssi, thermometer, connected, profile
+        case address, name, rssi, thermometer, connected, profile, family, model, manufacturer
         case lastSeen = "last_seen"
     }
 

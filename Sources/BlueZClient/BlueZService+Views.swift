@@ -43,9 +43,6 @@ extension BlueZService {
         tree.properties(path.objectPath, BlueZ.Interface.device)?["Connected"] == .boolean(true)
     }
 
-    /// How many devices BlueZ knows on `adapter`.
-    public func deviceCount(on adapter: BlueZPath) -> Int { tree.childCount(adapter.objectPath) }
-
     /// The GATT services exported under a device.
     public func services(of device: BlueZPath) -> [GattService] {
         tree.paths(with: BlueZ.Interface.gattService, under: device.objectPath).compactMap {

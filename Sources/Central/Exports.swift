@@ -16,8 +16,8 @@ public typealias PiCPUTemperatureProfile = ThermometerProfiles.PiCPUTemperatureP
 public typealias HealthThermometerProfile = ThermometerProfiles.HealthThermometerProfile
 /// The Bluetooth SIG Environmental Sensing profile.
 public typealias EnvironmentalSensingProfile = ThermometerProfiles.EnvironmentalSensingProfile
-/// The AES key of an encrypted BTHome sensor.
-public typealias BTHomeKey = ThermometerProfiles.BTHomeKey
+/// The AES key of a sensor that encrypts its advertisements (BTHome, Xiaomi MiBeacon).
+public typealias AdvertisementKey = ThermometerProfiles.AdvertisementKey
 /// A BlueZ error, classified (from the BlueZ client layer).
 public typealias BlueZError = BlueZClient.BlueZError
 /// The advertisement formats known.

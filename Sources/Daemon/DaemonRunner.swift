@@ -111,7 +111,13 @@ public struct DaemonRunner: Sendable {
 
     /// SIGHUP: re-reads the configuration file; the log level takes effect at
     /// once, other changes on restart (they shape connections already made).
+    ///
+    /// systemd hears `RELOADING=1` before and `READY=1` after (sd_notify(3)), so
+    /// `systemctl reload` waits for it and a `Type=notify-reload` unit works too; a reload
+    /// that fails keeps the running configuration, so it is ready again either way.
     private func reload() {
+        try? notifier.reloading()
+        defer { try? notifier.ready() }
         do {
             guard
                 case .run(let fresh) = try DaemonConfiguration.load(
@@ -205,7 +211,7 @@ public struct DaemonRunner: Sendable {
             registry = AdvertisementRegistry(profiles: registry.profiles.filter { ids.contains($0.id) })
         }
         var advertisements = AdvertisementConfiguration(
-            registry: registry, bthomeKeys: configuration.bthomeKeys,
+            registry: registry, keys: configuration.advertisementKeys,
             devices: settings.devices.map { .only($0) } ?? .all,
             minInterval: settings.minInterval, staleAfter: settings.staleAfter, maxDevices: settings.maxDevices)
         advertisements.scanMode = settings.scanMode

@@ -1,4 +1,5 @@
 import BlectlProtocol
+import Central
 import HistoryStore
 import HTTPOutput
 import MQTTOutput
@@ -57,7 +58,9 @@ public final class DaemonService: Sendable {
         } catch {
             throw ServiceError(description: "\(error)")
         }
-        let hub = Hub(limits: configuration.hub, lastSeq: history?.lastSeq ?? 0, executor: executor)
+        let hub = Hub(
+            limits: configuration.hub, lastSeq: history?.lastSeq ?? 0, executor: executor, sensors: KnownSensors.catalog
+        )
         self.hub = hub
         server = SocketServer.configured(by: configuration, hub: hub, log: log)
         http = HTTPOutput.configured(by: configuration, hub: hub, log: log)

@@ -202,7 +202,7 @@ final class StoreDatabase {
     /// Rows with `seq` > `since` (of `address`, or all), oldest first, at most `limit`.
     func events(address: String?, since seq: UInt64, limit: Int) throws(SQLiteError) -> [Event] {
         let statement = address == nil ? afterSeq : afterSeqForAddress
-        statement.bind(1, Int64(bitPattern: seq))
+        statement.bind(1, Self.bound(seq))
         statement.bind(2, Int64(limit))
         if let address { statement.bind(3, address) }
         return try rows(of: statement)
@@ -215,11 +215,17 @@ final class StoreDatabase {
     {
         let statement = address == nil ? inTimeRange : inTimeRangeForAddress
         statement.bind(1, from.millisecondsSince1970)
-        statement.bind(2, Int64(bitPattern: seq))
+        statement.bind(2, Self.bound(seq))
         statement.bind(3, until.millisecondsSince1970)
         statement.bind(4, Int64(limit))
         if let address { statement.bind(5, address) }
         return try rows(of: statement)
+    }
+
+    /// A `seq` bound as SQLite's signed integer. Stored numbers never pass `Int64.max`, so a
+    /// larger bound clamps to it: its bit pattern would be negative and select every row.
+    private static func bound(_ seq: UInt64) -> Int64 {
+        Int64(clamping: seq)
     }
 
     private func rows(of statement: SQLiteStatement) throws(SQLiteError) -> [Event] {

@@ -49,6 +49,7 @@ struct SensorConfig: Encodable {
     var name: String
     var uniqueID: String
     var objectID: String
+    var defaultEntityID: String
     var stateTopic: String
     var valueTemplate: String
     var deviceClass: String
@@ -61,6 +62,7 @@ struct SensorConfig: Encodable {
         case name, device
         case uniqueID = "unique_id"
         case objectID = "object_id"
+        case defaultEntityID = "default_entity_id"
         case stateTopic = "state_topic"
         case valueTemplate = "value_template"
         case deviceClass = "device_class"
@@ -75,6 +77,7 @@ struct ConnectivityConfig: Encodable {
     var name = "Connectivity"
     var uniqueID: String
     var objectID: String
+    var defaultEntityID: String
     var stateTopic: String
     var payloadOn = "online"
     var payloadOff = "offline"
@@ -86,11 +89,58 @@ struct ConnectivityConfig: Encodable {
         case name, device
         case uniqueID = "unique_id"
         case objectID = "object_id"
+        case defaultEntityID = "default_entity_id"
         case stateTopic = "state_topic"
         case payloadOn = "payload_on"
         case payloadOff = "payload_off"
         case deviceClass = "device_class"
         case entityCategory = "entity_category"
+    }
+}
+
+/// The entity id a discovery config asks Home Assistant for: `default_entity_id` (2025.10 on)
+/// and `object_id` (before 2025.10, ignored from 2026.4), never derived from a name that can
+/// change, so that an entity keeps its id across restarts, renames and gateways.
+struct EntityID: Equatable {
+    /// Home Assistant's domain: the discovery topic's component (`sensor`, `binary_sensor`).
+    let component: String
+    /// `blectl_dca632000001_temperature`.
+    let object: String
+
+    /// `parts`, each already an id (see `slug`), joined by `_`.
+    init(component: String, _ parts: String...) {
+        self.component = component
+        object = parts.filter { !$0.isEmpty }.joined(separator: "_")
+    }
+
+    /// `sensor.blectl_dca632000001_temperature`.
+    var full: String { "\(component).\(object)" }
+
+    /// `text` as part of an entity id: as it is when it is already what Home Assistant's
+    /// slugify leaves alone (runs of `a-z` and `0-9` joined by single `_`); else its slug
+    /// followed by a hash of `text`, since slugs alone collide (`Kitchen`, `kitchen-`, `kitchen`)
+    /// and Home Assistant would then number the second entity `_2`, whichever came first.
+    static func slug(_ text: String) -> String {
+        var slug = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                slug.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): slug.unicodeScalars.append(Unicode.Scalar(byte + 32))
+            default: if !slug.isEmpty && !slug.hasSuffix("_") { slug += "_" }
+            }
+        }
+        if slug.hasSuffix("_") { slug.removeLast() }
+        guard slug != text else { return slug }
+        return EntityID(component: "", slug, hash(text)).object
+    }
+
+    /// FNV-1a (32 bits) of `text`'s UTF-8 in 8 hex digits: the same on every gateway and every
+    /// run, which Swift's `Hasher` (seeded per process) is not.
+    static func hash(_ text: String) -> String {
+        let value = text.utf8.reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32($1)) &* 16_777_619 }
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 }
 
@@ -155,10 +205,13 @@ struct DiscoveryBuilder {
         let device = DiscoveryDevice(
             identifiers: [gatewayIdentifier], name: "blectl gateway \(topics.gateway)", model: "blectld",
             manufacturer: "blectl", swVersion: ProtocolInfo.softwareVersion)
+        let entity = EntityID(component: "binary_sensor", "blectl", EntityID.slug(topics.gateway), "connectivity")
         let config = ConnectivityConfig(
-            uniqueID: "\(node)_connectivity", objectID: "\(node)_connectivity", stateTopic: topics.gatewayStatus,
-            device: device)
-        return (topics.discovery(component: "binary_sensor", node: node, object: "connectivity"), Payload.bytes(config))
+            uniqueID: "\(node)_connectivity", objectID: entity.object, defaultEntityID: entity.full,
+            stateTopic: topics.gatewayStatus, device: device)
+        return (
+            topics.discovery(component: entity.component, node: node, object: "connectivity"), Payload.bytes(config)
+        )
     }
 
     /// One config per quantity the device's readings carried.
@@ -171,12 +224,15 @@ struct DiscoveryBuilder {
             model: family.modelLabel, manufacturer: family.manufacturer, viaDevice: gatewayIdentifier)
         return Quantity.allCases.filter(device.quantities.contains).map { quantity in
             let kind = SensorKind(quantity)
+            let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), kind.object)
             let config = SensorConfig(
-                name: kind.name, uniqueID: "\(node)_\(kind.object)", objectID: "\(node)_\(kind.object)",
-                stateTopic: topics.state(deviceID), valueTemplate: "{{ value_json.\(kind.key) }}",
-                deviceClass: kind.deviceClass, unitOfMeasurement: kind.unit, expireAfter: expireAfter(device),
-                device: block)
-            return (topics.discovery(component: "sensor", node: node, object: kind.object), Payload.bytes(config))
+                name: kind.name, uniqueID: "\(node)_\(kind.object)", objectID: entity.object,
+                defaultEntityID: entity.full, stateTopic: topics.state(deviceID),
+                valueTemplate: "{{ value_json.\(kind.key) }}", deviceClass: kind.deviceClass,
+                unitOfMeasurement: kind.unit, expireAfter: expireAfter(device), device: block)
+            return (
+                topics.discovery(component: entity.component, node: node, object: kind.object), Payload.bytes(config)
+            )
         }
     }
 

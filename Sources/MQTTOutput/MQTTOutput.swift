@@ -29,7 +29,8 @@ public final class MQTTOutput: HubOutput {
     /// - Parameter sensors: The sensor families, for what discovery says of each device.
     public init(configuration: Configuration, sensors: SensorCatalog, log: Log) throws(MQTTConfigurationError) {
         try configuration.validate()
-        let password = try Self.readPassword(configuration)
+        let password = try Credentials.password(configuration)
+        if let warning = Credentials.plaintextWarning(configuration) { log.warning(warning) }
         self.configuration = configuration
         publisher = Publisher(configuration: configuration, sensors: sensors, password: password, log: log)
         _ = try MosquittoConnection(
@@ -76,22 +77,5 @@ public final class MQTTOutput: HubOutput {
                 resume()
             }
         }
-    }
-
-    private static func readPassword(_ configuration: Configuration) throws(MQTTConfigurationError) -> String? {
-        guard let path = configuration.passwordFile else { return nil }
-        guard configuration.username != nil else {
-            throw MQTTConfigurationError("mqtt_password_file needs mqtt_username")
-        }
-        let text: String?
-        do {
-            text = try readTextFile(path, limit: 4096)
-        } catch {
-            throw MQTTConfigurationError("cannot read mqtt_password_file: \(error)")
-        }
-        guard let text else { throw MQTTConfigurationError("cannot read mqtt_password_file: \(path) does not exist") }
-        let password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        guard !password.isEmpty else { throw MQTTConfigurationError("mqtt_password_file \(path) is empty") }
-        return password
     }
 }

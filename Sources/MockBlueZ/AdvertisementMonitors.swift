@@ -65,7 +65,7 @@ extension Bluetoothd {
     /// The manager an adapter offers when bluetoothd runs with `--experimental`.
     func advertisementMonitorManagerInterface(_ name: String) -> ExportedInterface {
         ExportedInterface(
-            name: BlueZ.advertisementMonitorManager,
+            name: BluetoothdAPI.advertisementMonitorManager,
             methods: [
                 method("RegisterMonitor", in: "o") { daemon, call in
                     try await daemon.registerMonitor(adapter: name, call.sender, try call.argument(0))
@@ -83,9 +83,9 @@ extension Bluetoothd {
     /// Reads the client's monitors (`GetManagedObjects` at its root, as bluetoothd's
     /// GDBusClient does) before it answers; then activates them and starts listening.
     func registerMonitor(adapter name: String, _ owner: String, _ root: ObjectPath) async throws -> [DBusValue] {
-        guard adapters[name] != nil else { throw BlueZError.doesNotExist }
+        guard adapters[name] != nil else { throw BluetoothdError.doesNotExist }
         guard adapters[name]?.monitorApps.contains(where: { $0.owner == owner && $0.root == root }) == false else {
-            throw BlueZError.alreadyExists
+            throw BluetoothdError.alreadyExists
         }
         let objects: [ObjectPath: [String: [String: DBusValue]]]
         do {
@@ -94,7 +94,7 @@ extension Bluetoothd {
                 member: "GetManagedObjects", timeout: .seconds(5)
             ).decodeSingle([ObjectPath: [String: [String: DBusValue]]].self)
         } catch {
-            throw BlueZError.failed("cannot read the monitors at \(root): \(error)")
+            throw BluetoothdError.failed("cannot read the monitors at \(root): \(error)")
         }
         var app = MonitorApp(owner: owner, root: root, monitors: [:])
         var refused: [ObjectPath] = []
@@ -106,7 +106,7 @@ extension Bluetoothd {
                 refused.append(path)
             }
         }
-        guard adapters[name] != nil else { throw BlueZError.doesNotExist }
+        guard adapters[name] != nil else { throw BluetoothdError.doesNotExist }
         adapters[name]?.monitorApps.append(app)
         log("advertisement monitor app \(root) of \(owner) on \(name): \(app.monitors.count) monitors")
         let accepted = app.monitors.keys.sorted()
@@ -120,7 +120,7 @@ extension Bluetoothd {
 
     func unregisterMonitor(adapter name: String, _ owner: String, _ root: ObjectPath) throws -> [DBusValue] {
         guard let index = adapters[name]?.monitorApps.firstIndex(where: { $0.owner == owner && $0.root == root })
-        else { throw BlueZError.doesNotExist }
+        else { throw BluetoothdError.doesNotExist }
         let app = adapters[name]!.monitorApps.remove(at: index)
         schedule { daemon in
             for path in app.monitors.keys.sorted() { daemon.callMonitor(owner, path, "Release") }
@@ -172,7 +172,7 @@ extension Bluetoothd {
             }
         }
         guard !matched.isEmpty else { return }
-        let path = BlueZ.devicePath(adapter: adapter.path, address: report.address)
+        let path = BluetoothdAPI.devicePath(adapter: adapter.path, address: report.address)
         let isNew = devices[path] == nil
         var device =
             devices[path]

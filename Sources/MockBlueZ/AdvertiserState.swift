@@ -16,6 +16,16 @@ struct AdvertiserState: Sendable {
     init(_ spec: MockAdvertiser) {
         self.spec = spec
         centiCelsius = Int((spec.startCelsius * 100).rounded())
+        if let stuck = spec.stuckHumidity { centiHumidity = Int((stuck * 100).rounded()) }
+    }
+
+    /// A sensor that measured the given values.
+    init(_ spec: MockAdvertiser, centiCelsius: Int, centiHumidity: Int, battery: Int, counter: UInt32) {
+        self.spec = spec
+        self.centiCelsius = centiCelsius
+        self.centiHumidity = centiHumidity
+        self.battery = battery
+        self.counter = counter
     }
 
     /// Counts one advertisement; every `repeats` of them the sensor measures anew.
@@ -26,6 +36,7 @@ struct AdvertiserState: Sendable {
         counter &+= 1
         // Whole tenths, so every format (0.1 °C for ATC1441 and Govee) shows the same value.
         centiCelsius = min(max(centiCelsius + 10 * Int.random(in: -2...2, using: &random), 500), 3500)
+        guard spec.stuckHumidity == nil else { return }
         centiHumidity = min(max(centiHumidity + 10 * Int.random(in: -5...5, using: &random), 2000), 8000)
     }
 
@@ -42,6 +53,10 @@ struct AdvertiserState: Sendable {
         case .ruuvi: ([:], [0x0499: ruuvi(address: address)])
         case .goveeH5075:
             ([:], scanResponse ? [0x004C: GoveeBeacon.payload, 0xEC88: govee()] : [0x004C: GoveeBeacon.payload])
+        case .miBeacon: ([GattUUID.sig(0xFE95): miBeacon(address: address, encrypted: false)], [:])
+        case .miBeaconEncrypted: ([GattUUID.sig(0xFE95): miBeacon(address: address, encrypted: true)], [:])
+        case .qingping: ([GattUUID.sig(0xFDCD): qingping(address: address)], [:])
+        case .thermoBeacon: ([:], [0x0011: thermoBeacon(address: address)])
         }
     }
 
@@ -56,7 +71,7 @@ struct AdvertiserState: Sendable {
     private func bthomeEncrypted(address: [UInt8]) -> [UInt8] {
         let counterBytes = littleEndian(Int(counter), 4)
         let nonce = address + [0xD2, 0xFC, 0x41] + counterBytes
-        let sealed = BTHomeSealer.seal(bthomeObjects(packetID: false), nonce: nonce, key: MockAdvertiser.bthomeKey)
+        let sealed = CCMSealer.seal(bthomeObjects(packetID: false), nonce: nonce, key: MockAdvertiser.bthomeKey)
         return [0x41] + sealed.dropLast(4) + counterBytes + sealed.suffix(4)
     }
 
@@ -77,6 +92,39 @@ struct AdvertiserState: Sendable {
             + bigEndian(1036, 2) + bigEndian(power, 2) + [0x02] + bigEndian(Int(counter & 0xFFFF), 2) + address
     }
 
+    /// A stock LYWSD03MMC's frame: the frame counter is the counter's low byte, the
+    /// encrypted frame's extension the rest.
+    private func miBeacon(address: [UInt8], encrypted: Bool) -> [UInt8] {
+        let objects =
+            MiBeaconEncoder.object(0x100D, littleEndian(centiCelsius / 10, 2) + littleEndian(centiHumidity / 10, 2))
+            + MiBeaconEncoder.object(0x100A, [UInt8(battery)])
+        return MiBeaconEncoder.frame(
+            productID: MiBeaconEncoder.lywsd03mmc, frameCounter: UInt8(truncatingIfNeeded: counter), address: address,
+            objects: objects,
+            encryption: encrypted ? .v5(key: MiBeaconEncoder.mockKey, counterExtension: counter >> 8) : .none)
+    }
+
+    /// A CGP1W's frame: frame control, device type 0x09, the address (least significant
+    /// byte first), then temperature and humidity (0x01), pressure (0x07), battery (0x02).
+    private func qingping(address: [UInt8]) -> [UInt8] {
+        [0x08, 0x09] + address.reversed()
+            + [0x01, 0x04] + littleEndian(centiCelsius / 10, 2) + littleEndian(centiHumidity / 10, 2)
+            + [0x07, 0x02] + littleEndian(10_132 + centiCelsius % 10, 2) + [0x02, 0x01, UInt8(battery)]
+    }
+
+    /// A smart hygrometer's 18 bytes: two zero bytes, the address (least significant byte
+    /// first), voltage (mV), temperature and humidity (sixteenths), its uptime counter.
+    private func thermoBeacon(address: [UInt8]) -> [UInt8] {
+        [0x00, 0x00] + address.reversed() + littleEndian(millivolts, 2)
+            + littleEndian(dividedNearest(centiCelsius * 16, 100), 2)
+            + littleEndian(dividedNearest(centiHumidity * 16, 100), 2)
+            + littleEndian(Int(counter), 4)
+    }
+
+    private func dividedNearest(_ numerator: Int, _ denominator: Int) -> Int {
+        (numerator + (numerator >= 0 ? denominator / 2 : -denominator / 2)) / denominator
+    }
+
     private func govee() -> [UInt8] {
         let packed = abs(centiCelsius / 10) * 1000 + centiHumidity / 10 | (centiCelsius < 0 ? 0x80_0000 : 0)
         return [0x00] + bigEndian(packed, 3) + [UInt8(battery), 0x00]
@@ -89,19 +137,37 @@ struct AdvertiserState: Sendable {
     private func bigEndian(_ value: Int, _ count: Int) -> [UInt8] { littleEndian(value, count).reversed() }
 }
 
-/// AES-128-CCM with a 4-byte tag through Nettle, as encrypted BTHome sensors seal their data.
-enum BTHomeSealer {
+extension MockAdvertiser {
+    /// What a sensor of this format advertises (with its scan response) when it measured the
+    /// given values: the mock's own encoders, for tests that hold them against other decoders
+    /// (`make test-oracle`). Formats round the values to their own steps.
+    public func advertisement(
+        address: [UInt8], centiCelsius: Int, centiHumidity: Int, battery: Int, counter: UInt32
+    ) -> (serviceData: [String: [UInt8]], manufacturerData: [UInt16: [UInt8]]) {
+        AdvertiserState(
+            self, centiCelsius: centiCelsius, centiHumidity: centiHumidity, battery: battery, counter: counter
+        ).advertisement(address: address)
+    }
+}
+
+/// AES-128-CCM with a 4-byte tag through Nettle, as encrypted sensors seal their data
+/// (BTHome; Xiaomi MiBeacon with associated data `0x11`).
+public enum CCMSealer {
     /// The ciphertext followed by the tag.
-    static func seal(_ plaintext: [UInt8], nonce: [UInt8], key: [UInt8]) -> [UInt8] {
+    public static func seal(
+        _ plaintext: [UInt8], nonce: [UInt8], key: [UInt8], associatedData: [UInt8] = []
+    ) -> [UInt8] {
         var sealed = [UInt8](repeating: 0, count: plaintext.count + 4)
         var context = ccm_aes128_ctx()
         key.withUnsafeBufferPointer { nettle_ccm_aes128_set_key(&context, $0.baseAddress) }
         nonce.withUnsafeBufferPointer { nonce in
-            plaintext.withUnsafeBufferPointer { plaintext in
-                sealed.withUnsafeMutableBufferPointer { sealed in
-                    nettle_ccm_aes128_encrypt_message(
-                        &context, nonce.count, nonce.baseAddress, 0, nil, 4, sealed.count, sealed.baseAddress,
-                        plaintext.baseAddress)
+            associatedData.withUnsafeBufferPointer { data in
+                plaintext.withUnsafeBufferPointer { plaintext in
+                    sealed.withUnsafeMutableBufferPointer { sealed in
+                        nettle_ccm_aes128_encrypt_message(
+                            &context, nonce.count, nonce.baseAddress, data.count, data.baseAddress, 4, sealed.count,
+                            sealed.baseAddress, plaintext.baseAddress)
+                    }
                 }
             }
         }

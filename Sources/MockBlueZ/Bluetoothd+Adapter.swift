@@ -1,7 +1,7 @@
 import DBusCore
 
 /// One adapter's state.
-struct AdapterState: Sendable {
+struct MockAdapter: Sendable {
     let spec: MockAdapterSpec
     let path: ObjectPath
     var powered = false
@@ -21,31 +21,31 @@ struct AdapterState: Sendable {
 }
 
 extension Bluetoothd {
-    static func adapterPath(_ name: String) -> ObjectPath { BlueZ.rootPath.appending(name)! }
+    static func adapterPath(_ name: String) -> ObjectPath { BluetoothdAPI.rootPath.appending(name)! }
 
     /// `/org/bluez` with the manager interfaces bluetoothd registers there.
     func exportManagers() {
         let accept: @Sendable (isolated Bluetoothd, MethodCall) async throws -> [DBusValue] = { _, _ in [] }
         let unsupported: @Sendable (isolated Bluetoothd, MethodCall) async throws -> [DBusValue] = { _, _ in
-            throw BlueZError.notSupported
+            throw BluetoothdError.notSupported
         }
         export(
-            BlueZ.rootPath,
+            BluetoothdAPI.rootPath,
             [
                 ExportedInterface(
-                    name: BlueZ.agentManager,
+                    name: BluetoothdAPI.agentManager,
                     methods: [
                         method("RegisterAgent", in: "os", accept), method("UnregisterAgent", in: "o", accept),
                         method("RequestDefaultAgent", in: "o", accept),
                     ]),
                 ExportedInterface(
-                    name: BlueZ.profileManager,
+                    name: BluetoothdAPI.profileManager,
                     methods: [
                         method("RegisterProfile", in: "osa{sv}", unsupported),
                         method("UnregisterProfile", in: "o", unsupported),
                     ]),
                 ExportedInterface(
-                    name: BlueZ.healthManager,
+                    name: BluetoothdAPI.healthManager,
                     methods: [
                         method("CreateApplication", in: "a{sv}", out: "o", unsupported),
                         method("DestroyApplication", in: "o", unsupported),
@@ -57,7 +57,7 @@ extension Bluetoothd {
     func addAdapterObjects(_ name: String) {
         guard let spec = adapterSpecs[name] else { return }
         let path = Self.adapterPath(name)
-        adapters[name] = AdapterState(spec: spec, path: path)
+        adapters[name] = MockAdapter(spec: spec, path: path)
         if !adapterOrder.contains(name) { adapterOrder.append(name) }
         export(path, [adapterInterface(spec), gattManagerInterface, mediaInterface, networkServerInterface])
         if experimental { export(path, [advertisementMonitorManagerInterface(name)]) }
@@ -82,11 +82,11 @@ extension Bluetoothd {
         guard var adapter = adapters[name], !adapter.powered else { return }
         adapter.powered = true
         adapters[name] = adapter
-        if !objects({ $0.hasInterface(adapter.path, BlueZ.advertisingManager) }) {
+        if !objects({ $0.hasInterface(adapter.path, BluetoothdAPI.advertisingManager) }) {
             export(adapter.path, [advertisingManagerInterface])
         }
         change(
-            adapter.path, BlueZ.adapter,
+            adapter.path, BluetoothdAPI.adapter,
             [
                 ("Powered", .boolean(true)), ("UUIDs", .strings(PropertyTables.adapterUUIDs)),
                 ("Alias", .string(adapter.spec.alias)),
@@ -124,13 +124,13 @@ extension Bluetoothd {
         }
         // bluetoothd announces Discovering=false on power-off whether or not it was scanning.
         if announcePowered {
-            change(adapter.path, BlueZ.adapter, [("Powered", .boolean(false))])
-            change(adapter.path, BlueZ.adapter, [("Discovering", .boolean(false))])
+            change(adapter.path, BluetoothdAPI.adapter, [("Powered", .boolean(false))])
+            change(adapter.path, BluetoothdAPI.adapter, [("Discovering", .boolean(false))])
         } else {
             // Properties.Set: the server announces Powered when this setter returns.
             schedule(after: .milliseconds(5)) { daemon in
                 guard let path = daemon.adapters[name]?.path else { return }
-                daemon.change(path, BlueZ.adapter, [("Discovering", .boolean(false))])
+                daemon.change(path, BluetoothdAPI.adapter, [("Discovering", .boolean(false))])
             }
         }
     }
@@ -140,13 +140,13 @@ extension Bluetoothd {
         guard var adapter = adapters[name], !adapter.powered else { return }
         adapter.powered = true
         adapters[name] = adapter
-        if announcePowered { change(adapter.path, BlueZ.adapter, [("Powered", .boolean(true))]) }
+        if announcePowered { change(adapter.path, BluetoothdAPI.adapter, [("Powered", .boolean(true))]) }
         listen(name)
     }
 
     /// `Properties.Set` on `Adapter1`: side effects before the server stores and announces.
     func setAdapterProperty(_ name: String, _ property: String, _ value: DBusValue) throws {
-        guard adapters[name] != nil else { throw BlueZError.doesNotExist }
+        guard adapters[name] != nil else { throw BluetoothdError.doesNotExist }
         if property == "Powered", case .boolean(let on) = value {
             if on { powerOn(name, announcePowered: false) } else { powerOff(name, announcePowered: false) }
         }
@@ -157,7 +157,7 @@ extension Bluetoothd {
     private func adapterInterface(_ spec: MockAdapterSpec) -> ExportedInterface {
         let name = spec.name
         return ExportedInterface(
-            name: BlueZ.adapter,
+            name: BluetoothdAPI.adapter,
             methods: [
                 method("StartDiscovery") { daemon, call in try daemon.startDiscovery(adapter: name, client: call.sender)
                 },
@@ -166,7 +166,7 @@ extension Bluetoothd {
                 method("SetDiscoveryFilter", in: "a{sv}") { daemon, call in
                     try daemon.setDiscoveryFilter(adapter: name, client: call.sender, call.arguments[0])
                 },
-                method("GetDiscoveryFilters", out: "as") { _, _ in [.strings(DiscoveryFilter.keys)] },
+                method("GetDiscoveryFilters", out: "as") { _, _ in [.strings(ClientDiscoveryFilter.keys)] },
                 method("RemoveDevice", in: "o") { daemon, call in
                     try await daemon.removeDevice(adapter: name, try call.argument(0, as: ObjectPath.self))
                 },
@@ -180,19 +180,19 @@ extension Bluetoothd {
 
     private var gattManagerInterface: ExportedInterface {
         ExportedInterface(
-            name: BlueZ.gattManager,
+            name: BluetoothdAPI.gattManager,
             methods: [
-                method("RegisterApplication", in: "oa{sv}") { _, _ in throw BlueZError.notSupported },
-                method("UnregisterApplication", in: "o") { _, _ in throw BlueZError.doesNotExist },
+                method("RegisterApplication", in: "oa{sv}") { _, _ in throw BluetoothdError.notSupported },
+                method("UnregisterApplication", in: "o") { _, _ in throw BluetoothdError.doesNotExist },
             ])
     }
 
     private var mediaInterface: ExportedInterface {
         let unsupported: @Sendable (isolated Bluetoothd, MethodCall) async throws -> [DBusValue] = { _, _ in
-            throw BlueZError.notSupported
+            throw BluetoothdError.notSupported
         }
         return ExportedInterface(
-            name: BlueZ.media,
+            name: BluetoothdAPI.media,
             methods: [
                 method("RegisterEndpoint", in: "oa{sv}", unsupported),
                 method("UnregisterEndpoint", in: "o", unsupported),
@@ -205,19 +205,19 @@ extension Bluetoothd {
 
     private var networkServerInterface: ExportedInterface {
         ExportedInterface(
-            name: BlueZ.networkServer,
+            name: BluetoothdAPI.networkServer,
             methods: [
-                method("Register", in: "ss") { _, _ in throw BlueZError.notSupported },
-                method("Unregister", in: "s") { _, _ in throw BlueZError.doesNotExist },
+                method("Register", in: "ss") { _, _ in throw BluetoothdError.notSupported },
+                method("Unregister", in: "s") { _, _ in throw BluetoothdError.doesNotExist },
             ])
     }
 
     private var advertisingManagerInterface: ExportedInterface {
         ExportedInterface(
-            name: BlueZ.advertisingManager,
+            name: BluetoothdAPI.advertisingManager,
             methods: [
-                method("RegisterAdvertisement", in: "oa{sv}") { _, _ in throw BlueZError.notSupported },
-                method("UnregisterAdvertisement", in: "o") { _, _ in throw BlueZError.doesNotExist },
+                method("RegisterAdvertisement", in: "oa{sv}") { _, _ in throw BluetoothdError.notSupported },
+                method("UnregisterAdvertisement", in: "o") { _, _ in throw BluetoothdError.doesNotExist },
             ],
             properties: [
                 ExportedProperty("ActiveInstances", .byte(0)), ExportedProperty("SupportedInstances", .byte(5)),

@@ -4,17 +4,17 @@ import DBusCore
 extension Bluetoothd {
     func deviceInterface(_ device: DeviceState) -> ExportedInterface {
         let unsupported: @Sendable (isolated Bluetoothd, MethodCall) async throws -> [DBusValue] = { _, _ in
-            throw BlueZError.notSupported
+            throw BluetoothdError.notSupported
         }
         return ExportedInterface(
-            name: BlueZ.device,
+            name: BluetoothdAPI.device,
             methods: [
                 method("Disconnect") { daemon, call in try await daemon.disconnect(call.path) },
                 method("Connect") { daemon, call in try await daemon.connect(call.path) },
                 method("ConnectProfile", in: "s", unsupported),
                 method("DisconnectProfile", in: "s", unsupported),
                 method("Pair", unsupported),
-                method("CancelPairing") { _, _ in throw BlueZError.doesNotExist },
+                method("CancelPairing") { _, _ in throw BluetoothdError.doesNotExist },
             ],
             properties: PropertyTables.device(device),
             setter: { [weak self] property, value, call in
@@ -23,7 +23,7 @@ extension Bluetoothd {
     }
 
     private func setDeviceProperty(_ path: ObjectPath, _ property: String, _ value: DBusValue) throws {
-        guard devices[path] != nil else { throw BlueZError.doesNotExist }
+        guard devices[path] != nil else { throw BluetoothdError.doesNotExist }
         switch (property, value) {
         case ("Alias", .string(let alias)): devices[path]?.customAlias = alias.isEmpty ? nil : alias
         case ("Trusted", .boolean(let trusted)): devices[path]?.trusted = trusted
@@ -34,16 +34,16 @@ extension Bluetoothd {
     /// `Device1.Connect` over LE: `Connected=true`, the reply, then `ServicesResolved=true`.
     func connect(_ path: ObjectPath) async throws -> [DBusValue] {
         guard var device = devices[path] else { throw DBusError(name: DBusError.Name.unknownObject) }
-        guard adapters[device.adapterName]?.powered == true else { throw BlueZError.notReady }
+        guard adapters[device.adapterName]?.powered == true else { throw BluetoothdError.notReady }
         switch device.link {
         case .up, .disconnecting: return []  // an LE Connect on a connected device succeeds at once
-        case .connecting: throw BlueZError.connectAlreadyInProgress
+        case .connecting: throw BluetoothdError.connectAlreadyInProgress
         case .down: break
         }
         let address = device.address
         let failure = world.withState { FaultPlan.take(&$0.faults.connectFailures, address: address) }
-        if failure == .inProgress { throw BlueZError.inProgress }
-        if failure == .alreadyConnectedWithoutLink { throw BlueZError.alreadyConnected }
+        if failure == .inProgress { throw BluetoothdError.inProgress }
+        if failure == .alreadyConnectedWithoutLink { throw BluetoothdError.alreadyConnected }
         device.temporary = false
         tasks.cancel("temporary:\(path)")
         device.attempts += 1
@@ -54,40 +54,40 @@ extension Bluetoothd {
         if spec.connectHangs {
             // No answer until a Disconnect, a power-off or the end of bluetoothd cancels it.
             await withCheckedContinuation { hangingConnects[path] = $0 }
-            throw BlueZError.connectionAbortedByLocal
+            throw BluetoothdError.connectionAbortedByLocal
         }
         guard spec.connectable, !isSilent(device.adapterName) else {
             // Nobody answers (or the controller hears nothing): the attempt times out and is
             // reported as aborted.
             try? await Task.sleep(for: timings.connectTimeout)
             if devices[path]?.link == .connecting(attempt: attempt) { linkDown(path) }
-            throw BlueZError.connectionAbortedByLocal
+            throw BluetoothdError.connectionAbortedByLocal
         }
         try? await Task.sleep(for: timings.connect)
         guard running, devices[path]?.link == .connecting(attempt: attempt) else {
-            throw BlueZError.connectionAbortedByLocal  // cancelled by Disconnect or power-off
+            throw BluetoothdError.connectionAbortedByLocal  // cancelled by Disconnect or power-off
         }
         devices[path]?.link = .up
         if failure == .abortedByLocal {
             // The link came up and dropped: Connected=true, the error, then Connected=false.
-            change(path, BlueZ.device, [("Connected", .boolean(true))])
+            change(path, BluetoothdAPI.device, [("Connected", .boolean(true))])
             schedule("link:\(path)", after: .milliseconds(30)) { daemon in
                 daemon.linkLost(path, dropNotifySessions: false)
             }
-            throw BlueZError.connectionAbortedByLocal
+            throw BluetoothdError.connectionAbortedByLocal
         }
         // BlueZ's connect race: the ATT connect marks the device connected without a signal.
         let race = world.withState { FaultPlan.take(&$0.faults.connectRaces, address: address) } != nil
         if announcesConnect, !race {
-            change(path, BlueZ.device, [("Connected", .boolean(true))])
+            change(path, BluetoothdAPI.device, [("Connected", .boolean(true))])
         } else {
-            changeSilently(path, BlueZ.device, [("Connected", .boolean(true))])
+            changeSilently(path, BluetoothdAPI.device, [("Connected", .boolean(true))])
         }
         if world.withState({ FaultPlan.take(&$0.faults.unresolvedServices, address: address) }) == nil {
             schedule("resolve:\(path)", after: timings.servicesResolved) { daemon in daemon.resolveServices(path) }
         }
         // Newer BlueZ: the link came up by another way meanwhile, and Connect says so.
-        if failure == .alreadyConnected { throw BlueZError.alreadyConnected }
+        if failure == .alreadyConnected { throw BluetoothdError.alreadyConnected }
         return []
     }
 
@@ -116,11 +116,11 @@ extension Bluetoothd {
         device.gatt = database
         device.gattStale = false
         devices[path] = device
-        change(path, BlueZ.device, changes)
+        change(path, BluetoothdAPI.device, changes)
         exportGattServices(path, fresh)
         if device.modalias == nil {
             devices[path]?.modalias = PropertyTables.modalias
-            change(path, BlueZ.device, [("Modalias", .string(PropertyTables.modalias))])
+            change(path, BluetoothdAPI.device, [("Modalias", .string(PropertyTables.modalias))])
         }
         // Notify sessions that outlived the last link are registered again by bluetoothd.
         for (characteristic, sessions) in device.notifySessions {
@@ -147,12 +147,12 @@ extension Bluetoothd {
         guard devices[path]?.link == .disconnecting else { return [] }
         if devices[path]?.servicesResolved == true {
             devices[path]?.servicesResolved = false
-            change(path, BlueZ.device, [("ServicesResolved", .boolean(false))])
+            change(path, BluetoothdAPI.device, [("ServicesResolved", .boolean(false))])
         }
         schedule("link:\(path)", after: timings.disconnectSettle) { daemon in
             guard daemon.devices[path]?.link == .disconnecting else { return }
             daemon.linkDown(path)
-            daemon.change(path, BlueZ.device, [("Connected", .boolean(false))])
+            daemon.change(path, BluetoothdAPI.device, [("Connected", .boolean(false))])
         }
         return []
     }
@@ -165,10 +165,10 @@ extension Bluetoothd {
         if device.servicesResolved { changes.append(("ServicesResolved", .boolean(false))) }
         if device.connectedProperty { changes.append(("Connected", .boolean(false))) }
         linkDown(path)
-        change(path, BlueZ.device, changes)
+        change(path, BluetoothdAPI.device, changes)
         if dropNotifySessions {
             for characteristic in device.notifying.sorted() {
-                change(characteristic, BlueZ.characteristic, [("Notifying", .boolean(false))])
+                change(characteristic, BluetoothdAPI.characteristic, [("Notifying", .boolean(false))])
             }
             devices[path]?.notifySessions = [:]
             devices[path]?.notifying = []
@@ -203,15 +203,15 @@ extension Bluetoothd {
 
     /// `Adapter1.RemoveDevice`.
     func removeDevice(adapter name: String, _ path: ObjectPath) async throws -> [DBusValue] {
-        guard let device = devices[path], device.adapterName == name else { throw BlueZError.doesNotExist }
-        guard adapters[name]?.powered == true else { throw BlueZError.notReady }
+        guard let device = devices[path], device.adapterName == name else { throw BluetoothdError.doesNotExist }
+        guard adapters[name]?.powered == true else { throw BluetoothdError.notReady }
         if device.link != .down {
             // bluetoothd disconnects first (ServicesResolved=false, Connected=false), then removes.
             _ = try await disconnect(path)
             tasks.cancel("link:\(path)")
             if devices[path]?.link == .disconnecting {
                 linkDown(path)
-                change(path, BlueZ.device, [("Connected", .boolean(false))])
+                change(path, BluetoothdAPI.device, [("Connected", .boolean(false))])
             }
         }
         removeDevice(path, announceLinkLoss: false)

@@ -4,14 +4,14 @@ import DBusCore
 /// the device objects (bluetoothd 5.66's `btd_adapter_update_found_device`).
 extension Bluetoothd {
     func startDiscovery(adapter name: String, client: String) throws -> [DBusValue] {
-        guard var adapter = adapters[name] else { throw BlueZError.doesNotExist }
-        guard adapter.powered else { throw BlueZError.notReady }
+        guard var adapter = adapters[name] else { throw BluetoothdError.doesNotExist }
+        guard adapter.powered else { throw BluetoothdError.notReady }
         // Every client can only start one discovery.
-        guard !adapter.clients.isDiscovering(client) else { throw BlueZError.busy }
+        guard !adapter.clients.isDiscovering(client) else { throw BluetoothdError.busy }
         world.withState { $0.startDiscoveryCalls += 1 }
         // The kernel refused (mgmt Busy): bluetoothd drops the session it was starting.
         if world.withState({ FaultPlan.take(&$0.faults.startDiscoveryBusy, address: nil) }) != nil {
-            throw BlueZError.busy
+            throw BluetoothdError.busy
         }
         adapter.clients.start(client)
         adapters[name] = adapter
@@ -24,11 +24,11 @@ extension Bluetoothd {
     }
 
     func stopDiscovery(adapter name: String, client: String) throws -> [DBusValue] {
-        guard var adapter = adapters[name] else { throw BlueZError.doesNotExist }
-        guard adapter.powered else { throw BlueZError.notReady }
+        guard var adapter = adapters[name] else { throw BluetoothdError.doesNotExist }
+        guard adapter.powered else { throw BluetoothdError.notReady }
         let inProgress = world.withState { FaultPlan.take(&$0.faults.stopDiscoveryInProgress, address: nil) } != nil
         guard adapter.clients.isDiscovering(client) else {
-            throw inProgress ? BlueZError.inProgress : BlueZError.failed("No discovery started")
+            throw inProgress ? BluetoothdError.inProgress : BluetoothdError.failed("No discovery started")
         }
         adapter.clients.stop(client)
         adapters[name] = adapter
@@ -37,15 +37,15 @@ extension Bluetoothd {
             cureSilence(name, by: .restartDiscovery)
             schedule("scan-stop:\(name)", after: timings.discoveryStop) { daemon in daemon.endScanning(name) }
         }
-        if inProgress { throw BlueZError.inProgress }
+        if inProgress { throw BluetoothdError.inProgress }
         return []
     }
 
     func setDiscoveryFilter(adapter name: String, client: String, _ value: DBusValue) throws -> [DBusValue] {
-        guard var adapter = adapters[name] else { throw BlueZError.doesNotExist }
-        guard adapter.powered else { throw BlueZError.notReady }
-        guard let entries = value.dictionaryEntries else { throw BlueZError.invalidArguments }
-        adapter.clients.setFilter(try DiscoveryFilter.parse(entries), for: client)
+        guard var adapter = adapters[name] else { throw BluetoothdError.doesNotExist }
+        guard adapter.powered else { throw BluetoothdError.notReady }
+        guard let entries = value.dictionaryEntries else { throw BluetoothdError.invalidArguments }
+        adapter.clients.setFilter(try ClientDiscoveryFilter.parse(entries), for: client)
         adapters[name] = adapter
         return []
     }
@@ -64,7 +64,7 @@ extension Bluetoothd {
         } else if !adapter.clients.anyDiscovering && adapter.powered {
             // A client that only set a filter leaves: bluetoothd "stops" the idle discovery
             // and announces Discovering=false again (seen at the end of the trace).
-            change(adapter.path, BlueZ.adapter, [("Discovering", .boolean(false))])
+            change(adapter.path, BluetoothdAPI.adapter, [("Discovering", .boolean(false))])
         }
     }
 
@@ -74,7 +74,7 @@ extension Bluetoothd {
         adapter.discovering = true
         adapter.found = FoundDevices()
         adapters[name] = adapter
-        change(adapter.path, BlueZ.adapter, [("Discovering", .boolean(true))])
+        change(adapter.path, BluetoothdAPI.adapter, [("Discovering", .boolean(true))])
         schedule("scan:\(name)") { daemon in await daemon.scan(name) }
     }
 
@@ -90,7 +90,7 @@ extension Bluetoothd {
         adapter.found = FoundDevices()
         adapters[name] = adapter
         invalidateFound(found)
-        if wasDiscovering { change(adapter.path, BlueZ.adapter, [("Discovering", .boolean(false))]) }
+        if wasDiscovering { change(adapter.path, BluetoothdAPI.adapter, [("Discovering", .boolean(false))]) }
         listen(name)
     }
 
@@ -124,7 +124,7 @@ extension Bluetoothd {
         device.rssi = nil
         device.txPower = nil
         devices[path] = device
-        change(path, BlueZ.device, [], invalidated: invalidated)
+        change(path, BluetoothdAPI.device, [], invalidated: invalidated)
     }
 
     /// The scan: every peripheral's advertisement is processed at its own pace while the
@@ -191,14 +191,15 @@ extension Bluetoothd {
             EmitLog.shared.record(advertiser: index, counter: advertiser.counter)
             // The sensor's current measurement, on top of what it always advertises; passive
             // scanning asks for no scan response.
-            let data = advertiser.advertisement(address: BlueZ.addressBytes(spec.address), scanResponse: discovering)
+            let data = advertiser.advertisement(
+                address: BluetoothdAPI.addressBytes(spec.address), scanResponse: discovering)
             report.manufacturerData.merge(data.manufacturerData) { $1 }
             report.serviceData.merge(data.serviceData) { $1 }
         }
         guard discovering else { return reportMonitored(report, peripheral: index, adapter: name) }
         guard adapter.clients.kernelAccepts(report) else { return }
         let discoverable = adapter.clients.isDiscoverable(report)
-        let path = BlueZ.devicePath(adapter: adapter.path, address: spec.address)
+        let path = BluetoothdAPI.devicePath(adapter: adapter.path, address: spec.address)
         let isNew = devices[path] == nil
         if isNew && !discoverable { return }
         var device =
@@ -222,7 +223,7 @@ extension Bluetoothd {
             export(device.path, [deviceInterface(device)])
         } else {
             devices[device.path] = device
-            change(device.path, BlueZ.device, changes)
+            change(device.path, BluetoothdAPI.device, changes)
         }
     }
 

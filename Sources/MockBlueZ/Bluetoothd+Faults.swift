@@ -103,7 +103,7 @@ extension Bluetoothd {
             devices[path]?.gatt = database
             if device.uuids != database.serviceUUIDs {
                 devices[path]?.uuids = database.serviceUUIDs
-                change(path, BlueZ.device, [("UUIDs", .strings(database.serviceUUIDs))])
+                change(path, BluetoothdAPI.device, [("UUIDs", .strings(database.serviceUUIDs))])
             }
             exportGattServices(path, added)
         }

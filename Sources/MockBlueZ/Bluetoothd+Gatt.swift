@@ -9,7 +9,10 @@ extension Bluetoothd {
             gattObjects[servicePath] = .service(device: device, service)
             export(
                 servicePath,
-                [ExportedInterface(name: BlueZ.service, properties: PropertyTables.service(service, device: device))])
+                [
+                    ExportedInterface(
+                        name: BluetoothdAPI.service, properties: PropertyTables.service(service, device: device))
+                ])
             for characteristic in service.characteristics {
                 let path = GattPaths.characteristic(servicePath, characteristic)
                 gattObjects[path] = .characteristic(device: device, characteristic)
@@ -49,10 +52,10 @@ extension Bluetoothd {
 
     private func characteristicInterface(_ node: GattCharacteristicNode, service: ObjectPath) -> ExportedInterface {
         let unsupported: @Sendable (isolated Bluetoothd, MethodCall) async throws -> [DBusValue] = { _, _ in
-            throw BlueZError.notSupported
+            throw BluetoothdError.notSupported
         }
         return ExportedInterface(
-            name: BlueZ.characteristic,
+            name: BluetoothdAPI.characteristic,
             methods: [
                 method("ReadValue", in: "a{sv}", out: "ay") { daemon, call in try await daemon.readCharacteristic(call)
                 },
@@ -67,12 +70,12 @@ extension Bluetoothd {
 
     private func descriptorInterface(_ node: GattDescriptorNode, characteristic: ObjectPath) -> ExportedInterface {
         ExportedInterface(
-            name: BlueZ.descriptor,
+            name: BluetoothdAPI.descriptor,
             methods: [
                 method("ReadValue", in: "a{sv}", out: "ay") { daemon, call in try await daemon.readDescriptor(call) },
                 method("WriteValue", in: "aya{sv}") { daemon, call in
                     try daemon.requireLink(call.path)
-                    throw BlueZError.notPermitted("Write not permitted")
+                    throw BluetoothdError.notPermitted("Write not permitted")
                 },
             ],
             properties: PropertyTables.descriptor(node, characteristic: characteristic))
@@ -89,23 +92,23 @@ extension Bluetoothd {
         case nil: throw DBusError(name: DBusError.Name.unknownObject)
         }
         guard let state = devices[device], state.link == .up || state.link == .disconnecting else {
-            throw BlueZError.notConnectedGatt
+            throw BluetoothdError.notConnectedGatt
         }
         return state
     }
 
     /// `offset` and `type` from a GATT options dictionary (keys compared case-insensitively).
     private func options(_ value: DBusValue?) throws -> (offset: Int, type: String?) {
-        guard let entries = value?.dictionaryEntries else { throw BlueZError.invalidArguments }
+        guard let entries = value?.dictionaryEntries else { throw BluetoothdError.invalidArguments }
         var offset = 0
         var type: String?
         for entry in entries {
             guard case .string(let key) = entry.key, case .variant(let inner) = entry.value else { continue }
             switch (key.lowercased(), inner) {
             case ("offset", .uint16(let value)): offset = Int(value)
-            case ("offset", _): throw BlueZError.invalidArguments
+            case ("offset", _): throw BluetoothdError.invalidArguments
             case ("type", .string(let value)): type = value
-            case ("type", _): throw BlueZError.invalidArguments
+            case ("type", _): throw BluetoothdError.invalidArguments
             default: break
             }
         }
@@ -114,30 +117,30 @@ extension Bluetoothd {
 
     func readCharacteristic(_ call: MethodCall) async throws -> [DBusValue] {
         let device = try requireLink(call.path)
-        guard case .characteristic(_, let node)? = gattObjects[call.path] else { throw BlueZError.notSupported }
+        guard case .characteristic(_, let node)? = gattObjects[call.path] else { throw BluetoothdError.notSupported }
         let offset = try options(call.arguments.first).offset
         try await Task.sleep(for: timings.gattOperation)
         try requireLink(call.path)
         // The peripheral answers a read of a characteristic without "read" with an ATT error.
-        guard node.flags.contains("read") else { throw BlueZError.notPermitted("Read not permitted") }
+        guard node.flags.contains("read") else { throw BluetoothdError.notPermitted("Read not permitted") }
         let value: [UInt8]
         switch node.content {
-        case .unreadable: throw BlueZError.notPermitted("Read not permitted")
+        case .unreadable: throw BluetoothdError.notPermitted("Read not permitted")
         case .temperature: value = world.withState { $0.currentTemperatureValue(device.peripheral) }
         case .unit: value = Array(peripheral(device.peripheral).unit.rawValue.utf8)
         case .fixed(let bytes): value = bytes
         case .heartRate: value = [0x00, peripheral(device.peripheral).heartRate]
         }
-        guard offset <= value.count else { throw BlueZError.invalidArguments("Invalid offset") }
+        guard offset <= value.count else { throw BluetoothdError.invalidArguments("Invalid offset") }
         // The read lands in bluetoothd's cache (at the offset), and the cache is announced.
-        cacheValue(call.path, BlueZ.characteristic, value, offset: offset)
+        cacheValue(call.path, BluetoothdAPI.characteristic, value, offset: offset)
         return [.bytes(Array(value[offset...]))]
     }
 
     func readDescriptor(_ call: MethodCall) async throws -> [DBusValue] {
         let device = try requireLink(call.path)
         guard case .descriptor(_, let characteristic, let owner, let node)? = gattObjects[call.path] else {
-            throw BlueZError.notSupported
+            throw BluetoothdError.notSupported
         }
         let offset = try options(call.arguments.first).offset
         try await Task.sleep(for: timings.gattOperation)
@@ -150,8 +153,8 @@ extension Bluetoothd {
             value = enabled ? (owner.flags.contains("notify") ? [0x01, 0x00] : [0x02, 0x00]) : [0x00, 0x00]
         }
         _ = device
-        guard offset <= value.count else { throw BlueZError.invalidArguments("Invalid offset") }
-        cacheValue(call.path, BlueZ.descriptor, value, offset: offset)
+        guard offset <= value.count else { throw BluetoothdError.invalidArguments("Invalid offset") }
+        cacheValue(call.path, BluetoothdAPI.descriptor, value, offset: offset)
         return [.bytes(Array(value[offset...]))]
     }
 
@@ -169,18 +172,18 @@ extension Bluetoothd {
 
     func writeCharacteristic(_ call: MethodCall) async throws -> [DBusValue] {
         let device = try requireLink(call.path)
-        guard case .characteristic(_, let node)? = gattObjects[call.path] else { throw BlueZError.notSupported }
+        guard case .characteristic(_, let node)? = gattObjects[call.path] else { throw BluetoothdError.notSupported }
         let value = try call.argument(0, as: [UInt8].self)
         let (offset, type) = try options(call.arguments.count > 1 ? call.arguments[1] : nil)
         let kind = type?.lowercased()
         let request = (kind == nil && node.flags.contains("write")) || kind == "request" || kind == "reliable"
         let command = kind == "command" || (kind == nil && node.flags.contains("write-without-response"))
-        guard request || (command && offset == 0) else { throw BlueZError.notSupported }
-        guard value.count + offset <= 512 else { throw BlueZError.invalidArguments("Invalid Length") }
+        guard request || (command && offset == 0) else { throw BluetoothdError.notSupported }
+        guard value.count + offset <= 512 else { throw BluetoothdError.invalidArguments("Invalid Length") }
         try await Task.sleep(for: timings.gattOperation)
         try requireLink(call.path)
         guard node.flags.contains("write") || node.flags.contains("write-without-response") else {
-            throw BlueZError.notPermitted("Write not permitted")
+            throw BluetoothdError.notPermitted("Write not permitted")
         }
         if node.content == .unit {
             world.withState { world in
@@ -201,13 +204,13 @@ extension Bluetoothd {
         guard case .characteristic(let devicePath, let node)? = gattObjects[call.path] else {
             throw DBusError(name: DBusError.Name.unknownObject)
         }
-        guard let device = devices[devicePath] else { throw BlueZError.notConnectedGatt }
-        if device.link == .disconnecting { throw BlueZError.notConnected }
-        guard node.canNotify else { throw BlueZError.notSupported }
+        guard let device = devices[devicePath] else { throw BluetoothdError.notConnectedGatt }
+        if device.link == .disconnecting { throw BluetoothdError.notConnected }
+        guard node.canNotify else { throw BluetoothdError.notSupported }
         // Each client can only have one session; a second StartNotify is fine once registered.
         if let registered = device.notifySessions[call.path]?[call.sender] {
             if registered { return [] }
-            throw BlueZError.inProgress
+            throw BluetoothdError.inProgress
         }
         devices[devicePath]?.notifySessions[call.path, default: [:]][call.sender] = false
         // Not connected: success now, registered when the link is back and resolved.
@@ -225,7 +228,7 @@ extension Bluetoothd {
         devices[device]?.notifySessions[characteristic]?[client] = true
         if !state.notifying.contains(characteristic) {
             devices[device]?.notifying.insert(characteristic)
-            change(characteristic, BlueZ.characteristic, [("Notifying", .boolean(true))])
+            change(characteristic, BluetoothdAPI.characteristic, [("Notifying", .boolean(true))])
         }
         subscribe(characteristic, peripheral: state.peripheral, node)
     }
@@ -236,7 +239,7 @@ extension Bluetoothd {
             throw DBusError(name: DBusError.Name.unknownObject)
         }
         guard devices[devicePath]?.notifySessions[call.path]?[call.sender] != nil else {
-            throw BlueZError.failed("No notify session started")
+            throw BluetoothdError.failed("No notify session started")
         }
         endNotifySession(call.sender, device: devicePath, characteristic: call.path)
         return []
@@ -256,7 +259,7 @@ extension Bluetoothd {
         if remaining.isEmpty { devices[device]?.notifySessions[characteristic] = nil }
         if !remaining.values.contains(true), devices[device]?.notifying.contains(characteristic) == true {
             devices[device]?.notifying.remove(characteristic)
-            change(characteristic, BlueZ.characteristic, [("Notifying", .boolean(false))])
+            change(characteristic, BluetoothdAPI.characteristic, [("Notifying", .boolean(false))])
         }
         if !remaining.values.contains(true) { unsubscribe(characteristic) }
     }

@@ -93,7 +93,7 @@ extension Bluetoothd {
             && (silent.isEmpty || !silent.keys.contains { characteristic.rawValue.hasPrefix("/org/bluez/\($0)/") })
         {
             if sent == 0, state.content == .temperature { EmitLog.shared.record(peripheral: key.peripheral) }
-            change(characteristic, BlueZ.characteristic, [("Value", .bytes(value))])
+            change(characteristic, BluetoothdAPI.characteristic, [("Value", .bytes(value))])
             sent += 1
             await paced()
         }

@@ -25,7 +25,7 @@ actor Bluetoothd {
     /// False once stopped or crashed: timers end, nothing more is sent.
     var running = true
     /// Adapters by name; `adapterOrder` keeps their creation order.
-    var adapters: [String: AdapterState] = [:]
+    var adapters: [String: MockAdapter] = [:]
     var adapterOrder: [String] = []
     /// Every adapter this bluetoothd knows of, present or removed.
     var adapterSpecs: [String: MockAdapterSpec] = [:]
@@ -96,12 +96,13 @@ actor Bluetoothd {
             Task { await self?.clientVanished(change.name) }
         }
         // bluetoothd asks with DBUS_NAME_FLAG_DO_NOT_QUEUE (4), as the trace shows.
-        let result = try await connection.requestName(BlueZ.busName, flags: 0x4)
+        let result = try await connection.requestName(BluetoothdAPI.busName, flags: 0x4)
         guard result == .primaryOwner || result == .alreadyOwner else {
             throw DBusError(
-                name: "org.blectl.Mock.Error.NameTaken", message: "\(BlueZ.busName) is already owned on this bus")
+                name: "org.blectl.Mock.Error.NameTaken",
+                message: "\(BluetoothdAPI.busName) is already owned on this bus")
         }
-        log("bluetoothd \(connection.uniqueName) owns \(BlueZ.busName)")
+        log("bluetoothd \(connection.uniqueName) owns \(BluetoothdAPI.busName)")
         exportManagers()
         for name in adapterOrder { addAdapterObjects(name) }
         try await Task.sleep(for: timings.autoEnable)
@@ -119,18 +120,18 @@ actor Bluetoothd {
                 changes.append(("Connected", .boolean(false)))
                 devices[path]?.link = .down
                 devices[path]?.servicesResolved = false
-                change(path, BlueZ.device, changes)
+                change(path, BluetoothdAPI.device, changes)
             }
         }
         storeDevices()
         for name in adapterOrder where adapters[name] != nil { removeAdapterObjects(name) }
-        unexport(BlueZ.rootPath)
+        unexport(BluetoothdAPI.rootPath)
         running = false
         tasks.cancelAll()
         endHangingConnects()
         // The name is released after the signals: one connection delivers in order, so
         // NameOwnerChanged reaches clients after InterfacesRemoved.
-        try? await connection.releaseName(BlueZ.busName)
+        try? await connection.releaseName(BluetoothdAPI.busName)
         await connection.close()
         log("bluetoothd stopped")
     }

@@ -50,7 +50,7 @@ struct DeviceState: Sendable {
         self.peripheral = peripheral
         self.address = spec.address
         self.addressType = spec.addressType
-        self.path = BlueZ.devicePath(adapter: adapterPath, address: spec.address)
+        self.path = BluetoothdAPI.devicePath(adapter: adapterPath, address: spec.address)
     }
 
     var alias: String { customAlias ?? name ?? address.replacingColons(with: "-") }

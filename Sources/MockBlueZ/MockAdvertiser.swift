@@ -20,6 +20,16 @@ public struct MockAdvertiser: Sendable, Equatable {
         /// Govee H5075 (manufacturer 0xEC88), only in the scan response, beside an iBeacon
         /// (0x004C) in the advertisement itself: BlueZ's dictionary shows both.
         case goveeH5075 = "govee-h5075"
+        /// Xiaomi MiBeacon v3 (service data 0xFE95) of a stock LYWSD03MMC, plain: temperature
+        /// and humidity (object 0x100D), battery (0x100A).
+        case miBeacon = "mibeacon"
+        /// Xiaomi MiBeacon v5 encrypted with ``MiBeaconEncoder/mockKey`` (AES-CCM, Nettle).
+        case miBeaconEncrypted = "mibeacon-encrypted"
+        /// Qingping CGP1W (service data 0xFDCD): temperature and humidity, pressure, battery.
+        case qingping
+        /// ThermoBeacon smart hygrometer (manufacturer data 0x0011): voltage, temperature and
+        /// humidity in sixteenths.
+        case thermoBeacon = "thermobeacon"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -33,6 +43,9 @@ public struct MockAdvertiser: Sendable, Equatable {
     public var startCelsius: Double
     /// Advertisements per measurement.
     public var repeats: Int
+    /// A humidity the sensor keeps sending, in %, instead of its walk: a sensor artefact such
+    /// as a RuuviTag's 100.5 % in condensation. Ruuvi, pvvx and BTHome carry up to 163 %.
+    public var stuckHumidity: Double?
 
     /// Creates an advertiser.
     public init(format: Format, startCelsius: Double = 21.5, repeats: Int = 2) {
@@ -60,6 +73,9 @@ extension MockPeripheral {
             case .pvvx, .atc1441: "ATC_AD"
             case .ruuvi: "Ruuvi "
             case .goveeH5075: "GVH5075_"
+            case .miBeacon, .miBeaconEncrypted: "LYWSD03MMC "
+            case .qingping: "Qingping Temp RH Barometer "
+            case .thermoBeacon: "ThermoBeacon "
             }
         let name: String? = (namePrefix ?? formatPrefix) + suffix
         var peripheral = MockPeripheral(

@@ -275,7 +275,7 @@ public enum MockTemperatureUnit: String, Sendable, Equatable {
 public enum MockUUIDSpelling: String, Sendable, Equatable {
     /// `…-3e5b444bc3cf`, what cputemp's code registers (real Pis).
     case code
-    /// `…-3e5b444b3c3f`, what its README and the seed's iOS app print.
+    /// `…-3e5b444b3c3f`, what its README and the iOS app derived from it print.
     case printed
 
     /// The suffix after the first group.

@@ -61,7 +61,7 @@ enum PropertyTables {
 
     /// The order of properties that come and go, by interface (`device_properties[]`).
     static let order: [String: [String]] = [
-        BlueZ.device: [
+        BluetoothdAPI.device: [
             "Address", "AddressType", "Name", "Alias", "Class", "Appearance", "Icon", "Paired", "Bonded", "Trusted",
             "Blocked", "LegacyPairing", "RSSI", "Connected", "UUIDs", "Modalias", "Adapter", "ManufacturerData",
             "ServiceData", "TxPower", "ServicesResolved",
@@ -69,7 +69,7 @@ enum PropertyTables {
     ]
 
     /// Writable properties (the object server re-adds a property as read-only).
-    static let writable: [String: Set<String>] = [BlueZ.device: ["Alias", "Trusted", "Blocked"]]
+    static let writable: [String: Set<String>] = [BluetoothdAPI.device: ["Alias", "Trusted", "Blocked"]]
 
     static func manufacturerData(_ data: [UInt16: [UInt8]]) -> DBusValue {
         .dictionary(

@@ -1,10 +1,12 @@
 /// A small seeded random number generator, so a scenario's random walks repeat run after run.
-struct SplitMix64: RandomNumberGenerator, Sendable {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    /// A generator whose sequence `seed` decides.
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    /// The next number of the sequence.
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -34,7 +34,13 @@ extension Hub {
             var info = PeripheralInfo(
                 address: record.address, name: record.name, rssi: record.rssi, thermometer: record.isThermometer,
                 connected: record.connectedSince != nil, lastSeen: record.lastSeen)
-            info.profile = record.latestReading?.measurement.profile.rawValue
+            if let profile = record.latestReading?.measurement.profile {
+                let family = sensors.family(of: profile)
+                info.profile = profile.rawValue
+                info.family = family.name
+                info.model = family.modelLabel
+                info.manufacturer = family.manufacturer
+            }
             return info
         }.sorted(by: Self.displayOrder)
     }

@@ -7,7 +7,7 @@ public import UnixSupport
 ///
 /// The central bridge pushes what happens with ``apply(_:)``; the hub assigns sequence
 /// numbers and times, keeps bounded state, and hands each resulting ``Event`` to its
-/// outputs (``addListener(_:)``: the socket server, the history store). Requests are
+/// outputs (``addListener(_:)``: the socket server, the history store, MQTT, HTTP). Requests are
 /// answered from this state, from the ``HistorySource`` for history, and through
 /// ``CentralControl`` for scans and fresh reads.
 ///
@@ -88,9 +88,11 @@ public actor Hub {
     var statusContributors: [StatusContributor] = []
     /// Requests waiting for the state to change (a thermometer to connect, a reading).
     let waiters: ConditionWaiters<Never>
+    /// What each profile's family declares, for the peripheral table's names and models.
+    let sensors: SensorCatalog
 
-    /// Creates a hub; `now` is the clock for timestamps (tests pass a fixed one), and
-    /// `executor` the one it runs on (its own when not given).
+    /// Creates a hub; `now` is the clock for timestamps (tests pass a fixed one), `executor`
+    /// the one it runs on (its own when not given), and `sensors` the families known.
     ///
     /// - Parameter lastSeq: the highest sequence number used before (the history store
     ///   remembers it), so numbers continue across restarts and never repeat.
@@ -99,7 +101,8 @@ public actor Hub {
         central: (any CentralControl)? = nil,
         lastSeq: UInt64 = 0,
         now: @escaping @Sendable () -> Timestamp = { Timestamp.now() },
-        executor: EventLoop? = nil
+        executor: EventLoop? = nil,
+        sensors: SensorCatalog = SensorCatalog([])
     ) {
         self.executor = executor ?? EventLoop(label: "blectl-hub")
         waiters = ConditionWaiters(loop: self.executor)
@@ -109,6 +112,7 @@ public actor Hub {
         self.now = now
         self.started = now()
         self.table = PeripheralTable(capacity: limits.peripherals)
+        self.sensors = sensors
     }
 
     /// Connects the Bluetooth side, for when it is built after the hub.

@@ -119,7 +119,12 @@ struct PeripheralTable {
         let connected = records.modify(reading.address) { record in
             record.heard(name: reading.name, at: reading.time)
             record.latestReading = reading
-            if record.connectedSince == nil { record.broadcasting = true }
+            // A device whose broadcasts a format decodes is a sensor from its first reading on,
+            // not only from its next sighting.
+            if record.connectedSince == nil {
+                record.broadcasting = true
+                record.isThermometer = true
+            }
             return record.connectedSince != nil
         }
         switch connected {

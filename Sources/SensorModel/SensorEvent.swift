@@ -1,7 +1,7 @@
 /// Something the Bluetooth side observed, as its sources report it to the hub.
 ///
-/// The hub adds sequence numbers and times; the sources (the GATT thermometer monitor
-/// today) know nothing of the hub or its outputs.
+/// The hub adds sequence numbers and times; the sources (the GATT thermometer monitor, the
+/// advertisement monitor, the host's CPU) know nothing of the hub or its outputs.
 public enum SensorEvent: Sendable, Equatable {
     /// The adapter changed state (its interface name, e.g. `hci0`, once one is chosen), with
     /// why it is not powered on, for people.

@@ -12,9 +12,9 @@ public struct AdvertisementDecoder: Sendable {
     public private(set) var keyring: AdvertisementKeyring
 
     /// A decoder for the given formats and BTHome keys.
-    public init(registry: AdvertisementRegistry = .standard, bthomeKeys: [BluetoothAddress: BTHomeKey] = [:]) {
+    public init(registry: AdvertisementRegistry = .standard, keys: [BluetoothAddress: AdvertisementKey] = [:]) {
         self.registry = registry
-        keyring = AdvertisementKeyring(keys: bthomeKeys)
+        keyring = AdvertisementKeyring(keys: keys)
     }
 
     /// Decodes the field of `advertisement` that changed in this update.
@@ -36,7 +36,7 @@ public struct AdvertisementDecoder: Sendable {
     /// Decodes one field's payload from `address`.
     ///
     /// Empty and oversized payloads of a known field are errors before any format sees them.
-    /// A reading that is not authenticated, from a device that has a BTHome key, is refused
+    /// A reading that is not authenticated, from a device that has a key, is refused
     /// as ``ReadingError/Kind/unencrypted``: once a device has a key, only its encrypted
     /// packets count, whatever format an impostor sends under its address.
     public mutating func decode(

@@ -79,15 +79,21 @@ public struct AdvertisementReading: Sendable, Equatable {
     public var counterModulus: UInt64
     /// Whether the payload was authenticated with the device's key (encrypted BTHome).
     public var isAuthenticated: Bool
+    /// Secondary quantities left out of ``measurement`` as out of their range, each with its
+    /// error (reported beside the reading): one implausible humidity does not cost the
+    /// temperature.
+    public var dropped: [ReadingError]
 
     /// Creates a reading; a counter without a modulus wraps at 2³².
     public init(
-        measurement: Measurement, counter: UInt32?, counterModulus: UInt64?, isAuthenticated: Bool = false
+        measurement: Measurement, counter: UInt32?, counterModulus: UInt64?, isAuthenticated: Bool = false,
+        dropped: [ReadingError] = []
     ) {
         self.measurement = measurement
         self.counter = counter
         self.counterModulus = counterModulus ?? 1 << 32
         self.isAuthenticated = isAuthenticated
+        self.dropped = dropped
     }
 }
 

@@ -6,7 +6,7 @@ public struct AdvertisementRegistry: Sendable {
     public private(set) var profiles: [any AdvertisementProfile]
 
     /// Every known format: BTHome v2, pvvx, atc1441, RuuviTag data format 5, Govee H5075 and
-    /// H5074.
+    /// H5074, Xiaomi MiBeacon, Qingping, ThermoBeacon.
     public static let standard = AdvertisementRegistry(profiles: [
         BTHomeProfile(),
         PVVXProfile(),
@@ -14,6 +14,9 @@ public struct AdvertisementRegistry: Sendable {
         RuuviProfile(),
         GoveeH5075Profile(),
         GoveeH5074Profile(),
+        XiaomiMiBeaconProfile(),
+        QingpingProfile(),
+        ThermoBeaconProfile(),
     ])
 
     /// Creates a registry that looks profiles up in the given order.

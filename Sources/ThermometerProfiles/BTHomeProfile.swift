@@ -41,22 +41,22 @@ public struct BTHomeProfile: AdvertisementProfile {
                     throw error
                 }
                 let packetID = try BTHomeObjects.decode(payload, from: header.length, into: &builder, location: "")
-                return reading(builder, counter: packetID.map(UInt32.init), isAuthenticated: false)
+                return try reading(builder, counter: packetID.map(UInt32.init), isAuthenticated: false)
             }
             let (plaintext, counter) = try decrypt(payload, header, keyring: &keyring)
             _ = try BTHomeObjects.decode(plaintext, from: 0, into: &builder, location: " of the decrypted data")
-            return reading(builder, counter: counter, isAuthenticated: true)
+            return try reading(builder, counter: counter, isAuthenticated: true)
         }
     }
 
     /// The reading of what `builder` collected; `nil` when the packet had nothing measured here.
     private func reading(_ builder: QuantitiesBuilder, counter: UInt32?, isAuthenticated: Bool)
-        -> AdvertisementReading?
+        throws(ReadingError) -> AdvertisementReading?
     {
-        guard !builder.quantities.isEmpty else { return nil }
-        return AdvertisementReading(
-            measurement: builder.measurement(), counter: counter,
-            counterModulus: isAuthenticated ? 1 << 32 : Self.family.counterModulus, isAuthenticated: isAuthenticated)
+        guard !builder.isEmpty else { return nil }
+        return try builder.reading(
+            counter: counter, counterModulus: isAuthenticated ? 1 << 32 : Self.family.counterModulus,
+            isAuthenticated: isAuthenticated)
     }
 
     /// Authenticates and decrypts an encrypted packet and admits its counter.
@@ -65,21 +65,19 @@ public struct BTHomeProfile: AdvertisementProfile {
     private func decrypt(
         _ payload: [UInt8], _ header: Header, keyring: inout AdvertisementKeyring
     ) throws(ReadingError) -> (objects: [UInt8], counter: UInt32) {
-        let trailer = 4 + BTHomeCipher.tagLength
+        let trailer = 4 + AESCCM.tagLength
         guard payload.count >= header.length + 1 + trailer else {
             throw ReadingError(
                 .malformed, raw: payload,
                 detail: "an encrypted BTHome packet needs at least \(header.length + 1 + trailer) bytes, "
                     + "got \(payload.count)")
         }
-        guard let key = keyring.keys[header.device] else {
-            throw ReadingError(.missingKey, raw: payload, detail: "no BTHome key is configured for \(header.device)")
-        }
+        let key = try keyring.key(for: header.device, raw: payload, format: "BTHome")
         let counterStart = payload.count - trailer
         let counterBytes = payload[counterStart..<counterStart + 4]
         let nonce = header.device.bytes + [0xD2, 0xFC, payload[0]] + counterBytes
         guard
-            let plaintext = BTHomeCipher.open(
+            let plaintext = AESCCM.open(
                 payload[header.length..<counterStart], tag: payload[(counterStart + 4)...], nonce: nonce, key: key)
         else {
             throw ReadingError(
@@ -87,11 +85,7 @@ public struct BTHomeProfile: AdvertisementProfile {
                 detail: "the packet does not authenticate with the key configured for \(header.device)")
         }
         let counter = UInt32(payload.unsignedLittleEndian(at: counterStart, count: 4))
-        if case .replayed(let last) = keyring.admit(counter, from: header.device) {
-            throw ReadingError(
-                .replayed, raw: payload,
-                detail: "counter \(counter) is below \(last), the last accepted from \(header.device)")
-        }
+        try keyring.admitFresh(counter, from: header.device, raw: payload)
         return (plaintext, counter)
     }
 
@@ -125,5 +119,12 @@ public struct BTHomeProfile: AdvertisementProfile {
             device = BluetoothAddress(bytes: payload[1..<7].reversed())
             length = 7
         }
+    }
+}
+
+extension AdvertisementKey {
+    /// A BTHome key: 32 hex digits (16 bytes), as `bthome_key` lines give it.
+    public static func bthome(hex text: some StringProtocol) throws(ParseError) -> AdvertisementKey {
+        try AdvertisementKey(hex: text, format: "BTHome", byteCounts: [16])
     }
 }

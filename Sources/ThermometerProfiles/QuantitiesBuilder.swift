@@ -9,13 +9,22 @@ struct QuantitiesBuilder {
     let raw: [UInt8]
     /// The quantities added so far.
     private(set) var quantities = Quantities()
+    /// Why each secondary quantity out of its range was left out.
+    private(set) var dropped: [ReadingError] = []
+
+    /// Whether nothing was measured: no quantity added, none dropped.
+    var isEmpty: Bool { quantities.isEmpty && dropped.isEmpty }
 
     /// Adds `quantity` with the value `count × numerator ÷ denominator`, an exact fraction
     /// (formats scale integers by 0.01, 0.005, 0.35, …).
     ///
     /// A quantity that already has a value keeps it: the first of several wins, unchecked.
     ///
-    /// - Throws: ``ReadingError/Kind/outOfRange`` when the value is not plausible.
+    /// A secondary quantity (humidity, a sensor artefact above 100 %, say) out of its range
+    /// is left out with its error in ``dropped``: the rest of the reading stands, and the
+    /// error is reported beside it.
+    ///
+    /// - Throws: ``ReadingError/Kind/outOfRange`` when the temperature is not plausible.
     mutating func add(
         _ quantity: Quantity, _ count: Int, times numerator: Int = 1, per denominator: Int = 1
     ) throws(ReadingError) {
@@ -24,9 +33,12 @@ struct QuantitiesBuilder {
         let range = ReadingLimits.plausibleRange(of: quantity)
         let value = Double(exact) / Double(denominator)
         guard range.contains(value) else {
-            throw ReadingError(
+            let error = ReadingError(
                 .outOfRange, raw: raw,
                 detail: "\(quantity) \(value) \(quantity.symbol) is outside \(range) \(quantity.symbol)")
+            guard quantity != .temperature else { throw error }
+            dropped.append(error)
+            return
         }
         let steps = ReadingLimits.stepsPerUnit(of: quantity)
         // Rounding the exact fraction in integers, then dividing by an exact power of ten,
@@ -34,9 +46,30 @@ struct QuantitiesBuilder {
         quantities[quantity] = Double(dividedRounded(exact * steps, by: denominator)) / Double(steps) + 0
     }
 
+    /// Adds `quantity` as ``add(_:_:times:per:)`` does, replacing any value it has: for
+    /// formats where a later object of a quantity wins, as Home Assistant reads them.
+    mutating func replace(
+        _ quantity: Quantity, _ count: Int, times numerator: Int = 1, per denominator: Int = 1
+    ) throws(ReadingError) {
+        quantities[quantity] = nil
+        try add(quantity, count, times: numerator, per: denominator)
+    }
+
     /// The measurement, in °C, with the payload as lower-case hex.
     func measurement() -> Measurement {
         Measurement(profile: profile, quantities: quantities, unit: .celsius, raw: raw.hexString)
+    }
+
+    /// The reading of what was collected, with the quantities dropped.
+    ///
+    /// - Throws: the first dropped quantity's error when nothing else was measured.
+    func reading(
+        counter: UInt32?, counterModulus: UInt64?, isAuthenticated: Bool = false
+    ) throws(ReadingError) -> AdvertisementReading {
+        if quantities.isEmpty, let first = dropped.first { throw first }
+        return AdvertisementReading(
+            measurement: measurement(), counter: counter, counterModulus: counterModulus,
+            isAuthenticated: isAuthenticated, dropped: dropped)
     }
 }
 
@@ -58,8 +91,7 @@ func decodeFixedLength(
     return catchingReadingError { () throws(ReadingError) in
         var builder = QuantitiesBuilder(profile: family.id, raw: payload)
         let counter = try read(&builder)
-        return AdvertisementReading(
-            measurement: builder.measurement(), counter: counter, counterModulus: family.counterModulus)
+        return try builder.reading(counter: counter, counterModulus: family.counterModulus)
     }
 }
 

@@ -51,13 +51,12 @@ public struct RuuviProfile: AdvertisementProfile {
             if pressure != 0xFFFF { try builder.add(.pressure, pressure + 50_000, per: 100) }
             let batteryAbove1600 = payload.unsignedBigEndian(at: 13, count: 2) >> 5
             if batteryAbove1600 != 2047 { try builder.add(.voltage, batteryAbove1600 + 1600, per: 1000) }
-            guard !builder.quantities.isEmpty else {
+            guard !builder.isEmpty else {
                 throw ReadingError(.unsupportedValue, raw: payload, detail: "every Ruuvi quantity is \"not available\"")
             }
             let sequence = payload.unsignedBigEndian(at: 16, count: 2)
-            return AdvertisementReading(
-                measurement: builder.measurement(), counter: sequence == 0xFFFF ? nil : UInt32(sequence),
-                counterModulus: Self.family.counterModulus)
+            return try builder.reading(
+                counter: sequence == 0xFFFF ? nil : UInt32(sequence), counterModulus: Self.family.counterModulus)
         }
     }
 }

@@ -81,8 +81,9 @@ enum CommandTable {
             help: "Scan, then list the peripherals seen"),
         details: """
             Asks blectld to scan for SECONDS (at most \(ProtocolInfo.maxScanSeconds)), then lists the \
-            thermometers seen and the connected ones; --all adds every other peripheral. A scan already \
-            running is joined rather than repeated.
+            thermometers seen, the connected ones and every advertising sensor a format decodes, with \
+            its profile and family (SENSOR); --all adds every other peripheral. A scan already running is \
+            joined rather than repeated.
             """,
         examples: [
             Example(command: "blectl scan", what: "thermometers in range"),

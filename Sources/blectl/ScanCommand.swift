@@ -11,6 +11,21 @@ enum ScanCommand {
         var thermometer: Bool
         var connected: Bool
         var profile: String?
+        var family: String?
+        var model: String?
+        var manufacturer: String?
+
+        init(_ peripheral: PeripheralInfo) {
+            address = peripheral.address
+            name = peripheral.name
+            rssi = peripheral.rssi
+            thermometer = peripheral.thermometer
+            connected = peripheral.connected
+            profile = peripheral.profile
+            family = peripheral.family
+            model = peripheral.model
+            manufacturer = peripheral.manufacturer
+        }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -20,9 +35,14 @@ enum ScanCommand {
             try container.encode(thermometer, forKey: .thermometer)
             try container.encode(connected, forKey: .connected)
             try container.encode(profile, forKey: .profile)
+            try container.encode(family, forKey: .family)
+            try container.encode(model, forKey: .model)
+            try container.encode(manufacturer, forKey: .manufacturer)
         }
 
-        private enum CodingKeys: String, CodingKey { case address, name, rssi, thermometer, connected, profile }
+        private enum CodingKeys: String, CodingKey {
+            case address, name, rssi, thermometer, connected, profile, family, model, manufacturer
+        }
     }
 
     static func run(_ context: Context) throws(CLIError) -> ExitStatus {
@@ -35,12 +55,7 @@ enum ScanCommand {
         let shown = context.arguments.flag("all") ? found : found.filter(\.thermometer)
         let terminal = context.terminal
         if terminal.json {
-            terminal.printJSON(
-                shown.map {
-                    Row(
-                        address: $0.address, name: $0.name, rssi: $0.rssi, thermometer: $0.thermometer,
-                        connected: $0.connected, profile: $0.profile)
-                })
+            terminal.printJSON(shown.map(Row.init))
             return .success
         }
         guard !shown.isEmpty else {
@@ -49,12 +64,12 @@ enum ScanCommand {
             terminal.print("No thermometers seen\(span)\(hint).")
             return .success
         }
-        var rows = [["NAME", "ADDRESS", "RSSI", "THERMOMETER", "PROFILE"]]
+        var rows = [["NAME", "ADDRESS", "RSSI", "THERMOMETER", "PROFILE", "SENSOR"]]
         for peripheral in shown {
             let kind = peripheral.thermometer ? (peripheral.connected ? "yes, connected" : "yes") : "no"
             rows.append([
                 Format.name(peripheral.name), peripheral.address, peripheral.rssi.map { "\($0) dBm" } ?? "–", kind,
-                peripheral.profile ?? "",
+                peripheral.profile ?? "", peripheral.family ?? "",
             ])
         }
         let lines = terminal.table(rows) { row, column, text in

@@ -68,7 +68,8 @@ struct AdvertisementBadInputTests {
         try await Self.withMonitor { monitor, log, fixture in
             let address = AdvertisementFixture.address(1)
             var sensor = AdvertiserState(MockAdvertiser(format: .bthomeEncrypted, startCelsius: 23))
-            let packet = sensor.advertisement(address: BlueZ.addressBytes(address)).serviceData[GattUUID.sig(0xFCD2)]!
+            let bytes = BluetoothdAPI.addressBytes(address)
+            let packet = sensor.advertisement(address: bytes).serviceData[GattUUID.sig(0xFCD2)]!
             var flipped = packet
             flipped[2] ^= 0x04
             await Self.send(monitor, fixture, address, service: [Self.bthome: flipped])
@@ -78,7 +79,7 @@ struct AdvertisementBadInputTests {
             // Replayed: the same packet again is the same measurement, and an older one is refused.
             var random = SplitMix64(seed: 1)
             while sensor.counter == 1 { sensor.advance(using: &random) }
-            let newer = sensor.advertisement(address: BlueZ.addressBytes(address)).serviceData[GattUUID.sig(0xFCD2)]!
+            let newer = sensor.advertisement(address: bytes).serviceData[GattUUID.sig(0xFCD2)]!
             await Self.send(monitor, fixture, address, service: [Self.bthome: newer])
             await Self.send(monitor, fixture, address, service: [Self.bthome: packet])
             #expect(Self.readings(log, address).count == 2)
@@ -114,7 +115,7 @@ struct AdvertisementBadInputTests {
     func switchingFormats() async throws {
         try await Self.withMonitor { monitor, log, fixture in
             let address = "A4:C1:38:00:00:12"
-            let bytes = BlueZ.addressBytes(address)
+            let bytes = BluetoothdAPI.addressBytes(address)
             let pvvx = AdvertiserState(MockAdvertiser(format: .pvvx, startCelsius: 19)).advertisement(address: bytes)
             await Self.send(monitor, fixture, address, service: pvvx.serviceData)
             // BlueZ's dictionary keeps the old pvvx entry beside the new BTHome one.

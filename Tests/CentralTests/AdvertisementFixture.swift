@@ -12,8 +12,8 @@ enum AdvertisementFixture {
     }
 
     /// The key of the mock's encrypted BTHome sensors.
-    static var key: BTHomeKey {
-        try! BTHomeKey(hex: MockAdvertiser.bthomeKey.hexString)
+    static var key: AdvertisementKey {
+        try! AdvertisementKey.bthome(hex: MockAdvertiser.bthomeKey.hexString)
     }
 
     /// `thermometers` Pis and `advertisers` sensors advertising every 100 ms.
@@ -24,9 +24,9 @@ enum AdvertisementFixture {
     }
 
     /// The configuration the tests start from: every format, the encrypted sensor's key.
-    static func configuration(key: BTHomeKey? = key) -> AdvertisementConfiguration {
+    static func configuration(key: AdvertisementKey? = key) -> AdvertisementConfiguration {
         let encrypted = BluetoothAddress(address(1))!
-        return AdvertisementConfiguration(bthomeKeys: key.map { [encrypted: $0] } ?? [:])
+        return AdvertisementConfiguration(keys: key.map { [encrypted: $0] } ?? [:])
     }
 
     /// Both monitors over the fixture's central, reporting into one log; discovery stays on.

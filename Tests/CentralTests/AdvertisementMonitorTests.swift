@@ -36,10 +36,36 @@ struct AdvertisementMonitorTests {
         }
     }
 
+    @Test("a Ruuvi humidity over 100 % is left out with a reading error; the temperature and pressure stand")
+    func implausibleHumidity() async throws {
+        var scenario = AdvertisementFixture.scenario(advertisers: 0)
+        var ruuvi = MockPeripheral.advertiser(index: 0, format: .ruuvi)
+        if case .advertiser(var advertiser) = ruuvi.kind {
+            advertiser.stuckHumidity = 100.5
+            ruuvi.kind = .advertiser(advertiser)
+        }
+        scenario.peripherals.append(ruuvi)
+        try await MockFixture.with(scenario: scenario) { fixture in
+            let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
+            let address = ruuvi.address
+            let measurement = try await log.first(within: .seconds(10), reading(from: address))
+            #expect(measurement.quantities.present.map(\.quantity) == [.temperature, .pressure, .voltage])
+            let error = try await log.first(readingError(from: address))
+            #expect(error.kind == .outOfRange)
+            #expect(error.detail == "humidity 100.5 % is outside 0.0...100.0 %")
+            // One error per reading, right after it.
+            let events = log.all.filter { reading(from: address)($0) != nil || readingError(from: address)($0) != nil }
+            let kinds = events.map { reading(from: address)($0) != nil ? "reading" : "error" }
+            let alternate = kinds.indices.allSatisfy { kinds[$0] == ($0.isMultiple(of: 2) ? "reading" : "error") }
+            #expect(kinds.count >= 2 && alternate, "\(kinds)")
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
     @Test("a wrong key gives reading errors (decryption failed), never a reading")
     func wrongKey() async throws {
         try await MockFixture.with(scenario: AdvertisementFixture.scenario(advertisers: 2)) { fixture in
-            let wrong = try BTHomeKey(hex: "00112233445566778899aabbccddeeff")
+            let wrong = try AdvertisementKey.bthome(hex: "00112233445566778899aabbccddeeff")
             let (adverts, monitor, log) = await AdvertisementFixture.start(
                 fixture, configuration: AdvertisementFixture.configuration(key: wrong))
             let encrypted = AdvertisementFixture.address(1)

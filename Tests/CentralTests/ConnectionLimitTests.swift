@@ -43,10 +43,22 @@ struct ConnectionLimitTests {
                 if case .connected(let address, _) = event { address } else { nil }
             }
             #expect(again == dropped)
-            try await Task.sleep(for: .milliseconds(500))
-            let linked = await fixture.mock.devices().filter(\.connected).count
-            #expect(linked == 5)
-            #expect(events.all.count { if case .leftOut = $0 { true } else { false } } == 15)
+            // A slot given wrongly to one of those waiting would have been given at the drop;
+            // the reconnected thermometer reading again comes after its whole session.
+            let afterAgain = events.count
+            let heldAtFive = try await nothingHappened(
+                before: "a reading from the reconnected thermometer",
+                reached: {
+                    _ = try await events.first(
+                        after: afterAgain, within: .seconds(15), reading(from: dropped.description))
+                    return true
+                }
+            ) {
+                let linked = await fixture.mock.devices().filter(\.connected).count
+                return linked != 5 || events.all.count { if case .leftOut = $0 { true } else { false } } != 15
+            }
+            let linked = await fixture.mock.devices().filter(\.connected).map(\.address)
+            #expect(heldAtFive, "\(linked)")
             await monitor.shutdown()
         }
     }
@@ -57,15 +69,33 @@ struct ConnectionLimitTests {
         scenario.add(MockFlood(devices: 1, fakeThermometers: 1, hangingConnects: 1, interval: .milliseconds(100)))
         try await MockFixture.with(scenario: scenario) { fixture in
             var configuration = quickConfiguration()
-            configuration.connectTimeout = Duration.seconds(1).scaled
-            configuration.serviceTimeout = Duration.seconds(1).scaled
-            let (monitor, events) = await startMonitor(fixture, configuration: configuration)
-            // Liveness only: the hanging attempt holds the slot for 1 s; a loaded machine
-            // running the whole suite took over 10 s.
+            let timeout = Duration.seconds(1).scaled
+            configuration.connectTimeout = timeout
+            configuration.serviceTimeout = timeout
+            // Each line with when it was logged: the hanging attempt's start and its end.
+            let lines = Locked<[(at: ContinuousClock.Instant, text: String)]>([])
+            let events = EventLog()
+            let monitor = ThermometerMonitor(
+                central: fixture.central, configuration: configuration,
+                log: Log(level: .debug) { _, text in lines.withLock { $0.append((.now, text)) } }
+            ) { events.record($0) }
+            await monitor.start()
             for address in [MockFixture.fahrenheitPi, MockFixture.celsiusPi] {
                 _ = try await events.first(within: .seconds(30), reading(from: address))
             }
+            // The mock never answers the decoy's Connect: only the timeout ends the attempt.
+            let ended = await eventually { lines.withLock { $0.contains { $0.text.contains("timed out") } } }
             await monitor.shutdown()
+            let logged = lines.withLock { $0 }
+            try #require(ended, "the hanging attempt never ended: \(logged.map(\.text))")
+            let end = try #require(logged.first { $0.text.contains("timed out") })
+            let subject = try #require(end.text.components(separatedBy: ": ").first)  // "thermometer ADDRESS"
+            let start = try #require(logged.last { $0.at <= end.at && $0.text.hasPrefix("\(subject): connecting") })
+            let held = end.at - start.at
+            // From asking for the slot: at least the timeout, and not much more (the slot may
+            // have been the other thermometers' first, for a fast-timings connect each).
+            #expect(held >= timeout, "ended after \(held): \(end.text)")
+            #expect(held < timeout + Duration.seconds(5).scaled, "held for \(held): \(end.text)")
         }
     }
 

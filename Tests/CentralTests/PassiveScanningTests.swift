@@ -81,7 +81,10 @@ struct PassiveScanningTests {
         try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
             let run = await Self.start(fixture, mode: .auto)
             #expect(
-                run.adverts.monitorPatterns.map(\.description) == ["0x16@0 d2fc", "0x16@0 1a18", "0xff@0 9904"])
+                run.adverts.monitorPatterns.map(\.description) == [
+                    "0x16@0 d2fc", "0x16@0 1a18", "0x16@0 95fe", "0x16@0 cdfd", "0xff@0 9904", "0xff@0 1000",
+                    "0xff@0 1100", "0xff@0 1400", "0xff@0 1500", "0xff@0 1800", "0xff@0 1b00", "0xff@0 3000",
+                ])
             // BTHome (plain and encrypted), pvvx, ATC1441 and Ruuvi, heard passively.
             for index in 0..<5 {
                 _ = try await run.events.first(within: .seconds(10), reading(from: AdvertisementFixture.address(index)))

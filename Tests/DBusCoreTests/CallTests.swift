@@ -52,7 +52,7 @@ struct CallTests {
     func peerVanishes() async throws {
         try await EchoFixture.with { fixture in
             let outcome = Task { try await fixture.call("Slow", [.uint32(10_000)], timeout: .seconds(30)) }
-            try await Task.sleep(for: .milliseconds(100))
+            try await Self.waitInFlight(fixture.client, 1)
             await fixture.server.close()
             let start = ContinuousClock.now
             let error = await #expect(throws: DBusError.self) { try await outcome.value }
@@ -70,7 +70,7 @@ struct CallTests {
             }
             let dropped = Locked(0)
             await fixture.client.addDropHandler { dropped.withLock { $0 += 1 } }
-            try await Task.sleep(for: .milliseconds(100))
+            try await Self.waitInFlight(fixture.client, 3)
             await fixture.bus.crash()
             for outcome in outcomes {
                 // libdbus forgets calls on a dropped connection: without the
@@ -91,7 +91,7 @@ struct CallTests {
     func cancellation() async throws {
         try await EchoFixture.with { fixture in
             let task = Task { try await fixture.call("Slow", [.uint32(10_000)], timeout: .seconds(30)) }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Self.waitInFlight(fixture.client, 1)
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
         }
@@ -151,5 +151,13 @@ struct CallTests {
             #expect(
                 try leaf.decodeSingle(String.self).contains("<method name=\"Slow\"><arg type=\"u\" direction=\"in\"/>"))
         }
+    }
+
+    /// Waits until `count` calls are out on `client` awaiting replies: what a test does to
+    /// them then strikes calls in flight, not calls still on their way out.
+    static func waitInFlight(_ client: DBusConnection, _ count: Int) async throws {
+        let sent = await eventually { await client.callLoad.outstanding == count }
+        let load = await client.callLoad
+        try #require(sent, "\(load.outstanding) calls out, not \(count)")
     }
 }

@@ -240,21 +240,31 @@ struct ConfigurationTests {
         #expect(config.historyStore.commitInterval == .seconds(50) && config.socket.maxClients == 8)
     }
 
-    @Test("Per-device keys: an alias and a BTHome key per address, each once, with clear errors")
+    @Test("Per-device keys: an alias and one BTHome or MiBeacon key per address, each once, with clear errors")
     func deviceKeys() throws {
         let config = try configuration(
             file: """
                 alias dc:a6:32:00:00:01 = Kitchen
                 alias DC:A6:32:00:00:02 = "Living room"
                 bthome_key A4:C1:38:00:00:01 = 231d39c1d7cc1ab1aee224cd096db932
+                mibeacon_key A4:C1:38:00:00:02 = 814aac74c4f17b6c1581e1ab87816b99
+                mibeacon_key A4:C1:38:00:00:03 = b853075158487ca39a5b5ea9
                 """)
         #expect(config.hub.aliases[BluetoothAddress("DC:A6:32:00:00:01")!] == "Kitchen")
         #expect(config.hub.aliases[BluetoothAddress("DC:A6:32:00:00:02")!] == "Living room")
-        #expect(config.bthomeKeys.keys.map(\.description) == ["A4:C1:38:00:00:01"])
+        #expect(
+            config.advertisementKeys.keys.map(\.description).sorted() == [
+                "A4:C1:38:00:00:01", "A4:C1:38:00:00:02", "A4:C1:38:00:00:03",
+            ])
         for (text, message) in [
             ("alias nonsense = Kitchen", "not a Bluetooth address"),
             ("alias DC:A6:32:00:00:01 = A\nalias DC:A6:32:00:00:01 = B", "already set on line 1"),
             ("bthome_key A4:C1:38:00:00:01 = 1234", "32 hex digits"),
+            ("mibeacon_key A4:C1:38:00:00:01 = 1234", "32 hex digits (16 bytes) or 24 hex digits (12 bytes)"),
+            (
+                "bthome_key A4:C1:38:00:00:01 = 231d39c1d7cc1ab1aee224cd096db932\n"
+                    + "mibeacon_key A4:C1:38:00:00:01 = 814aac74c4f17b6c1581e1ab87816b99", "one key per device"
+            ),
             ("nickname DC:A6:32:00:00:01 = A", "unknown key 'nickname'"),
         ] {
             #expect {

@@ -48,6 +48,21 @@ struct APITests {
         }
     }
 
+    @Test("/api/history since the largest seq answers nothing, from the file as from memory")
+    func historySinceLargestSeq() async throws {
+        try await withTestOutput { output in
+            await output.apply((0..<3).map { .fahrenheit(Self.address, 100 + Double($0)) })
+            await output.history.flush()
+            await output.apply([.fahrenheit(Self.address, 103)])
+            for device in ["", "&device=\(Self.address)"] {
+                let response = try await output.get("/api/history?since=18446744073709551615\(device)")
+                #expect(response.status == 200)
+                let result = try JSONLines.decode(Reply<HistoryResult>.self, from: response.body).get()
+                #expect(result.events.isEmpty && result.lastSeq == 4, "\(device)")
+            }
+        }
+    }
+
     @Test("bad parameters get the socket's error replies with 400")
     func badParameters() async throws {
         try await withTestOutput { output in

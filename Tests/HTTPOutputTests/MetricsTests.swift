@@ -61,6 +61,26 @@ struct MetricsTests {
         }
     }
 
+    @Test("a quantity in base units prints as the decimal meant, not a binary product's digits")
+    func shortestDecimal() async throws {
+        try await withTestOutput { output in
+            let measurement = Measurement(
+                profile: "ruuvi", quantities: Quantities([.temperature: 21.5, .humidity: 47.1, .pressure: 1093.61]),
+                raw: "05")
+            await output.apply([.reading(BluetoothAddress("C8:47:8C:00:00:01")!, name: "Ruuvi", measurement)])
+            let lines = try await output.get("/metrics").text.split(separator: "\n")
+            let humidity = try #require(lines.first { $0.hasPrefix("blectl_humidity_ratio{") })
+            #expect(humidity.hasSuffix("} 0.471"), "\(humidity)")
+            let pressure = try #require(lines.first { $0.hasPrefix("blectl_pressure_pascals{") })
+            #expect(pressure.hasSuffix("} 109361"), "\(pressure)")
+        }
+        for (value, exponent, shifted) in [(47.1, -2, 0.471), (0.1, -2, 0.001), (1e-05, -2, 1e-07), (5, 2, 500.0)] {
+            #expect(MetricsPage.shifted(value, by: exponent).description == shifted.description, "\(value)")
+        }
+        #expect(MetricsPage.shifted(-.infinity, by: -2) == -.infinity)
+        #expect(MetricsPage.shifted(.nan, by: 2).isNaN)
+    }
+
     @Test("a device that goes stale drops out of the per-device gauges; its timestamp and counters stay")
     func staleness() async throws {
         try await withTestOutput { output in

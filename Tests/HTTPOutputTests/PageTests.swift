@@ -58,6 +58,29 @@ struct PageTests {
         }
     }
 
+    @Test("the adapter in words, and every quantity a device reports (a Ruuvi's pressure and voltage)")
+    func wordsAndQuantities() async throws {
+        try await withTestOutput { output in
+            let ruuvi = Measurement(
+                profile: "ruuvi",
+                quantities: Quantities([.temperature: 24.3, .humidity: 53.49, .pressure: 1000.44, .voltage: 2.977]),
+                raw: "05")
+            await output.apply([
+                .adapterState(adapter: "hci0", state: .poweredOn),
+                .reading(BluetoothAddress("C8:47:8C:00:00:01")!, name: "Ruuvi 0001", ruuvi),
+            ])
+            let page = try await output.get("/").text
+            #expect(page.contains("adapter hci0 on · 0 connected"))
+            #expect(!page.contains("poweredOn"))
+            #expect(page.contains("humidity 53%"))
+            #expect(page.contains("pressure 1000.4 hPa"))
+            #expect(page.contains("voltage 2.98 V"))
+        }
+        let off = DashboardPage.adapterWords("hci0", .poweredOff, reason: "rfkill")
+        #expect(off == "adapter hci0 off (rfkill)")
+        #expect(DashboardPage.adapterWords(nil, .unsupported, reason: nil) == "no Bluetooth adapter")
+    }
+
     @Test("10,000 readings: the plot keeps at most 300 points, and the spike")
     func manyPoints() async throws {
         try await withTestOutput { output in

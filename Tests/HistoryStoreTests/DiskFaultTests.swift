@@ -7,7 +7,7 @@ import Testing
 
 @Suite(
     "History store: full disk and read-only state directory",
-    .enabled(if: ScratchFileSystem.available, "needs root to mount a tmpfs"))
+    .enabled(if: RootRequirement.testRuns, "needs root to mount a tmpfs"))
 struct DiskFaultTests {
     @Test("a full disk: readings wait in memory up to the bound, status says why, writing resumes with space")
     func diskFull() async throws {

@@ -108,6 +108,24 @@ struct StoreBasicsTests {
         }
     }
 
+    @Test("the largest seq as a bound selects nothing, committed or not, by seq or within a time")
+    func largestSeqBound() async throws {
+        try await StoreFixture.with { fixture in
+            let store = try fixture.open()
+            let time = Timestamp.now()
+            readings(from: 1, count: 3, time: time).forEach(store.append)
+            await store.flush()
+            store.append(reading(4, time: time))  // in memory
+            for address in [nil, "DC:A6:32:00:00:01"] {
+                #expect(await store.page(address: address, since: .max, limit: 10).events.isEmpty)
+                #expect(await store.page(address: address, since: UInt64(Int64.max), limit: 10).events.isEmpty)
+                let range = await store.page(address: address, from: time, after: .max, until: nil, limit: 10)
+                #expect(range.events.isEmpty)
+            }
+            await store.close()
+        }
+    }
+
     @Test("status: the file, rows, oldest time, bytes, and its JSON form")
     func status() async throws {
         try await StoreFixture.with { fixture in

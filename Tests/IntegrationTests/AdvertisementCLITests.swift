@@ -66,13 +66,17 @@ extension CLITests {
             #expect(adverts["errors"] as? Int == 0)
             let statusText = try await fixture.blectl(["status"])
             #expect(statusText.output.contains("6 sensors heard (active scanning)"))
-            // scan shows the profile each device was recognised as.
+            // scan shows the profile each device was recognised as, and its family.
             let scan = try await fixture.blectl(["scan", "--timeout", "1"])
             #expect(scan.output.contains("PROFILE") && scan.output.contains("govee-h5075"))
+            #expect(scan.output.contains("SENSOR") && scan.output.contains("Govee H5072/H5075"))
             let scanJSON = try await fixture.blectl(["scan", "--timeout", "1", "--json"])
             let rows = try #require(
                 try JSONSerialization.jsonObject(with: Data(scanJSON.output.utf8)) as? [[String: Any]])
             #expect(rows.contains { $0["profile"] as? String == "ruuvi" })
+            let ruuvi = try #require(rows.first { $0["profile"] as? String == "ruuvi" })
+            #expect(ruuvi["manufacturer"] as? String == "Ruuvi" && ruuvi["model"] as? String == "RuuviTag")
+            #expect(ruuvi["family"] as? String == "RuuviTag (data format 5)")
         }
     }
 
@@ -248,7 +252,8 @@ extension CLITests {
         #expect(result.status == 64)
         #expect(
             result.errors.contains(
-                "--advertiser-formats takes bthome, bthome-encrypted, pvvx, atc1441, ruuvi, govee-h5075, not 'bogus'"),
+                "--advertiser-formats takes bthome, bthome-encrypted, pvvx, atc1441, ruuvi, govee-h5075, mibeacon, "
+                    + "mibeacon-encrypted, qingping, thermobeacon, not 'bogus'"),
             "\(result.errors)")
     }
 }

@@ -115,6 +115,51 @@ struct CLITests {
         }
     }
 
+    @Test("SIGHUP tells systemd: RELOADING=1 with MONOTONIC_USEC, then READY=1 once reloaded")
+    func sighupNotifiesSystemd() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("notify")
+        let receiver = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(receiver) }
+        try #require(receiver >= 0 && withUnixAddress(path, { bind(receiver, $0, $1) }) == 0)
+        var timeout = timeval(tv_sec: Int(Duration.seconds(10).scaled.components.seconds), tv_usec: 0)
+        setsockopt(receiver, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        try await DaemonFixture.with(environment: ["NOTIFY_SOCKET": path]) { fixture in
+            let started = try await onOwnThread { try Self.datagrams(receiver, until: { $0.hasPrefix("READY=1") }) }
+            #expect(!started.contains { $0.hasPrefix("RELOADING=1") })
+            let before = Self.monotonicMicroseconds()
+            fixture.daemon.signal(SIGHUP)
+            let reload = try await onOwnThread { try Self.datagrams(receiver, until: { $0.hasPrefix("READY=1") }) }
+            // STATUS= and WATCHDOG=1 may come between: the reload's are the last two.
+            let reloading = try #require(reload.dropLast().last, "\(reload)")
+            let lines = reloading.split(separator: "\n")
+            #expect(lines.first == "RELOADING=1", "\(reload)")
+            let stamp = try #require(lines.dropFirst().first.flatMap { UInt64($0.dropFirst("MONOTONIC_USEC=".count)) })
+            #expect(lines.count == 2 && lines[1].hasPrefix("MONOTONIC_USEC="))
+            #expect(stamp >= before && stamp <= Self.monotonicMicroseconds(), "\(stamp) not now (\(before))")
+            #expect(fixture.daemon.log().contains("reloaded"))
+        }
+    }
+
+    /// The datagrams `socket` receives up to and including the first that `last` accepts.
+    private static func datagrams(_ socket: Int32, until last: (String) -> Bool) throws -> [String] {
+        var received: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw TestSupportError("no notification in time; got \(received)") }
+            received.append(String(decoding: buffer[..<count], as: UTF8.self))
+            if last(received[received.count - 1]) { return received }
+        }
+    }
+
+    private static func monotonicMicroseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+    }
+
     @Test("exit codes: 69 when the daemon is not running (with a hint), 64 for usage errors")
     func exitCodes() async throws {
         let missing = try await run(

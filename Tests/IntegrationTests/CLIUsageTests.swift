@@ -235,25 +235,51 @@ struct CLIUsageTests {
         #expect(unknown.contains("  battery  ") && unknown.contains("Sensor"), "\(unknown)")
     }
 
-    @Test("as a user who is not root, the start hint's commands work as typed")
-    func hintWorksForUser() async throws {
+    /// No blectld installed here: with one at the system socket, `blectl` reaches it and
+    /// prints no hint.
+    static let noSystemDaemon = !FileManager.default.fileExists(atPath: ProtocolInfo.defaultSocketPath)
+
+    /// A user's runtime directory of its own, removed after `body`, and a user's bare
+    /// environment pointing at it, plus the sanitizers' settings of a make test-asan run (with
+    /// LeakSanitizer on by default, blectld would exit 1 on its false reports).
+    static func withUserRuntime(_ body: (URL, [String: String]) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "blectl-user-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        // A user's bare environment, plus the sanitizers' settings of a make test-asan run (with
-        // LeakSanitizer on by default, blectld would exit 1 on its false reports).
         let environment = ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }.merging([
             "PATH": "\(DaemonFixture.products.path):/usr/bin:/bin", "XDG_RUNTIME_DIR": directory.path,
         ]) { _, new in new }
-        guard !FileManager.default.fileExists(atPath: ProtocolInfo.defaultSocketPath) else { return }
-        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: NobodyUser.setpriv) else {
-            // Not root: this very user reads the hint; its text is all there is to test.
+        try await body(directory, environment)
+    }
+
+    @Test(
+        "not root: the start hint names a socket under the user's XDG_RUNTIME_DIR",
+        .enabled(if: !RootRequirement.isRoot, "as root, the test below runs the hint as nobody"),
+        .enabled(if: noSystemDaemon, "blectld is installed here: blectl reaches it and prints no hint"))
+    func hintForUser() async throws {
+        try await Self.withUserRuntime { directory, environment in
             let result = try await run(Self.blectl, ["status"], environment: environment)
             #expect(result.status == 69)
-            #expect(result.errors.contains("blectld --mock --socket \(directory.path)/blectld.sock"))
-            return
+            #expect(
+                result.errors.contains("blectld --mock --socket \(directory.path)/blectld.sock"), "\(result.errors)")
         }
+    }
+
+    @Test(
+        "as a user who is not root (nobody), the start hint's commands work as typed",
+        .enabled(if: RootRequirement.testRuns, "needs root to run blectl as nobody"),
+        .enabled(if: noSystemDaemon, "blectld is installed here: blectl reaches it and prints no hint"))
+    func hintWorksForUser() async throws {
+        try RootRequirement.check("to run blectl as nobody")
+        try #require(FileManager.default.isExecutableFile(atPath: NobodyUser.setpriv), "util-linux's setpriv")
+        try await Self.withUserRuntime { directory, environment in
+            try await Self.runHintAsNobody(directory, environment)
+        }
+    }
+
+    /// Runs the hint's two commands as nobody: blectld starts, and blectl's status reaches it.
+    static func runHintAsNobody(_ directory: URL, _ environment: [String: String]) async throws {
         chown(directory.path, NobodyUser.id, NobodyUser.id)
         let refused = try await run(
             NobodyUser.setpriv, NobodyUser.command(["blectl", "status"]), environment: environment)

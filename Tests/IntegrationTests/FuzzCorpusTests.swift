@@ -40,11 +40,26 @@ struct FuzzCorpusTests {
         #expect(refused == Set(seeds.filter { $0.hasPrefix("seed-refused-") }), "\(log)")
     }
 
-    @Test("every crash input found so far goes through its target", arguments: targets)
+    /// The targets with crash inputs (`Tests/Fuzz/regressions/TARGET`): only those the fuzzer
+    /// found a crash in have a folder.
+    static let regressionTargets =
+        (try? FileManager.default.contentsOfDirectory(
+            atPath: fuzzDirectory.appendingPathComponent("regressions").path
+        ).sorted()) ?? []
+
+    @Test("every crash input found so far goes through its target", arguments: regressionTargets)
     func regressions(_ target: String) async throws {
-        let folder = Self.fuzzDirectory.appendingPathComponent("regressions/\(target)")
-        guard FileManager.default.fileExists(atPath: folder.path) else { return }
+        let folder = Self.fuzzDirectory.appendingPathComponent("regressions/\(target)").path
+        #expect(Self.targets.contains(target), "regressions/\(target) is no fuzz target")
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: folder).count
+        #expect(inputs > 0, "\(folder) is empty")
         let (status, _, log) = try await Self.replay(target, "regressions")
         #expect(status == 0, "\(log)")
+        #expect(log.contains("\(inputs) inputs through \(target)"), "every input replayed: \(log)")
+    }
+
+    @Test("there are crash inputs to replay")
+    func regressionsExist() {
+        #expect(!Self.regressionTargets.isEmpty, "Tests/Fuzz/regressions has no target folder")
     }
 }

@@ -47,6 +47,42 @@ struct HTTPOutputIntegrationTests {
         }
     }
 
+    @Test("a browser shows the adapter in words and a Ruuvi card with every quantity /metrics has")
+    func browserRuuvi() async throws {
+        let options = "--fast --thermometers 0 --others 0 --advertisers 1 --advertiser-formats ruuvi"
+        try await DaemonFixture.with(mockOptions: options, arguments: Self.http) { fixture in
+            let port = try fixture.httpPort()
+            let ruuvi = "A4:C1:38:AD:00:01"
+            var metrics = ""
+            #expect(
+                await eventually(within: .seconds(20)) {
+                    metrics = (try? await request(port, "/metrics").text) ?? ""
+                    return metrics.contains("blectl_pressure_pascals{address=\"\(ruuvi)\"")
+                })
+            let dom = try await Self.chromium(["--dump-dom", "http://127.0.0.1:\(port)/"])
+            #expect(dom.contains("adapter hci0 on"), "\(dom.prefix(2000))")
+            #expect(!dom.contains("poweredOn"))
+            let section = try #require(Self.section(of: ruuvi, in: dom), "no card for \(ruuvi)")
+            for (quantity, family) in [
+                ("humidity", "blectl_humidity_ratio"), ("pressure", "blectl_pressure_pascals"),
+                ("voltage", nil), ("celsius", "blectl_temperature_celsius"),
+            ] {
+                let shown = quantity == "celsius" ? "data-celsius=" : "<span class=\"\(quantity)\""
+                #expect(section.contains(shown), "\(quantity) missing: \(section)")
+                if let family { #expect(metrics.contains("\(family){address=\"\(ruuvi)\""), "\(family)") }
+            }
+            try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
+            let file = Self.artifacts.appendingPathComponent("http-page-ruuvi.png")
+            try? FileManager.default.removeItem(at: file)
+            _ = try await Self.chromium(
+                [
+                    "--window-size=1200,600", "--hide-scrollbars", "--screenshot=\(file.path)",
+                    "http://127.0.0.1:\(port)/",
+                ])
+            #expect(FileManager.default.fileExists(atPath: file.path), "no screenshot")
+        }
+    }
+
     @Test("Prometheus' parser reads every metric of a scrape")
     func scrape() async throws {
         try await DaemonFixture.with(arguments: Self.http) { fixture in

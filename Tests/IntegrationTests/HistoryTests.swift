@@ -217,7 +217,7 @@ extension CLITests {
 
     @Test(
         "a read-only state directory: live readings flow, status shows the history degraded, and it recovers",
-        .enabled(if: ScratchFileSystem.available, "needs root to mount a file system"))
+        .enabled(if: RootRequirement.testRuns, "needs root to mount a file system"))
     func readOnlyStateDirectory() async throws {
         try await ScratchFileSystem.with(sizeBytes: 8 << 20) { fs in
             try await DaemonGroup.with { group in

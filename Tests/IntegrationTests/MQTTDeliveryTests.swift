@@ -88,6 +88,7 @@ struct MQTTDeliveryTests {
         try await MQTTBroker.with(users: ["blectl": "s3cret pass", "watcher": "w"], tls: true) { broker in
             let passwordFile = broker.file("password")
             try "s3cret pass\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+            chmod(passwordFile, 0o600)  // blectld refuses a password file others can read
             let configuration = """
                 mqtt_url = \(broker.url)
                 mqtt_gateway = secure
@@ -110,6 +111,7 @@ struct MQTTDeliveryTests {
         try await MQTTBroker.with(users: ["blectl": "right"]) { broker in
             let passwordFile = broker.file("password")
             try "wrong\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+            chmod(passwordFile, 0o600)  // blectld refuses a password file others can read
             let configuration = """
                 mqtt_url = \(broker.url)
                 mqtt_username = blectl
@@ -153,6 +155,33 @@ struct MQTTDeliveryTests {
             environment: environment)
         #expect(result.status == 78, "\(result.errors)")
         #expect(result.errors.contains(words), "\(result.errors)")
+    }
+
+    @Test("A password file others can read: exit 78 naming it and the chmod; plain mqtt:// off-host is warned about")
+    func passwordFileChecks() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let passwordFile = directory.file("password")
+        try "s3cret\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        chmod(passwordFile, 0o644)
+        let configuration = "mqtt_url = mqtt://192.0.2.1:1\nmqtt_username = u\nmqtt_password_file = \(passwordFile)\n"
+        try configuration.write(toFile: directory.file("blectld.conf"), atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = directory.path
+        let arguments = ["--mock", "--socket", directory.file("s.sock"), "--config", directory.file("blectld.conf")]
+        let refused = try await run(DaemonFixture.binary("blectld"), arguments, environment: environment)
+        #expect(refused.status == 78, "\(refused.errors)")
+        #expect(refused.errors.contains("chmod 600 \(passwordFile)"), "\(refused.errors)")
+        chmod(passwordFile, 0o600)
+        try await DaemonFixture.with(configuration: configuration) { fixture in
+            try await withTimeout(.seconds(10)) {
+                while !fixture.daemon.log().contains("unencrypted (mqtt://)") {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            #expect(fixture.daemon.log().contains("use mqtts://"))
+            #expect(!fixture.daemon.log().contains("s3cret"))
+        }
     }
 
     @Test("SIGTERM while the broker hangs: blectld still exits within 3 s")

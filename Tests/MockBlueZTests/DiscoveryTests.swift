@@ -30,8 +30,14 @@ struct DiscoveryTests {
             try await f.signals.waitChange(Standard.hci0, Iface.adapter, "Discovering")
             let mark = f.signals.count
             try await f.call(Standard.hci0, Iface.adapter, "StopDiscovery")
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(!f.signals.since(mark).contains { $0.changedValue("Discovering") != nil })
+            let stillOn = try await nothingHappened(
+                before: "a round trip after StopDiscovery",
+                reached: {
+                    try await f.barrier()
+                    return true
+                }
+            ) { f.signals.since(mark).contains { $0.changedValue("Discovering") != nil } }
+            #expect(stillOn, "\(f.signals.since(mark))")
             #expect(try await f.get(Standard.hci0, Iface.adapter, "Discovering") == .boolean(true))
             await other.close()  // its session dies with its connection
             let (_, stopped) = try await f.signals.waitChange(after: mark, Standard.hci0, Iface.adapter, "Discovering")

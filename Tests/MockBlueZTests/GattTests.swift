@@ -79,9 +79,17 @@ struct GattTests {
             try await f.call(temperature, Iface.characteristic, "StartNotify", on: other)
             let mark = f.signals.count
             try await f.call(temperature, Iface.characteristic, "StopNotify")
-            try await Task.sleep(for: .milliseconds(120))
-            #expect(!f.signals.since(mark).contains { $0.changedValue("Notifying") != nil })
-            #expect(f.signals.since(mark).contains { $0.path == temperature && $0.changedValue("Value") != nil })
+            // The reply came after anything StopNotify emitted; a notification after it shows
+            // the other session still served.
+            let replied = f.signals.count
+            let stillOn = try await nothingHappened(
+                before: "a notification after StopNotify's reply",
+                reached: {
+                    try await f.signals.waitChange(after: replied, temperature, Iface.characteristic, "Value")
+                    return true
+                }
+            ) { f.signals.since(mark).contains { $0.changedValue("Notifying") != nil } }
+            #expect(stillOn, "\(f.signals.since(mark))")
             await other.close()  // the last session ends with its client
             let (_, off) = try await f.signals.waitChange(after: mark, temperature, Iface.characteristic, "Notifying")
             #expect(off.changedValue("Notifying") == .boolean(false))

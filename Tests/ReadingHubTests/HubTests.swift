@@ -205,6 +205,24 @@ struct HubTests {
         #expect(log.all.count == 7)
     }
 
+    @Test("A device heard broadcasting is a sensor from its first reading, named by its family")
+    func broadcastingSensor() async {
+        let family = SensorFamily(
+            id: "ruuvi", name: "RuuviTag (data format 5)", manufacturer: "Ruuvi", models: ["RuuviTag"],
+            quantities: [.temperature])
+        let hub = Hub(sensors: SensorCatalog([family]))
+        await hub.apply(.peripheralSeen(address: other, name: "Ruuvi 0001", rssi: -70, isThermometer: false))
+        #expect(await hub.peripherals().first?.thermometer == false)
+        await hub.apply(.reading(BluetoothAddress(other)!, name: nil, .celsius(21, raw: "05", profile: "ruuvi")))
+        let info = await hub.peripherals().first
+        #expect(info?.thermometer == true && info?.profile == "ruuvi")
+        #expect(
+            info?.family == "RuuviTag (data format 5)" && info?.model == "RuuviTag" && info?.manufacturer == "Ruuvi")
+        // A profile no catalog lists is described by its id.
+        await hub.apply(.reading(BluetoothAddress(pi)!, name: nil, .celsius(21, raw: "x", profile: "newer")))
+        #expect(await hub.peripherals().first { $0.address == pi }?.model == "newer")
+    }
+
     @Test("Status shows the adapter and connected thermometers with their latest reading")
     func status() async {
         let hub = makeHub()

@@ -9,7 +9,8 @@ nothing is mounted on the host). Checked all along: the daemon stays up; after t
 its RSS and open descriptors show no growth trend; every fault is followed by recovery (a new
 reading from each thermometer it hit, or the broker or store writing again) within the
 fault's bound; two healthy subscribers see every sequence number exactly once. One summary
-line on stdout; exit 0 on PASS, 1 on FAIL, 2 when the rig could not be set up. Logs stay in
+line on stdout; exit 0 on PASS, 1 on FAIL, 2 when the rig could not be set up or the run is too
+short to judge a trend (under 3 minutes: refused at once). Logs stay in
 the run's directory (printed). docs/testing.md ("Soak") explains the bounds and thresholds.
 
 Debian's /usr/bin/python3 with python3-dbus (the mock's control interface).
@@ -35,6 +36,9 @@ SAMPLE_SECONDS = 1.0
 FLOOR_BUCKET_SECONDS = 10.0
 # RSS rises for the first ~70 s (caches and buffers of 250 readings/s filling), then levels.
 WARMUP_SECONDS = 90.0
+# The shortest window after the warm-up whose trend is judged: over 30 s (a 2-minute run) the
+# last of the start-up growth read as a leak of 5 MiB/min. A shorter run is refused at start.
+MIN_TREND_SECONDS = 90.0
 TMPFS_BYTES = 48 << 20
 HISTORY_MAX_BYTES = 16 << 20
 SLOW_CLIENTS_MAX = 8
@@ -642,6 +646,22 @@ def slope_per_minute(points):
     return 60 * sum((t - mean_t) * (v - mean_v) for t, v in points) / var if var else 0.0
 
 
+def warmup_seconds(minutes: float) -> float:
+    """How long RSS and descriptors are left to settle before their trend is measured."""
+    return max(WARMUP_SECONDS, minutes * 60 * 0.1)
+
+
+def too_short(minutes: float):
+    """Why a run of `minutes` cannot judge a trend (None when it can)."""
+    window = minutes * 60 - warmup_seconds(minutes)
+    if window >= MIN_TREND_SECONDS:
+        return None
+    shortest = (WARMUP_SECONDS + MIN_TREND_SECONDS) / 60
+    return (f"a {minutes:g}-minute run is too short to judge memory and descriptors: after the "
+            f"{WARMUP_SECONDS:.0f}-s warm-up it leaves {max(window, 0):.0f} s, and the trend needs "
+            f"{MIN_TREND_SECONDS:.0f} s (start-up growth would pass for a leak); run {shortest:g} minutes or more")
+
+
 def floors(samples, start: float):
     """Per FLOOR_BUCKET_SECONDS bucket after `start`, the lowest value (t at the bucket's middle)."""
     buckets = {}
@@ -788,7 +808,7 @@ class Soak:
 
     def trends(self):
         """(RSS slope KiB/min, fd slope /min, their problems) over the floors after the warm-up."""
-        warmup = max(WARMUP_SECONDS, self.args.minutes * 60 * 0.1)
+        warmup = warmup_seconds(self.args.minutes)
         rss_floor = floors([(t, rss) for t, rss, _ in self.samples], warmup)
         fd_floor = floors([(t, fds) for t, _, fds in self.samples], warmup)
         rss_slope, fd_slope = slope_per_minute(rss_floor), slope_per_minute(fd_floor)
@@ -844,6 +864,10 @@ def main() -> int:
     parser.add_argument("--only", action="append", metavar="KIND", help="only this fault kind (repeatable)")
     parser.add_argument("--stop-on-failure", action="store_true", help="end at the first failure")
     args = parser.parse_args()
+    refusal = too_short(args.minutes)
+    if refusal:
+        print(f"soak: refused: {refusal}", file=sys.stderr)
+        return 2
     args.seed = int(args.seed) if str(args.seed).strip() else random.SystemRandom().randrange(1, 2**31)
     directory = os.path.abspath(os.path.join(args.work, time.strftime("%Y%m%dT%H%M%S") + f"-seed{args.seed}"))
     os.makedirs(directory, exist_ok=True)

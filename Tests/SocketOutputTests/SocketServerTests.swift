@@ -168,6 +168,31 @@ struct SocketServerTests {
         }
     }
 
+    @Test("history since the largest seq, as a client writes it, answers nothing, committed or not")
+    func historySinceLargestSeq() async throws {
+        try await withTestDaemon { daemon in
+            for value in 90...92 { await daemon.hub.apply(.fahrenheit(pi, Double(value))) }
+            await daemon.history.flush()
+            await daemon.hub.apply(.fahrenheit(pi, 93))  // in memory
+            let client = try await daemon.connect()
+            let replies = try await offload {
+                try client.expectHello()
+                return try [
+                    #"{"v":1,"id":1,"cmd":"history","since":18446744073709551615}"#,
+                    #"{"v":1,"id":2,"cmd":"history","since":18446744073709551615,"address":"\#(pi)"}"#,
+                ].map { line in
+                    try client.send(line)
+                    return try #require(try client.readLine())
+                }
+            }
+            for reply in replies {
+                let result = try JSONLines.decode(Reply<HistoryResult>.self, from: Array(reply.utf8)).get()
+                #expect(result.events.isEmpty, "\(reply)")
+                #expect(result.lastSeq == 4)
+            }
+        }
+    }
+
     @Test("A history page longer than half the smallest client queue is cut short, with more; nobody is dropped")
     func historyPageFitsTheQueue() async throws {
         try await withTestDaemon(configure: { $0.maxQueuedBytes = 64 << 10 }) { daemon in

@@ -35,3 +35,29 @@ public final class Completion: Sendable {
 /// Whether heavy suites run: only when `make test` runs them on their own
 /// (`BLECTL_HEAVY_TESTS=1`), after the others, so that their load skews no one's timing.
 public let heavyTestsRun = getenv("BLECTL_HEAVY_TESTS").map { String(cString: $0) == "1" } ?? false
+
+/// Whether nothing `happened` by a point the test can see: waits until `reached` holds, then
+/// asks `happened`; throws if the point is never reached.
+///
+/// A fixed "settle" sleep before a negative check passes on a slow machine without checking
+/// anything: what would have gone wrong may simply not have happened yet. `reached` is a
+/// positive sign that the code under test processed past the point in question (a round trip
+/// through the same queue, a later event that must come after); only then does "nothing else
+/// arrived" mean something. `point` names it for the failure.
+public func nothingHappened(
+    before point: String, within deadline: Duration = .seconds(30), reached: () async throws -> Bool,
+    _ happened: () async throws -> Bool
+) async throws -> Bool {
+    var failure: (any Error)?
+    let seen = await eventually(within: deadline) {
+        do { return try await reached() } catch {
+            failure = error
+            return false
+        }
+    }
+    guard seen else {
+        let why = failure.map { " (last: \($0))" } ?? ""
+        throw TestSupportError("\(point) was not reached within \(deadline.scaled)\(why): cannot tell nothing happened")
+    }
+    return try await !happened()
+}

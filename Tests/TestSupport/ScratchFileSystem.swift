@@ -5,19 +5,18 @@ import Foundation
 #endif
 
 /// A small tmpfs of its own, and a read-only bind mount of it: a real full disk and a
-/// real read-only file system. Needs root (CI and `make test` as root); unmounted after.
+/// real read-only file system. Needs root (CI and `make test` as root; ``RootRequirement``);
+/// unmounted after.
 public struct ScratchFileSystem: Sendable {
     /// Where the tmpfs is mounted (writable).
     public let writable: String
     /// The same files through a bind mount that starts read-only.
     public let readOnly: String
 
-    /// Whether this process may mount file systems.
-    public static var available: Bool { geteuid() == 0 }
-
     /// Runs `body` with a tmpfs of `sizeBytes` and its read-only bind mount, unmounted and
     /// removed after, whatever happens.
     public static func with(sizeBytes: Int, _ body: (ScratchFileSystem) async throws -> Void) async throws {
+        try RootRequirement.check("to mount a tmpfs")
         let base = "/tmp/blectl-fs-\(UUID().uuidString.prefix(8))"
         let fs = ScratchFileSystem(writable: base + "/rw", readOnly: base + "/ro")
         for directory in [fs.writable, fs.readOnly] {

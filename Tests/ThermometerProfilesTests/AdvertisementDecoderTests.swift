@@ -13,9 +13,17 @@ struct AdvertisementDecoderTests {
     @Test("the standard registry lists every decoder, in lookup order")
     func standard() {
         let registry = AdvertisementRegistry.standard
-        #expect(registry.profiles.map(\.id) == ["bthome", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074"])
-        #expect(registry.serviceDataUUIDs == [BluetoothUUID(UInt16(0xFCD2)), BluetoothUUID(UInt16(0x181A))])
-        #expect(registry.manufacturerIDs == [0x0499, 0xEC88])
+        #expect(
+            registry.profiles.map(\.id) == [
+                "bthome", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074", "mibeacon", "qingping",
+                "thermobeacon",
+            ])
+        #expect(
+            registry.serviceDataUUIDs == [
+                BluetoothUUID(UInt16(0xFCD2)), BluetoothUUID(UInt16(0x181A)), BluetoothUUID(UInt16(0xFE95)),
+                BluetoothUUID(UInt16(0xFDCD)),
+            ])
+        #expect(registry.manufacturerIDs == [0x0499, 0xEC88] + ThermoBeaconProfile.companyIDs)
         #expect(registry.needsActiveScanning)
         #expect(!AdvertisementRegistry(profiles: [BTHomeProfile(), RuuviProfile()]).needsActiveScanning)
         #expect(registry.profiles(reading: environmentalField).map(\.id) == ["pvvx", "atc1441"])
@@ -131,7 +139,7 @@ struct AdvertisementRobustnessTests {
     @Test("random payloads never trap; every reading is plausible and rounded, every error keeps the bytes")
     func randomPayloads() {
         var generator = SplitMix64(state: 0xAD5)
-        var decoder = AdvertisementDecoder(bthomeKeys: EncryptedVectors.keys)
+        var decoder = AdvertisementDecoder(keys: EncryptedVectors.keys)
         var readings = 0
         var errors = 0
         for round in 0..<20_000 {
@@ -160,7 +168,7 @@ struct AdvertisementRobustnessTests {
         for (payload, field) in goodAdvertisements {
             for length in 0...payload.count + 8 {
                 let bytes = Array((payload + [UInt8](repeating: 0xA5, count: 8)).prefix(length))
-                var decoder = AdvertisementDecoder(bthomeKeys: EncryptedVectors.keys)
+                var decoder = AdvertisementDecoder(keys: EncryptedVectors.keys)
                 _ = Self.check(decoder.decode(bytes, in: field, from: sensorAddress), payload: bytes)
             }
         }

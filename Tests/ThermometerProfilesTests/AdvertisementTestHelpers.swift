@@ -30,14 +30,17 @@ let goodAdvertisements: [([UInt8], AdvertisementField)] = [
     (bytes(hex: "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"), ruuviField),
     (bytes(hex: "00 0418ee 64 00"), goveeField),
     (bytes(hex: "00 c408 231d 64 02"), goveeField),
+    (bytes(hex: "40 50 5b05 01 0d10 04 fe00 4802"), AdvertisementField.serviceData(XiaomiMiBeaconProfile.serviceUUID)),
+    (bytes(hex: "0816a72514342d580104d800bb01020164"), AdvertisementField.serviceData(QingpingProfile.serviceUUID)),
+    (bytes(hex: "00009c0d0000fe44450cc501870217000000"), AdvertisementField.manufacturerData(0x10)),
 ]
 
 /// Decodes one payload with a fresh standard decoder.
 func decode(
     _ payload: [UInt8], in field: AdvertisementField, from address: BluetoothAddress = sensorAddress,
-    keys: [BluetoothAddress: BTHomeKey] = [:]
+    keys: [BluetoothAddress: AdvertisementKey] = [:]
 ) -> Result<AdvertisementReading, ReadingError>? {
-    var decoder = AdvertisementDecoder(bthomeKeys: keys)
+    var decoder = AdvertisementDecoder(keys: keys)
     return decoder.decode(payload, in: field, from: address)
 }
 
@@ -46,12 +49,18 @@ struct ExpectedReading: Sendable, CustomTestStringConvertible {
     var payload: [UInt8]
     var quantities: Quantities
     var counter: UInt32?
+    /// The quantities left out as implausible, each with an error beside the reading.
+    var dropped: Set<Quantity>
     var testDescription: String { payload.hexString }
 
-    init(_ payload: [UInt8], _ quantities: KeyValuePairs<Quantity, Double>, counter: UInt32? = nil) {
+    init(
+        _ payload: [UInt8], _ quantities: KeyValuePairs<Quantity, Double>, counter: UInt32? = nil,
+        dropped: Set<Quantity> = []
+    ) {
         self.payload = payload
         self.quantities = Quantities(quantities)
         self.counter = counter
+        self.dropped = dropped
     }
 }
 
@@ -79,6 +88,15 @@ func expectReading(
     #expect(reading.measurement.profile == profile, sourceLocation: sourceLocation)
     #expect(reading.measurement.raw == expected.payload.hexString, sourceLocation: sourceLocation)
     #expect(reading.measurement.unit == .celsius, sourceLocation: sourceLocation)
+    let dropped = Set(
+        Quantity.allCases.filter { quantity in
+            reading.dropped.contains { $0.detail?.hasPrefix("\(quantity) ") == true }
+        })
+    #expect(dropped == expected.dropped, "\(reading.dropped)", sourceLocation: sourceLocation)
+    #expect(reading.dropped.count == expected.dropped.count, "\(reading.dropped)", sourceLocation: sourceLocation)
+    for error in reading.dropped {
+        #expect(error.kind == .outOfRange && error.raw == expected.payload, sourceLocation: sourceLocation)
+    }
 }
 
 /// Checks that a payload was refused with the expected kind and its bytes.

@@ -9,12 +9,12 @@ import ThermometerProfiles
 /// (OpenSSL's AES-CCM), key `testKey`, device `sensorAddress`; their plaintext is in the
 /// comments and in that script.
 enum EncryptedVectors {
-    static let publishedKey = try! BTHomeKey(hex: "231d39c1d7cc1ab1aee224cd096db932")
+    static let publishedKey = try! AdvertisementKey.bthome(hex: "231d39c1d7cc1ab1aee224cd096db932")
     static let publishedAddress = BluetoothAddress("54:48:E6:8F:80:A5")!
     /// 25.06 °C, 50.55 %; counter 0x33221100.
     static let published = bytes(hex: "41 a4 72 66 c9 5f 73 00 11 22 33 78 23 72 14")
 
-    static let testKey = try! BTHomeKey(hex: "e9ea895fac7cca6d30532432a516f3a8")
+    static let testKey = try! AdvertisementKey.bthome(hex: "e9ea895fac7cca6d30532432a516f3a8")
     /// #42, 87 %, 21.50 °C, 40.00 %, 2.950 V; counter 1000.
     static let counter1000 = bytes(hex: "41ad0bb6fc5ec9b07efa27e8fa4ae80300009f243a2a")
     /// #43, 87 %, 21.60 °C, 40.10 %; counter 1001.
@@ -116,7 +116,7 @@ struct BTHomeEncryptionTests {
 
     @Test("a counter going backwards is a replay; the same packet again repeats its reading")
     func replay() throws {
-        var decoder = AdvertisementDecoder(bthomeKeys: EncryptedVectors.keys)
+        var decoder = AdvertisementDecoder(keys: EncryptedVectors.keys)
         func counter(_ payload: [UInt8]) -> UInt32? {
             decoder.decode(payload, in: bthomeField, from: sensorAddress)?.success?.counter
         }
@@ -134,7 +134,7 @@ struct BTHomeEncryptionTests {
 
     @Test("a counter restarting below 100 after a battery change is accepted")
     func batteryChange() throws {
-        var decoder = AdvertisementDecoder(bthomeKeys: EncryptedVectors.keys)
+        var decoder = AdvertisementDecoder(keys: EncryptedVectors.keys)
         _ = decoder.decode(EncryptedVectors.counter1001, in: bthomeField, from: sensorAddress)
         let restarted = decoder.decode(EncryptedVectors.counter5, in: bthomeField, from: sensorAddress)
         try expectReading(
@@ -146,7 +146,7 @@ struct BTHomeEncryptionTests {
 
     @Test("an authentic packet with an unknown object is refused, and its counter still counts")
     func unknownObjectInside() throws {
-        var decoder = AdvertisementDecoder(bthomeKeys: EncryptedVectors.keys)
+        var decoder = AdvertisementDecoder(keys: EncryptedVectors.keys)
         let result = decoder.decode(EncryptedVectors.unknownObject, in: bthomeField, from: sensorAddress)
         try expectError(result, ExpectedError(EncryptedVectors.unknownObject, .unknownObject))
         #expect(result?.failure?.detail == "object 0xee at offset 3 of the decrypted data is not a BTHome v2 object")
@@ -157,7 +157,7 @@ struct BTHomeEncryptionTests {
 
     @Test("a failed packet changes no replay state")
     func failuresLeaveNoState() {
-        var decoder = AdvertisementDecoder(bthomeKeys: EncryptedVectors.keys)
+        var decoder = AdvertisementDecoder(keys: EncryptedVectors.keys)
         var forged = EncryptedVectors.counter1000
         forged[forged.count - 8] = 0xFF  // counter 1023, tag no longer matches
         #expect(decoder.decode(forged, in: bthomeField, from: sensorAddress)?.failure?.kind == .decryptionFailed)
@@ -176,7 +176,7 @@ struct BTHomeEncryptionTests {
         #expect(decode(payload, in: field)?.success != nil)
         let refused = decode(payload, in: field, keys: EncryptedVectors.keys)
         try expectError(refused, ExpectedError(payload, .unencrypted))
-        #expect(refused?.failure?.detail?.hasPrefix("A4:C1:38:8D:18:B2 has a BTHome key but sent unencrypted") == true)
+        #expect(refused?.failure?.detail?.hasPrefix("A4:C1:38:8D:18:B2 has a key but sent unencrypted") == true)
     }
 
     @Test(

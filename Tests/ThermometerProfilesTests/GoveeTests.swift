@@ -11,8 +11,9 @@ struct GoveeH5075Tests {
             ExpectedReading(bytes(hex: "00 0418ee 64 00"), [.temperature: 26.8, .humidity: 52.6, .battery: 100]),
             ExpectedReading(bytes(hex: "00 811f09 64 00"), [.temperature: -7.3, .humidity: 48.1, .battery: 100]),
             ExpectedReading(bytes(hex: "00 04344b 64 00"), [.temperature: 27.5, .humidity: 53.1, .battery: 100]),
-            // GoveeWatcher's example 0x03215d = 205149: 20.5 °C, 14.9 %; the battery's high bit is not charge.
-            ExpectedReading(bytes(hex: "00 03215d e4 00"), [.temperature: 20.5, .humidity: 14.9, .battery: 100]),
+            // GoveeWatcher's example 0x03215d with the battery byte's high bit, the sensor's error
+            // flag: Home Assistant's govee-ble then shows no temperature or humidity, only the battery.
+            ExpectedReading(bytes(hex: "00 03215d e4 00"), [.battery: 100]),
             // Built from the format: 0 and the bounds (2000999 and −600999).
             ExpectedReading(bytes(hex: "00 000000 00 00"), [.temperature: 0, .humidity: 0, .battery: 0]),
             ExpectedReading(bytes(hex: "00 1e8867 32 00"), [.temperature: 200, .humidity: 99.9, .battery: 50]),
@@ -27,10 +28,16 @@ struct GoveeH5075Tests {
         arguments: [
             ExpectedError([UInt8](repeating: 0xFF, count: 6), .outOfRange),  // −838.8 °C
             ExpectedError(bytes(hex: "00 7a1200 64 00"), .outOfRange),  // 8000000: 800.0 °C
-            ExpectedError(bytes(hex: "00 0418ee 65 00"), .outOfRange),  // battery 101 %
         ])
     func rejects(_ expected: ExpectedError) throws {
         try expectError(decode(expected.payload, in: goveeField), expected)
+    }
+
+    @Test("an implausible humidity or battery is left out; the rest of the reading stands")
+    func dropsImplausibleSecondary() throws {
+        let expected = ExpectedReading(
+            bytes(hex: "00 0418ee 65 00"), [.temperature: 26.8, .humidity: 52.6], dropped: [.battery])
+        try expectReading(decode(expected.payload, in: goveeField), expected, profile: "govee-h5075")
     }
 
     @Test("Govee needs active scanning: the data is in the scan response")
@@ -59,12 +66,21 @@ struct GoveeH5074Tests {
     @Test(
         "implausible values are refused",
         arguments: [
-            ExpectedError([UInt8](repeating: 0xFF, count: 7), .outOfRange),  // 655.35 %
-            ExpectedError(bytes(hex: "00 214e 0000 64 00"), .outOfRange),  // 200.01 °C
-            ExpectedError(bytes(hex: "00 0000 0000 65 00"), .outOfRange),  // battery 101 %
+            ExpectedError(bytes(hex: "00 214e 0000 64 00"), .outOfRange)  // 200.01 °C
         ])
     func rejects(_ expected: ExpectedError) throws {
         try expectError(decode(expected.payload, in: goveeField), expected)
+    }
+
+    @Test(
+        "an implausible humidity or battery is left out; the rest of the reading stands",
+        arguments: [
+            ExpectedReading(
+                [UInt8](repeating: 0xFF, count: 7), [.temperature: -0.01], dropped: [.humidity, .battery]),
+            ExpectedReading(bytes(hex: "00 0000 0000 65 00"), [.temperature: 0, .humidity: 0], dropped: [.battery]),
+        ])
+    func dropsImplausibleSecondary(_ expected: ExpectedReading) throws {
+        try expectReading(decode(expected.payload, in: goveeField), expected, profile: "govee-h5074")
     }
 
     @Test("0xEC88 payloads of other lengths are neither Govee format", arguments: [1, 5, 8, 9, 20])

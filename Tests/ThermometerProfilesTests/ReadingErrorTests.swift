@@ -24,7 +24,7 @@ struct ReadingErrorTests {
         (
             EncryptedVectors.counter999,
             {
-                var decoder = AdvertisementDecoder(bthomeKeys: EncryptedVectors.keys)
+                var decoder = AdvertisementDecoder(keys: EncryptedVectors.keys)
                 _ = decoder.decode(EncryptedVectors.counter1000, in: bthomeField, from: sensorAddress)
                 return decoder.decode(EncryptedVectors.counter999, in: bthomeField, from: sensorAddress)?.failure
             }
@@ -37,7 +37,7 @@ struct ReadingErrorTests {
         (raw, { profile.decode(raw).failure })
     }
 
-    static func advertisement(_ raw: [UInt8], keys: [BluetoothAddress: BTHomeKey] = [:]) -> (
+    static func advertisement(_ raw: [UInt8], keys: [BluetoothAddress: AdvertisementKey] = [:]) -> (
         raw: [UInt8], decode: @Sendable () -> ReadingError?
     ) {
         (raw, { decode(raw, in: bthomeField, keys: keys)?.failure })

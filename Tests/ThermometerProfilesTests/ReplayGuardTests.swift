@@ -51,21 +51,23 @@ struct ReplayGuardTests {
     }
 }
 
-@Suite("BTHomeKey")
-struct BTHomeKeyTests {
+@Suite("AdvertisementKey")
+struct AdvertisementKeyTests {
     @Test(
         "32 hex digits in either case parse",
         arguments: [
             "231d39c1d7cc1ab1aee224cd096db932", "231D39C1D7CC1AB1AEE224CD096DB932", "231d39C1d7cc1aB1aee224cd096db932",
         ])
     func parses(_ text: String) throws {
-        #expect(try BTHomeKey(hex: text) == BTHomeKey(hex: "231d39c1d7cc1ab1aee224cd096db932"))
+        #expect(
+            try AdvertisementKey.bthome(hex: text) == AdvertisementKey.bthome(hex: "231d39c1d7cc1ab1aee224cd096db932"))
     }
 
     @Test("different keys differ")
     func distinct() throws {
         #expect(
-            try BTHomeKey(hex: String(repeating: "0", count: 32)) != BTHomeKey(hex: String(repeating: "1", count: 32)))
+            try AdvertisementKey.bthome(hex: String(repeating: "0", count: 32))
+                != AdvertisementKey.bthome(hex: String(repeating: "1", count: 32)))
     }
 
     @Test(
@@ -81,16 +83,16 @@ struct BTHomeKeyTests {
             ("231d39c1d7cc1ab1aee224cd096db9é2", #"character 31 of the BTHome key is not a hex digit: "é""#),
         ] as [(String, String)])
     func rejects(_ text: String, _ reason: String) {
-        let error = #expect(throws: BTHomeKey.ParseError.self) { try BTHomeKey(hex: text) }
+        let error = #expect(throws: AdvertisementKey.ParseError.self) { try AdvertisementKey.bthome(hex: text) }
         #expect(error?.description == reason)
     }
 
     @Test("the description never shows the key")
     func redacted() throws {
-        let key = try BTHomeKey(hex: "231d39c1d7cc1ab1aee224cd096db932")
-        #expect(key.description == "BTHomeKey(<redacted>)")
+        let key = try AdvertisementKey.bthome(hex: "231d39c1d7cc1ab1aee224cd096db932")
+        #expect(key.description == "AdvertisementKey(<redacted>)")
         #expect(!"\(key)".contains("231d"))
-        #expect(String(reflecting: key) == "BTHomeKey(<redacted>)")
+        #expect(String(reflecting: key) == "AdvertisementKey(<redacted>)")
         var dumped = ""
         dump(key, to: &dumped)
         #expect(!dumped.contains("35"), "the first key byte, 0x23, in decimal: \(dumped)")

@@ -83,12 +83,9 @@ struct RuuviTests {
     @Test(
         "bad payloads are refused with the right kind",
         arguments: [
-            // Ruuvi's maximum (humidity 163.835 %), minimum (−163.835 °C) and invalid vectors
-            ExpectedError(bytes(hex: "057FFFFFFEFFFE7FFF7FFF7FFFFFDEFEFFFECBB8334C884F"), .outOfRange),
+            // Ruuvi's minimum (−163.835 °C) and invalid vectors
             ExpectedError(bytes(hex: "058001000000008001800180010000000000CBB8334C884F"), .outOfRange),
             ExpectedError(bytes(hex: "058000FFFFFFFF800080008000FFFFFFFFFFFFFFFFFFFFFF"), .unsupportedValue),
-            // 65534 + 50000 Pa = 1155.34 hPa: the format's ceiling, above any air pressure on Earth
-            ExpectedError(payload(pressure: 0xFFFE), .outOfRange),
             // data format 3 (RAWv1, Theengs' vector) and all 0xFF
             ExpectedError(bytes(hex: "03291A1ECE1EFC18F94202CA0B53"), .unsupportedVersion),
             ExpectedError([UInt8](repeating: 0xFF, count: 24), .unsupportedVersion),
@@ -98,5 +95,26 @@ struct RuuviTests {
         ])
     func rejects(_ expected: ExpectedError) throws {
         try expectError(decode(expected.payload, in: ruuviField), expected)
+    }
+
+    @Test(
+        "an implausible humidity or pressure is left out with an error; the temperature stands (issue 33)",
+        arguments: [
+            // 40004 × 0.0025 % = 100.01 %: a sensor artefact
+            ExpectedReading(
+                payload(humidity: 40004), [.temperature: 24.3, .pressure: 1000.44, .voltage: 2.977], counter: 205,
+                dropped: [.humidity]),
+            // Ruuvi's maximum vector: humidity 163.835 %, pressure 1155.34 hPa
+            ExpectedReading(
+                bytes(hex: "057FFFFFFEFFFE7FFF7FFF7FFFFFDEFEFFFECBB8334C884F"),
+                [.temperature: 163.84, .voltage: 3.646],
+                counter: 65534, dropped: [.humidity, .pressure]),
+            // 65534 + 50000 Pa = 1155.34 hPa: the format's ceiling, above any air pressure on Earth
+            ExpectedReading(
+                payload(pressure: 0xFFFE), [.temperature: 24.3, .humidity: 53.49, .voltage: 2.977], counter: 205,
+                dropped: [.pressure]),
+        ])
+    func dropsImplausibleSecondary(_ expected: ExpectedReading) throws {
+        try expectReading(decode(expected.payload, in: ruuviField), expected, profile: "ruuvi")
     }
 }

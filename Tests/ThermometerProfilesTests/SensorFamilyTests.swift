@@ -25,7 +25,7 @@ struct SensorFamilyTests {
         for (payload, field) in goodAdvertisements {
             // The key only for the encrypted packet: with it, the plain one is a downgrade.
             let keys = payload == EncryptedVectors.counter1000 ? EncryptedVectors.keys : [:]
-            var decoder = AdvertisementDecoder(bthomeKeys: keys)
+            var decoder = AdvertisementDecoder(keys: keys)
             let result = decoder.decode(payload, in: field, from: sensorAddress)
             let reading = try #require(result).get()
             let family = try #require(KnownSensors.catalog[reading.measurement.profile])

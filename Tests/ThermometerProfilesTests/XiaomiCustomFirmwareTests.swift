@@ -35,14 +35,30 @@ struct PVVXTests {
     @Test(
         "implausible values are refused",
         arguments: [
-            ExpectedError([UInt8](repeating: 0xFF, count: 15), .outOfRange),  // humidity 655.35 %
-            ExpectedError(bytes(hex: "000000000000 214e 0000 0000 00 00 00"), .outOfRange),  // 200.01 °C
-            ExpectedError(bytes(hex: "000000000000 0000 1127 0000 00 00 00"), .outOfRange),  // 100.01 %
-            ExpectedError(bytes(hex: "000000000000 0000 0000 1127 00 00 00"), .outOfRange),  // 10.001 V
-            ExpectedError(bytes(hex: "000000000000 0000 0000 0000 65 00 00"), .outOfRange),  // 101 %
+            ExpectedError(bytes(hex: "000000000000 214e 0000 0000 00 00 00"), .outOfRange)  // 200.01 °C
         ])
     func rejects(_ expected: ExpectedError) throws {
         try expectError(decode(expected.payload, in: environmentalField), expected)
+    }
+
+    @Test(
+        "an implausible humidity, voltage or battery is left out; the rest of the reading stands",
+        arguments: [
+            ExpectedReading(
+                [UInt8](repeating: 0xFF, count: 15), [.temperature: -0.01], counter: 255,
+                dropped: [.humidity, .voltage, .battery]),
+            ExpectedReading(
+                bytes(hex: "000000000000 0000 1127 0000 00 00 00"), [.temperature: 0, .voltage: 0, .battery: 0],
+                counter: 0, dropped: [.humidity]),
+            ExpectedReading(
+                bytes(hex: "000000000000 0000 0000 1127 00 00 00"), [.temperature: 0, .humidity: 0, .battery: 0],
+                counter: 0, dropped: [.voltage]),
+            ExpectedReading(
+                bytes(hex: "000000000000 0000 0000 0000 65 00 00"), [.temperature: 0, .humidity: 0, .voltage: 0],
+                counter: 0, dropped: [.battery]),
+        ])
+    func dropsImplausibleSecondary(_ expected: ExpectedReading) throws {
+        try expectReading(decode(expected.payload, in: environmentalField), expected, profile: "pvvx")
     }
 }
 
@@ -79,14 +95,30 @@ struct ATC1441Tests {
     @Test(
         "implausible values are refused",
         arguments: [
-            ExpectedError([UInt8](repeating: 0xFF, count: 13), .outOfRange),  // humidity 255 %
-            ExpectedError(bytes(hex: "000000000000 07d1 00 00 0000 00"), .outOfRange),  // 200.1 °C
-            ExpectedError(bytes(hex: "000000000000 0000 65 00 0000 00"), .outOfRange),  // 101 %
-            ExpectedError(bytes(hex: "000000000000 0000 00 65 0000 00"), .outOfRange),  // battery 101 %
-            ExpectedError(bytes(hex: "000000000000 0000 00 00 2711 00"), .outOfRange),  // 10.001 V
+            ExpectedError(bytes(hex: "000000000000 07d1 00 00 0000 00"), .outOfRange)  // 200.1 °C
         ])
     func rejects(_ expected: ExpectedError) throws {
         try expectError(decode(expected.payload, in: environmentalField), expected)
+    }
+
+    @Test(
+        "an implausible humidity, battery or voltage is left out; the rest of the reading stands",
+        arguments: [
+            ExpectedReading(
+                [UInt8](repeating: 0xFF, count: 13), [.temperature: -0.1], counter: 255,
+                dropped: [.humidity, .battery, .voltage]),
+            ExpectedReading(
+                bytes(hex: "000000000000 0000 65 00 0000 00"), [.temperature: 0, .battery: 0, .voltage: 0],
+                counter: 0, dropped: [.humidity]),
+            ExpectedReading(
+                bytes(hex: "000000000000 0000 00 65 0000 00"), [.temperature: 0, .humidity: 0, .voltage: 0],
+                counter: 0, dropped: [.battery]),
+            ExpectedReading(
+                bytes(hex: "000000000000 0000 00 00 2711 00"), [.temperature: 0, .humidity: 0, .battery: 0],
+                counter: 0, dropped: [.voltage]),
+        ])
+    func dropsImplausibleSecondary(_ expected: ExpectedReading) throws {
+        try expectReading(decode(expected.payload, in: environmentalField), expected, profile: "atc1441")
     }
 
     @Test(

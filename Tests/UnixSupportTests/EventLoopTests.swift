@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 import Testing
 import UnixSupport
 
@@ -125,16 +126,22 @@ struct EventLoopTests {
         loop.sync { watch.withLock { $0?.wantsRead = false } }
         byte = 8
         #expect(write(writeEnd, &byte, 1) == 1)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(heard.withLock { $0 } == ["byte 7"], "a paused watch is not called")
+        let marker = LoopMarker(on: loop)
+        defer { marker.close() }
+        let paused = try await nothingHappened(before: "a later byte on another watch", reached: marker.send()) {
+            heard.withLock { $0 } != ["byte 7"]
+        }
+        #expect(paused, "a paused watch is not called: \(heard.withLock { $0 })")
         loop.sync { watch.withLock { $0?.wantsRead = true } }
         try await waitFor { heard.withLock { $0 } == ["byte 7", "byte 8"] }
         close(writeEnd)
         try await waitFor { heard.withLock { $0 }.last == "end true" }
         loop.sync { watch.withLock { $0?.cancel() } }
         let count = heard.withLock { $0.count }
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(heard.withLock { $0.count } == count, "a cancelled watch is not called, even on a hang-up")
+        let cancelled = try await nothingHappened(before: "a later byte on another watch", reached: marker.send()) {
+            heard.withLock { $0.count } != count
+        }
+        #expect(cancelled, "a cancelled watch is not called, even on a hang-up")
     }
 
     @Test("a watch for hang-ups alone hears a socket's peer close, not its end of writing")
@@ -157,8 +164,12 @@ struct EventLoopTests {
         var byte: UInt8 = 1
         #expect(write(peer, &byte, 1) == 1)
         shutdown(peer, Int32(SHUT_WR))
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(heard.withLock { $0 }.isEmpty, "data and the end of the peer's writing are no hang-up")
+        let marker = LoopMarker(on: loop)
+        defer { marker.close() }
+        let quiet = try await nothingHappened(before: "a later byte on another watch", reached: marker.send()) {
+            !heard.withLock { $0 }.isEmpty
+        }
+        #expect(quiet, "data and the end of the peer's writing are no hang-up")
         close(peer)
         try await waitFor { heard.withLock { $0 }.count == 1 }
         #expect(heard.withLock { $0 }.first?.contains(.hangup) == true)
@@ -197,5 +208,51 @@ struct EventLoopTests {
             fclose(file)
         }
         return count
+    }
+}
+
+/// A pipe watched on a loop beside the watch under test, for telling that the loop went past a
+/// point: epoll is level-triggered, so what was ready before a byte written here is reported
+/// with it or earlier, and a ``EventLoop/sync(_:)`` after the byte is heard lets the loop finish
+/// that turn's callbacks.
+private final class LoopMarker: Sendable {
+    private let loop: EventLoop
+    private let readEnd: Int32
+    private let writeEnd: Int32
+    private let heard = Locked(0)
+    private let watch = Locked<IOWatch?>(nil)
+
+    init(on loop: EventLoop) {
+        var fds: [Int32] = [-1, -1]
+        precondition(pipe(&fds) == 0, "pipe: \(errno)")
+        (self.loop, readEnd, writeEnd) = (loop, fds[0], fds[1])
+        _ = fcntl(readEnd, F_SETFL, O_NONBLOCK)
+        loop.sync { [self] in
+            let io = loop.watch(readEnd) { [self] _ in
+                var byte: UInt8 = 0
+                while read(readEnd, &byte, 1) == 1 { heard.withLock { $0 += 1 } }
+            }
+            io.wantsRead = true
+            watch.withLock { $0 = io }
+        }
+    }
+
+    /// Writes a byte; the condition returned holds once the loop heard it and finished its turn.
+    func send() -> () async -> Bool {
+        let target = heard.withLock { $0 } + 1
+        var byte: UInt8 = 1
+        precondition(write(writeEnd, &byte, 1) == 1)
+        return { [self] in
+            guard heard.withLock({ $0 }) >= target else { return false }
+            loop.sync {}
+            return true
+        }
+    }
+
+    /// Stops watching and closes the pipe.
+    func close() {
+        loop.sync { [self] in watch.withLock { $0?.cancel() } }
+        _ = Glibc.close(readEnd)
+        _ = Glibc.close(writeEnd)
     }
 }

@@ -21,8 +21,8 @@ public struct AdvertisementConfiguration: Sendable {
 
     /// The formats decoded (`advert_profiles`).
     public var registry: AdvertisementRegistry
-    /// The keys of encrypted BTHome sensors (`bthome_key ADDRESS = HEX`).
-    public var bthomeKeys: [BluetoothAddress: BTHomeKey]
+    /// The keys of sensors that encrypt their advertisements, one per device whatever its format.
+    public var keys: [BluetoothAddress: AdvertisementKey]
     /// Which devices are read (`advert_devices`).
     public var devices: Devices
     /// At most one reading per device this often; zero: every new measurement
@@ -43,13 +43,13 @@ public struct AdvertisementConfiguration: Sendable {
 
     /// Creates a configuration; the defaults read every format from every device.
     public init(
-        registry: AdvertisementRegistry = .standard, bthomeKeys: [BluetoothAddress: BTHomeKey] = [:],
+        registry: AdvertisementRegistry = .standard, keys: [BluetoothAddress: AdvertisementKey] = [:],
         devices: Devices = .all, minInterval: Duration = .zero, staleAfter: Duration = .seconds(60),
         staleMargin: Duration = .seconds(5), maxDevices: Int = ThermometerConfiguration.defaultMaxDevices,
         unchangedRefresh: Duration = .seconds(30)
     ) {
         self.registry = registry
-        self.bthomeKeys = bthomeKeys
+        self.keys = keys
         self.devices = devices
         self.minInterval = minInterval
         self.staleAfter = staleAfter

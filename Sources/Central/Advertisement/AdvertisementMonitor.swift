@@ -52,7 +52,7 @@ public actor AdvertisementMonitor {
         self.log = log
         self.discovery = discovery
         self.report = report
-        decoder = AdvertisementDecoder(registry: configuration.registry, bthomeKeys: configuration.bthomeKeys)
+        decoder = AdvertisementDecoder(registry: configuration.registry, keys: configuration.keys)
         sensors = RecencyTable(capacity: configuration.maxDevices)
         serviceFields = Dictionary(
             configuration.registry.serviceDataUUIDs.map { ($0.uuidString, .serviceData($0)) },
@@ -147,9 +147,7 @@ public actor AdvertisementMonitor {
         case nil:
             return
         case .failure(let error)?:
-            counts.errors += 1
-            log.info("bad advertisement from \(address) (\(field)): \(error)")
-            report(.readingError(address, name: track.name, error))
+            reportError(error, from: address, in: field, track)
         case .success(let reading)?:
             let admission = track.admit(
                 reading, at: now, payloadChanged: changed, minInterval: configuration.minInterval,
@@ -161,7 +159,17 @@ public actor AdvertisementMonitor {
             counts.lostPackets += lost
             counts.readings += 1
             report(.reading(address, name: track.name, reading.measurement))
+            // A quantity left out as implausible is an error of its own, once per reading.
+            for error in reading.dropped { reportError(error, from: address, in: field, track) }
         }
+    }
+
+    private func reportError(
+        _ error: ReadingError, from address: BluetoothAddress, in field: AdvertisementField, _ track: SensorTrack
+    ) {
+        counts.errors += 1
+        log.info("bad advertisement from \(address) (\(field)): \(error)")
+        report(.readingError(address, name: track.name, error))
     }
 
     /// Keeps the sensor as the most recently heard; when the table is full the one unheard

@@ -30,9 +30,6 @@ struct ConnectionSlots {
         self.maxConnections = max(1, maxConnections)
     }
 
-    /// Addresses waiting for a slot.
-    var waitingCount: Int { waiting.count }
-
     /// The waiting addresses that no link is free for: they are left out.
     var waitingForLink: [BluetoothAddress] { waiting.filter { !linkFree(for: $0) } }
 

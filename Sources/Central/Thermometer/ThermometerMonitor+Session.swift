@@ -194,6 +194,7 @@ extension ThermometerMonitor {
         streams[characteristic.path] = Stream(address: peripheral.address, profile: profile, lastValue: .now)
         try await readAndReport(characteristic.path)
         try await central.setNotifyValue(true, for: characteristic)
+        streams[characteristic.path]?.connectEcho.notificationsStarted(at: .now)
         let name = devices[peripheral.address]?.name
         log.notice("connected to \(name ?? "thermometer") \(peripheral.address)")
         report(.connected(peripheral.address, name: name))

@@ -3,8 +3,8 @@ public import SensorModel
 import ThermometerProfiles
 public import UnixSupport
 
-/// Keeps every thermometer connected and subscribed: the seed app's flow,
-/// run continuously and recovering from every fault BlueZ shows.
+/// Keeps every thermometer connected and subscribed, continuously, recovering from every
+/// fault BlueZ shows.
 ///
 /// Power state → scan → discover a thermometer (by name or advertised
 /// service) → stop the scan → connect → find the service and characteristics
@@ -30,7 +30,8 @@ public actor ThermometerMonitor {
     var streams: [BlueZPath: Stream] = [:]
     /// Thermometers whose device object is missing: scanning finds them again.
     var awaitingDevice: Set<BluetoothAddress> = []
-    /// Connects under way (our scan pauses meanwhile, as the seed does).
+    /// Connects under way (our scan pauses meanwhile: a controller scanning while it
+    /// connects makes connections slower and less reliable).
     var connectsInFlight = 0
     /// When the current pause for connects began.
     var connectPauseStarted: ContinuousClock.Instant?
@@ -82,6 +83,8 @@ public actor ThermometerMonitor {
         var lastValue: ContinuousClock.Instant
         /// Values delivered so far, so a read can tell whether any arrived while it ran.
         var received = 0
+        /// The connect-time read's echo, dropped (``ConnectEcho``).
+        var connectEcho = ConnectEcho()
     }
 
     /// Creates a monitor; `report` is called on the connection's executor.
@@ -192,6 +195,7 @@ public actor ThermometerMonitor {
         guard let path = streams.first(where: { $0.value.address == address })?.key else {
             throw CentralError.notFound("no subscribed thermometer \(address)")
         }
+        streams[path]?.connectEcho.end()
         try await readAndReport(path)
     }
 
@@ -348,14 +352,16 @@ public actor ThermometerMonitor {
         // One lookup, in place, no allocation: this runs for every notification.
         let now = ContinuousClock.now
         guard
-            let stream = streams.withValue(
+            let (stream, echo) = streams.withValue(
                 forKey: path,
                 {
                     $0.lastValue = now
                     $0.received &+= 1
-                    return $0
+                    return ($0, $0.connectEcho.isEcho(bytes, at: now))
                 })
         else { return }
+        // It still counts as data for the watchdog and for a read running meanwhile.
+        guard !echo else { return }
         let name = devices[stream.address]?.name
         switch stream.profile.decode(bytes) {
         case .success(let measurement): report(.reading(stream.address, name: name, measurement))

@@ -67,8 +67,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var adapterReset = thermometerDefaults.adapterReset
     /// Whether to run against the built-in mock adapter instead of BlueZ.
     public var mock = false
-    /// The keys of encrypted BTHome sensors (`bthome_key ADDRESS = HEX`).
-    public var bthomeKeys: [BluetoothAddress: BTHomeKey] = [:]
+    /// The keys of sensors that encrypt (`bthome_key ADDRESS = HEX`, `mibeacon_key ADDRESS = HEX`).
+    public var advertisementKeys: [BluetoothAddress: AdvertisementKey] = [:]
     /// MQTT: the broker, and the `mqtt_*` settings (docs/mqtt.md).
     public var mqtt = MQTTOutput.Settings()
     /// Advertising sensors (`scan_mode`, `advert_*`) and the host's CPU (`host_cpu*`).

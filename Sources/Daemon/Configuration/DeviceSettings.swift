@@ -22,15 +22,37 @@ struct DeviceSetting: Sendable {
         DeviceSetting(
             key: "bthome_key", valueName: "HEX", help: "The AES key of an encrypted BTHome sensor (32 hex digits)"
         ) { config, address, value throws(SettingError) in
-            do {
-                config.bthomeKeys[address] = try BTHomeKey(hex: value)
-            } catch {
-                throw SettingError("\(error)")
+            try config.setKey(for: address) { () throws(AdvertisementKey.ParseError) in
+                try AdvertisementKey.bthome(hex: value)
+            }
+        },
+        DeviceSetting(
+            key: "mibeacon_key", valueName: "HEX",
+            help: "The bind key of a Xiaomi sensor that encrypts (32 hex digits; 24 for MiBeacon v2/v3)"
+        ) { config, address, value throws(SettingError) in
+            try config.setKey(for: address) { () throws(AdvertisementKey.ParseError) in
+                try AdvertisementKey.miBeacon(hex: value)
             }
         },
     ]
 
     static func named(_ key: String) -> DeviceSetting? {
         all.first { $0.key == key }
+    }
+}
+
+extension DaemonConfiguration {
+    /// Sets the one key of `address`, whichever format's setting gives it.
+    fileprivate mutating func setKey(
+        for address: BluetoothAddress, _ parse: () throws(AdvertisementKey.ParseError) -> AdvertisementKey
+    ) throws(SettingError) {
+        guard advertisementKeys[address] == nil else {
+            throw SettingError("\(address) has a key already (bthome_key or mibeacon_key): one key per device")
+        }
+        do {
+            advertisementKeys[address] = try parse()
+        } catch {
+            throw SettingError("\(error)")
+        }
     }
 }

@@ -44,15 +44,16 @@ enum MetricsPage {
         ["address": device.address, "name": device.name ?? ""]
     }
 
-    /// One family per quantity, in base units: ratios for percentages, pascals for hPa.
+    /// One family per quantity, in base units: ratios for percentages, pascals for hPa (each
+    /// with the power of ten that converts to it).
     private static func writeQuantities(_ devices: [DeviceView], to out: inout PrometheusText) {
-        let families: [(Quantity, String, String, Double)] = [
-            (.temperature, "blectl_temperature_celsius", "Newest temperature of each current device, in °C.", 1),
-            (.humidity, "blectl_humidity_ratio", "Newest relative humidity of each current device, 0 to 1.", 0.01),
-            (.battery, "blectl_battery_ratio", "Newest battery charge of each current device, 0 to 1.", 0.01),
-            (.pressure, "blectl_pressure_pascals", "Newest air pressure of each current device, in pascals.", 100),
+        let families: [(Quantity, String, String, Int)] = [
+            (.temperature, "blectl_temperature_celsius", "Newest temperature of each current device, in °C.", 0),
+            (.humidity, "blectl_humidity_ratio", "Newest relative humidity of each current device, 0 to 1.", -2),
+            (.battery, "blectl_battery_ratio", "Newest battery charge of each current device, 0 to 1.", -2),
+            (.pressure, "blectl_pressure_pascals", "Newest air pressure of each current device, in pascals.", 2),
         ]
-        for (quantity, name, help, scale) in families {
+        for (quantity, name, help, exponent) in families {
             out.family(name, .gauge, help: help)
             for device in devices {
                 guard let reading = device.latest, let value = reading.measurement.quantities[quantity] else {
@@ -64,9 +65,19 @@ enum MetricsPage {
                         "address": device.address, "name": device.name ?? "",
                         "profile": reading.measurement.profile.rawValue,
                     ],
-                    value * scale)
+                    shifted(value, by: exponent))
             }
         }
+    }
+
+    /// `value` times 10^`exponent`, the decimal point moved in its shortest text: the
+    /// decimal meant, printed as such (47.1 % is 0.471; 47.1 × 0.01 is 0.47100000000000003).
+    static func shifted(_ value: Double, by exponent: Int) -> Double {
+        guard value.isFinite, exponent != 0 else { return value }
+        let text = value.description  // shortest round-trip: "47.1", "1e-05", "1.5e+20"
+        let parts = text.split(separator: "e", maxSplits: 1)
+        let power = (parts.count == 2 ? Int(parts[1]) ?? 0 : 0) + exponent
+        return Double("\(parts[0])e\(power)") ?? value
     }
 
     private static func writeCounters(_ tracked: [TrackedDevice], to out: inout PrometheusText) {

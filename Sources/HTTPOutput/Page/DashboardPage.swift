@@ -71,8 +71,25 @@ struct DashboardPage {
 
     private func summary() -> String {
         let status = snapshot.status
-        let adapter = status.adapter.map { "adapter \(escaped($0))" } ?? "no adapter yet"
-        return "\(adapter) \(escaped(status.state.rawValue)) · \(status.connected.count) connected"
+        let adapter = Self.adapterWords(status.adapter, status.state, reason: status.reason)
+        return "\(escaped(adapter)) · \(status.connected.count) connected"
+    }
+
+    /// The adapter's state in words for people (`adapter hci0 on`), not the API's state names;
+    /// the reason, when it is not on.
+    static func adapterWords(_ name: String?, _ state: AdapterState, reason: String?) -> String {
+        let adapter = name.map { "adapter \($0)" } ?? "adapter"
+        let words =
+            switch state {
+            case .poweredOn: "\(adapter) on"
+            case .poweredOff: "\(adapter) off"
+            case .unknown: "\(adapter) not known yet"
+            case .resetting: "\(adapter) away: bluetoothd restarting"
+            case .unsupported: name == nil ? "no Bluetooth adapter" : "\(adapter) unusable"
+            case .unauthorized: "\(adapter) refused: no access to bluetoothd"
+            }
+        guard state != .poweredOn, let reason else { return words }
+        return "\(words) (\(reason))"
     }
 
     private func windowLinks() -> String {
@@ -103,13 +120,24 @@ struct DashboardPage {
         if let celsius = reading.celsius {
             html += "<span class=\"temperature\" data-celsius=\"\(celsius)\">\(fixed(celsius, digits: 1)) °C</span>"
         }
-        for quantity in [Quantity.humidity, .battery] {
+        // Every quantity the device reports, as /metrics has them.
+        for quantity in Quantity.allCases where quantity != .temperature {
             guard let value = reading.measurement.quantities[quantity] else { continue }
             html += " <span class=\"\(quantity.key)\" data-value=\"\(value)\">\(quantity.key) "
-            html += "\(decimal(value, digits: 0))\(quantity.symbol)</span>"
+            html += "\(Self.shown(value, of: quantity))</span>"
         }
         html += " <time class=\"age\" datetime=\"\(reading.time.rfc3339)\">\(age(of: reading.time))</time></p>\n"
         return html
+    }
+
+    /// A quantity's value with its unit, to the precision people read it at.
+    private static func shown(_ value: Double, of quantity: Quantity) -> String {
+        switch quantity {
+        case .temperature: "\(fixed(value, digits: 1)) \(quantity.symbol)"
+        case .humidity, .battery: "\(decimal(value, digits: 0))\(quantity.symbol)"
+        case .pressure: "\(decimal(value, digits: 1)) \(quantity.symbol)"
+        case .voltage: "\(decimal(value, digits: 2)) \(quantity.symbol)"
+        }
     }
 
     private func state(_ view: DeviceView) -> String {

@@ -21,10 +21,6 @@ struct SQLiteError: Error, CustomStringConvertible {
     /// The file is not a database or is damaged: it must be moved aside.
     var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
 
-    /// The file cannot be written now (disk full, I/O error, read-only, locked): the rows
-    /// wait in memory and the write is tried again.
-    var isStorageFailure: Bool { !isCorruption }
-
     /// The connection cannot write at all (read-only, cannot open): it is reopened before
     /// the next try, so a file system remounted read-write is seen.
     var needsReopen: Bool {

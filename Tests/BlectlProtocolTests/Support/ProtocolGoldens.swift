@@ -39,9 +39,9 @@ enum ProtocolGoldens {
         "connectedPeripheral":
             "{\"address\":\"DC:A6:32:01:02:03\",\"last_reading\":{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"},\"name\":\"Pi\",\"since\":\"1970-01-01T00:00:00.000Z\"}",
         "peripheralInfo":
-            "{\"address\":\"DC:A6:32:01:02:03\",\"connected\":false,\"last_seen\":\"2026-11-30T01:02:03.456Z\",\"name\":\"Pi\",\"profile\":null,\"rssi\":-72,\"thermometer\":true}",
+            "{\"address\":\"DC:A6:32:01:02:03\",\"connected\":false,\"family\":null,\"last_seen\":\"2026-11-30T01:02:03.456Z\",\"manufacturer\":null,\"model\":null,\"name\":\"Pi\",\"profile\":null,\"rssi\":-72,\"thermometer\":true}",
         "peripheralInfoNulls":
-            "{\"address\":\"A\",\"connected\":true,\"last_seen\":\"1970-01-01T00:00:00.000Z\",\"name\":null,\"profile\":null,\"rssi\":null,\"thermometer\":false}",
+            "{\"address\":\"A\",\"connected\":true,\"family\":null,\"last_seen\":\"1970-01-01T00:00:00.000Z\",\"manufacturer\":null,\"model\":null,\"name\":null,\"profile\":null,\"rssi\":null,\"thermometer\":false}",
         "readingReport":
             "{\"address\":\"DC:A6:32:01:02:03\",\"age_seconds\":0.125,\"celsius\":44.7,\"fresh\":true,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"}",
         "history":
@@ -51,7 +51,7 @@ enum ProtocolGoldens {
         "replyStatus":
             "{\"id\":1,\"ok\":true,\"result\":{\"adapter\":\"hci0\",\"advertisements\":null,\"connected\":[{\"address\":\"DC:A6:32:01:02:03\",\"last_reading\":{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"},\"name\":\"Pi\",\"since\":\"1970-01-01T00:00:00.000Z\"},{\"address\":\"AA:BB:CC:DD:EE:FF\",\"last_reading\":null,\"name\":null,\"since\":\"2026-11-30T01:02:03.456Z\"}],\"daemon\":\"blectld\",\"history\":null,\"last_seq\":13,\"mqtt\":null,\"reason\":null,\"scan_watchdog\":null,\"socket\":null,\"started\":\"1970-01-01T00:00:00.000Z\",\"state\":\"poweredOn\",\"version\":\"0.1.0\"},\"v\":1}",
         "replyPeripherals":
-            "{\"id\":9223372036854775807,\"ok\":true,\"result\":[{\"address\":\"DC:A6:32:01:02:03\",\"connected\":false,\"last_seen\":\"2026-11-30T01:02:03.456Z\",\"name\":\"Pi\",\"profile\":null,\"rssi\":-72,\"thermometer\":true}],\"v\":1}",
+            "{\"id\":9223372036854775807,\"ok\":true,\"result\":[{\"address\":\"DC:A6:32:01:02:03\",\"connected\":false,\"family\":null,\"last_seen\":\"2026-11-30T01:02:03.456Z\",\"manufacturer\":null,\"model\":null,\"name\":\"Pi\",\"profile\":null,\"rssi\":-72,\"thermometer\":true}],\"v\":1}",
         "replyRead":
             "{\"id\":-9223372036854775808,\"ok\":true,\"result\":[{\"address\":\"DC:A6:32:01:02:03\",\"age_seconds\":0.125,\"celsius\":44.7,\"fresh\":true,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"}],\"v\":1}",
         "replyEmpty": "{\"id\":null,\"ok\":true,\"result\":{},\"v\":1}",

@@ -1131,7 +1131,7 @@ SENSOR_KEY = "231d39c1d7cc1ab1aee224cd096db932"
 # then without it.
 KEYED_FORMATS = [("bthome-encrypted", "bthome", 22.5)]
 UNKEYED_FORMATS = [("bthome", "bthome", 21.37), ("pvvx", "pvvx", 23.11)]
-REFUSED_PLAIN = "has a BTHome key but sent unencrypted BTHome data"
+REFUSED_PLAIN = "has a key but sent unencrypted BTHome data"
 
 
 def write_daemon_conf(*extra):

@@ -33,7 +33,7 @@ extension FuzzTarget {
         let field = fields[Int(selector & 0x7F) % fields.count]
         let sender = selector & 0x80 != 0 ? keyedSender : plainSender
         let payload = Array(input.dropFirst())
-        var decoder = AdvertisementDecoder(bthomeKeys: [keyedSender: senderKey])
+        var decoder = AdvertisementDecoder(keys: [keyedSender: senderKey])
         var accepted = false
         for _ in 0..<2 {
             switch decoder.decode(payload, in: field, from: sender) {
@@ -54,7 +54,7 @@ extension FuzzTarget {
 
     /// The sender with a BTHome key (the address and key of BTHome's published example).
     static let keyedSender = BluetoothAddress("54:48:E6:8F:80:A5")!
-    static let senderKey = try! BTHomeKey(hex: "231d39c1d7cc1ab1aee224cd096db932")
+    static let senderKey = try! AdvertisementKey.bthome(hex: "231d39c1d7cc1ab1aee224cd096db932")
     /// A sender without a key.
     static let plainSender = BluetoothAddress("A4:C1:38:8D:18:B2")!
 }

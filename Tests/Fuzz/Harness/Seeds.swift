@@ -140,6 +140,9 @@ enum Seeds {
         let bthome = AdvertisementField.serviceData(BTHomeProfile.serviceUUID)
         let environmental = AdvertisementField.serviceData(PVVXProfile.serviceUUID)
         let ruuvi = AdvertisementField.manufacturerData(RuuviProfile.companyID)
+        let miBeacon = AdvertisementField.serviceData(XiaomiMiBeaconProfile.serviceUUID)
+        let qingping = AdvertisementField.serviceData(QingpingProfile.serviceUUID)
+        let thermoBeacon = AdvertisementField.manufacturerData(ThermoBeaconProfile.companyIDs[0])
         let govee = AdvertisementField.manufacturerData(GoveeH5075Profile.companyID)
         return [
             ("bthome", bthome, false, "40 02 C4 09 03 BF 13"),
@@ -150,6 +153,11 @@ enum Seeds {
             ("ruuvi", ruuvi, false, "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"),
             ("govee-h5075", govee, false, "00 0418ee 64 00"),
             ("govee-h5074", govee, false, "00 c408 231d 64 02"),
+            ("mibeacon", miBeacon, false, "40 50 5b05 01 0d10 04 fe00 4802"),
+            // Encrypted, from a sender without a key: refused.
+            ("refused-mibeacon-no-key", miBeacon, false, "5858480b685f12342d585a0b1841e2aa000e00a4964fb5"),
+            ("qingping", qingping, false, "8818072240342d5801041801cd0002016107027327"),
+            ("thermobeacon", thermoBeacon, false, "00009c0d0000fe44450cc501870217000000"),
         ].map { name, field, keyed, hex in
             let index = UInt8(FuzzTarget.advertisementFields.firstIndex(of: field)!)
             return (name, [index | (keyed ? 0x80 : 0)] + bytes(hex: hex))

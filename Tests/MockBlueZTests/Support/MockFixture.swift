@@ -122,16 +122,18 @@ struct MockFixture {
 
     // MARK: The central flow's steps
 
-    /// StartDiscovery (with `Transport=le`) until `path` shows up, then StopDiscovery.
-    func discover(_ path: ObjectPath, filter: Bool = true) async throws {
+    /// StartDiscovery (with `Transport=le`) until `path` (and `others`) show up, then StopDiscovery.
+    func discover(_ path: ObjectPath, alsoWaitingFor others: [ObjectPath] = [], filter: Bool = true) async throws {
         let mark = signals.count
         if filter {
             try await call(
                 Standard.hci0, Iface.adapter, "SetDiscoveryFilter", [.propertyMap([("Transport", .string("le"))])])
         }
         try await call(Standard.hci0, Iface.adapter, "StartDiscovery")
-        try await signals.wait(after: mark, "InterfacesAdded of \(path)") {
-            $0.member == "InterfacesAdded" && $0.object == path
+        for path in [path] + others {
+            try await signals.wait(after: mark, "InterfacesAdded of \(path)") {
+                $0.member == "InterfacesAdded" && $0.object == path
+            }
         }
         let stop = signals.count
         try await call(Standard.hci0, Iface.adapter, "StopDiscovery")

@@ -10,6 +10,7 @@ import UnixSupport
 struct TestDaemon: Sendable {
     let hub: Hub
     let server: SocketServer
+    let history: HistoryStore
     let socketPath: String
     let log: LogRecorder
 
@@ -64,7 +65,7 @@ func withTestDaemon<T: Sendable>(
     let registration = await hub.addListener { server.broadcast($0) }
     server.noteSequence(registration.lastSeq)
     try server.start(inheriting: activated?.fd)
-    let daemon = TestDaemon(hub: hub, server: server, socketPath: configuration.path, log: recorder)
+    let daemon = TestDaemon(hub: hub, server: server, history: history, socketPath: configuration.path, log: recorder)
     do {
         let result = try await body(daemon)
         await server.stop()

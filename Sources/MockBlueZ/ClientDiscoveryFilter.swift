@@ -1,7 +1,7 @@
 import DBusCore
 
 /// One client's `SetDiscoveryFilter`, parsed as bluetoothd 5.66 parses it (`src/adapter.c`).
-struct DiscoveryFilter: Sendable, Equatable {
+struct ClientDiscoveryFilter: Sendable, Equatable {
     /// Scan types, as a set of transports.
     struct Transport: OptionSet, Sendable, Equatable {
         let rawValue: Int
@@ -24,17 +24,17 @@ struct DiscoveryFilter: Sendable, Equatable {
 
     /// Parses a filter dictionary; nil for an empty one (which clears the filter).
     /// Anything bluetoothd would refuse throws `org.bluez.Error.InvalidArguments`.
-    static func parse(_ entries: [DBusDictionaryEntry]) throws -> DiscoveryFilter? {
+    static func parse(_ entries: [DBusDictionaryEntry]) throws -> ClientDiscoveryFilter? {
         guard !entries.isEmpty else { return nil }
-        var filter = DiscoveryFilter()
+        var filter = ClientDiscoveryFilter()
         for entry in entries {
             guard case .string(let key) = entry.key, case .variant(let value) = entry.value else {
-                throw BlueZError.invalidArguments
+                throw BluetoothdError.invalidArguments
             }
             try filter.apply(key, value)
         }
         // Only Pathloss or RSSI can be set, never both.
-        if filter.rssi != nil && filter.pathloss != nil { throw BlueZError.invalidArguments }
+        if filter.rssi != nil && filter.pathloss != nil { throw BluetoothdError.invalidArguments }
         return filter
     }
 
@@ -43,7 +43,7 @@ struct DiscoveryFilter: Sendable, Equatable {
         case ("UUIDs", .array(element: "s", let items)):
             uuids = try items.map { item in
                 guard case .string(let text) = item, let uuid = Self.fullUUID(text) else {
-                    throw BlueZError.invalidArguments
+                    throw BluetoothdError.invalidArguments
                 }
                 return uuid
             }
@@ -57,7 +57,7 @@ struct DiscoveryFilter: Sendable, Equatable {
         case ("DuplicateData", .boolean(let flag)): duplicateData = flag
         case ("Discoverable", .boolean(let flag)): discoverable = flag
         case ("Pattern", .string(let text)): pattern = text
-        default: throw BlueZError.invalidArguments
+        default: throw BluetoothdError.invalidArguments
         }
     }
 
@@ -96,7 +96,7 @@ struct AdvertisingReport: Sendable {
 struct DiscoveryClients: Sendable {
     /// A client: its filter (kept across sessions) and whether it holds a discovery session.
     struct Client: Sendable {
-        var filter: DiscoveryFilter?
+        var filter: ClientDiscoveryFilter?
         var discovering: Bool
     }
 
@@ -119,7 +119,7 @@ struct DiscoveryClients: Sendable {
         clients[client] = entry.filter == nil ? nil : entry
     }
 
-    mutating func setFilter(_ filter: DiscoveryFilter?, for client: String) {
+    mutating func setFilter(_ filter: ClientDiscoveryFilter?, for client: String) {
         if var entry = clients[client] {
             entry.filter = filter
             clients[client] = entry.filter == nil && !entry.discovering ? nil : entry
@@ -145,7 +145,7 @@ struct DiscoveryClients: Sendable {
     func kernelAccepts(_ report: AdvertisingReport) -> Bool {
         guard isFiltered else { return true }
         let filters = discovering.compactMap(\.filter)
-        let transport = filters.reduce(DiscoveryFilter.Transport()) { $0.union($1.transport) }
+        let transport = filters.reduce(ClientDiscoveryFilter.Transport()) { $0.union($1.transport) }
         guard transport.contains(.le) else { return false }
         if let threshold = filters.compactMap(\.rssi).min(), report.rssi < threshold { return false }
         if let pathloss = filters.compactMap(\.pathloss).max() {

@@ -1,7 +1,7 @@
 import DBusCore
 
 /// Bus names, interfaces and paths of the BlueZ 5.66 D-Bus API the mock serves.
-enum BlueZ {
+enum BluetoothdAPI {
     static let busName = "org.bluez"
     static let rootPath: ObjectPath = "/org/bluez"
 
@@ -39,7 +39,7 @@ extension String {
 }
 
 /// The errors bluetoothd 5.66 replies with (`src/error.c`), name and message alike.
-enum BlueZError {
+enum BluetoothdError {
     static func failed(_ message: String) -> DBusError {
         DBusError(name: "org.bluez.Error.Failed", message: message)
     }

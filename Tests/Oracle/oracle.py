@@ -1,0 +1,166 @@
+"""Holds blectl's advertisement decoders against Home Assistant's own parsers.
+
+For every family Home Assistant has a parser for, the same advertisement is decoded both
+ways and compared value by value: the libraries' published test advertisements
+(vectors.json) and advertisements the mock's encoders make from random measurements
+(`blectl-oracle generate`). Run by `make test-oracle` in a virtual environment with the
+pinned libraries (requirements.txt); prints one line per disagreement and
+`N passed, N failed`.
+
+    python oracle.py TOOL [--random N] [--seed S]
+"""
+
+import argparse
+import json
+import logging
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bleak.backends.device import BLEDevice
+from bthome_ble import BTHomeBluetoothDeviceData
+from govee_ble import GoveeBluetoothDeviceData
+from qingping_ble import QingpingBluetoothDeviceData
+from habluetooth import BluetoothServiceInfoBleak
+from ruuvitag_ble import RuuvitagBluetoothDeviceData
+from thermobeacon_ble import ThermoBeaconBluetoothDeviceData
+from xiaomi_ble import XiaomiBluetoothDeviceData
+
+HERE = Path(__file__).resolve().parent
+
+# Home Assistant's keys → blectl's JSON keys.
+QUANTITIES = {
+    "temperature": "celsius",
+    "humidity": "humidity",
+    "battery": "battery",
+    "pressure": "pressure",
+    "voltage": "voltage",
+}
+# Units Home Assistant's parsers report in that blectl does not (Ruuvi's voltage in mV).
+SCALE = {"mV": 0.001}
+# How far apart two values may be: blectl rounds to its steps (0.01 °C, 0.01 %, 0.01 hPa,
+# 0.001 V); a library's value may be rounded to fewer places, or carry a binary floating-point
+# error (127 × 0.35 = 44.449999… shown as 44.4 where blectl's exact 44.45 stands).
+TOLERANCE = {"celsius": 0.0051, "humidity": 0.0051, "battery": 0, "pressure": 0.0051, "voltage": 0.00051}
+
+
+def within_rounding(ours, theirs, tolerance):
+    """Whether two values agree within blectl's step or half a unit of the library's last place."""
+    text = repr(theirs)
+    places = len(text.split(".")[1]) if "." in text and "e" not in text else 0
+    last_place = 0.5 * 10 ** -places if places <= 3 else 0
+    return abs(ours - theirs) <= max(tolerance, last_place) + 1e-9
+
+# The parser of each field, and what blectl deliberately reports otherwise (docs/advertisements.md).
+PARSERS = {
+    "s:fe95": (lambda key: XiaomiBluetoothDeviceData(bindkey=key), {"voltage"}),
+    "s:fcd2": (lambda key: BTHomeBluetoothDeviceData(bindkey=key), set()),
+    "m:ec88": (lambda key: GoveeBluetoothDeviceData(), set()),
+    "m:0499": (lambda key: RuuvitagBluetoothDeviceData(), set()),
+    "s:fdcd": (lambda key: QingpingBluetoothDeviceData(), set()),
+    # thermobeacon-ble computes a battery percentage from the voltage the sensor sends.
+    **{f"m:{company:04x}": (lambda key: ThermoBeaconBluetoothDeviceData(), {"battery"})
+       for company in (0x10, 0x11, 0x14, 0x15, 0x18, 0x1B, 0x30)},
+}
+# The mock's formats Home Assistant has a parser for (pvvx and atc1441 it has not).
+FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mibeacon-encrypted", "mibeacon-objects",
+           "qingping", "thermobeacon"]
+
+
+def service_info(field, address, payload, name):
+    """What Home Assistant's Bluetooth stack hands a parser for one advertisement."""
+    kind, code = field.split(":")
+    uuid = f"0000{code}-0000-1000-8000-00805f9b34fb"
+    service_data = {uuid: payload} if kind == "s" else {}
+    manufacturer_data = {int(code, 16): payload} if kind == "m" else {}
+    # ThermoBeacons advertise their service UUID beside the data; the parser looks for it.
+    uuids = list(service_data) + (["0000fff0-0000-1000-8000-00805f9b34fb"] if kind == "m" else [])
+    return BluetoothServiceInfoBleak(
+        name=name, address=address, rssi=-60, manufacturer_data=manufacturer_data, service_data=service_data,
+        service_uuids=uuids, source="oracle", device=BLEDevice(address, name, None),
+        advertisement=None, connectable=False, time=time.monotonic(), tx_power=None)
+
+
+def home_assistant(case):
+    """The values Home Assistant's parser shows for an advertisement, in blectl's keys."""
+    make, ignored = PARSERS[case["field"]]
+    key = bytes.fromhex(case["key"]) if case.get("key") else None
+    info = service_info(case["field"], case["address"], bytes.fromhex(case["hex"]), case.get("name", ""))
+    update = make(key).update(info)
+    values = {}
+    for device_key, value in update.entity_values.items():
+        name = QUANTITIES.get(device_key.key)
+        if not name or name in ignored or not isinstance(value.native_value, (int, float)):
+            continue
+        unit = update.entity_descriptions[device_key].native_unit_of_measurement
+        values[name] = float(value.native_value) * SCALE.get(str(unit), 1)
+    return values
+
+
+def blectl(tool, cases):
+    """blectl's readings of the cases, one `decode` run for all of them."""
+    lines = [" ".join([c["field"], c["address"], c["hex"]] + ([c["key"]] if c.get("key") else [])) for c in cases]
+    output = subprocess.run(
+        [tool, "decode"], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True).stdout
+    results = [json.loads(line) for line in output.splitlines()]
+    if len(results) != len(cases):
+        sys.exit(f"oracle: blectl-oracle answered {len(results)} lines for {len(cases)}: {output}")
+    return results
+
+
+def compare(case, ours, theirs):
+    """The disagreement between blectl's result and Home Assistant's values, or None."""
+    mine = (ours or {}).get("reading", {})
+    if set(mine) != set(theirs):
+        return f"quantities differ: blectl {ours}, Home Assistant {theirs}"
+    for name, value in mine.items():
+        if not within_rounding(value, theirs[name], TOLERANCE[name]):
+            return f"{name}: blectl {value}, Home Assistant {theirs[name]}"
+    return None
+
+
+def generated(tool, count, seed):
+    """Advertisements the mock's encoders make from random measurements, every format."""
+    cases = []
+    for index, form in enumerate(FORMATS):
+        output = subprocess.run(
+            [tool, "generate", form, str(count), str(seed + index)], capture_output=True, text=True, check=True).stdout
+        for line in output.splitlines():
+            field, address, payload, key, name = line.split(" ", 4)
+            cases.append({"family": form, "field": field, "address": address, "hex": payload,
+                          "key": None if key == "-" else key, "name": name, "source": "mock encoder"})
+    return cases
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tool", help="the blectl-oracle binary")
+    parser.add_argument("--random", type=int, default=200, help="random advertisements per format (default 200)")
+    parser.add_argument("--seed", type=int, default=20261203)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.CRITICAL)  # the libraries log each refused frame
+
+    published = json.loads((HERE / "vectors.json").read_text())
+    for case in published:
+        case["source"] = "published"
+    cases = published + generated(args.tool, args.random, args.seed)
+    passed, failed, tally = 0, 0, {}
+    for case, ours in zip(cases, blectl(args.tool, cases)):
+        problem = compare(case, ours, home_assistant(case))
+        row = tally.setdefault((case["family"], case["source"]), [0, 0])
+        if problem:
+            failed += 1
+            row[1] += 1
+            print(f"DISAGREE {case['family']} ({case['source']}) {case['hex']}: {problem}")
+        else:
+            passed += 1
+            row[0] += 1
+    for (family, source), (good, bad) in sorted(tally.items()):
+        print(f"{family:20} {source:12} {good} agree, {bad} disagree")
+    print(f"oracle: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
