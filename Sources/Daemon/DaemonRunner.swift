@@ -180,16 +180,11 @@ public struct DaemonRunner: Sendable {
     }
 
     private var thermometerConfiguration: ThermometerConfiguration {
+        var thermometers = configuration.thermometers
         let extra = configuration.serviceUUIDs.compactMap(BluetoothUUID.init)
-        var thermometers = ThermometerConfiguration(
-            names: configuration.names,
-            profiles: ProfileRegistry.standard.addingPiCPUTemperatureUUIDs(services: extra),
-            reconnect: configuration.reconnect,
-            maxConnecting: configuration.maxConnecting, maxConnections: configuration.maxConnections,
-            maxDevices: configuration.hub.peripherals, scanWatchdog: configuration.scanWatchdog,
-            adapterReset: configuration.adapterReset)
+        thermometers.profiles = thermometers.profiles.addingPiCPUTemperatureUUIDs(services: extra)
+        thermometers.maxDevices = configuration.hub.peripherals
         thermometers.keepsScanning = configuration.advertisements.isEnabled
-        thermometers.searches = configuration.gattThermometers
         return thermometers
     }
 

@@ -53,7 +53,7 @@ struct ConfigurationTests {
         let defaults = try configuration()
         #expect(defaults == DaemonConfiguration())
         #expect(defaults.socket.path == "/run/blectl/blectld.sock")
-        #expect(defaults.names == ["Thermometer"])
+        #expect(defaults.thermometers.names == ["Thermometer"])
         #expect(defaults.socket.maxClients == 64 && defaults.socket.maxLineLength == 65536)
     }
 
@@ -64,28 +64,32 @@ struct ConfigurationTests {
         #expect(config.socket.group == "blectl")
         #expect(config.adapter == "hci1")
         #expect(config.logLevel == .debug)
-        #expect(config.names == ["Thermometer", "Pi #2"])
+        #expect(config.thermometers.names == ["Thermometer", "Pi #2"])
         #expect(
             config.serviceUUIDs == [
                 "00001809-0000-1000-8000-00805f9b34fb", "0000181a-0000-1000-8000-00805f9b34fb",
                 "00000001-710e-4a5b-8d75-3e5b444bc3cf",
             ])
-        #expect(config.reconnect.initialDelay == .milliseconds(500))
-        #expect(config.reconnect.maximumDelay == .seconds(120))
-        #expect(config.reconnect.jitter == 0.5)
+        #expect(config.thermometers.reconnect.initialDelay == .milliseconds(500))
+        #expect(config.thermometers.reconnect.maximumDelay == .seconds(120))
+        #expect(config.thermometers.reconnect.jitter == 0.5)
         #expect(config.historyStore.retention == .seconds(7 * 86400) && config.stateDirectory == "/srv/blectl")
         #expect(!config.history && DaemonConfiguration().history)
         #expect(config.socket.maxClients == 8)
         #expect(config.socket.maxLineLength == 4096 && config.socket.maxQueuedBytes == 131072)
         #expect(config.hub.defaultScan == .milliseconds(7500))
         #expect(config.powerOnAdapter)
-        #expect(config.maxConnecting == 2 && config.maxConnections == 8 && config.hub.peripherals == 4096)
+        #expect(
+            config.thermometers.maxConnecting == 2 && config.thermometers.maxConnections == 8
+                && config.hub.peripherals == 4096)
     }
 
     @Test("The limits on connections and devices refuse values out of range")
     func connectionLimits() throws {
         let defaults = try configuration()
-        #expect(defaults.maxConnecting == 1 && defaults.maxConnections == 5 && defaults.hub.peripherals == 1024)
+        #expect(
+            defaults.thermometers.maxConnecting == 1 && defaults.thermometers.maxConnections == 5
+                && defaults.hub.peripherals == 1024)
         for line in ["max_connecting = 0", "max_connections = 1001", "max_devices = 8", "max_devices = many"] {
             #expect(throws: ConfigurationError.self) { _ = try load(file: line) }
         }
@@ -117,11 +121,13 @@ struct ConfigurationTests {
     @Test("The scan watchdog: 90 s by default, a duration, or 0/off for none; adapter_reset off by default")
     func scanWatchdog() throws {
         let defaults = try configuration()
-        #expect(defaults.scanWatchdog == .seconds(90) && !defaults.adapterReset)
-        #expect(try configuration(file: "scan_watchdog = 2m\nadapter_reset = yes").scanWatchdog == .seconds(120))
-        #expect(try configuration(file: "adapter_reset = yes").adapterReset)
+        #expect(defaults.thermometers.scanWatchdog == .seconds(90) && !defaults.thermometers.adapterReset)
+        #expect(
+            try configuration(file: "scan_watchdog = 2m\nadapter_reset = yes").thermometers.scanWatchdog
+                == .seconds(120))
+        #expect(try configuration(file: "adapter_reset = yes").thermometers.adapterReset)
         for off in ["0", "off", "OFF", "no"] {
-            #expect(try configuration(file: "scan_watchdog = \(off)").scanWatchdog == nil)
+            #expect(try configuration(file: "scan_watchdog = \(off)").thermometers.scanWatchdog == nil)
         }
         for line in ["scan_watchdog = 500ms", "scan_watchdog = 2d", "scan_watchdog = soon", "adapter_reset = maybe"] {
             #expect(throws: ConfigurationError.self) { _ = try load(file: line) }
@@ -142,7 +148,7 @@ struct ConfigurationTests {
             file: file, environment: ["BLECTL_SOCKET": "/from/env.sock"])
         #expect(fromFlags.socket.path == "/from/flag.sock")
         #expect(fromFlags.adapter == "hci2")
-        #expect(fromFlags.names == ["C", "D"])
+        #expect(fromFlags.thermometers.names == ["C", "D"])
         #expect(fromFlags.mock)
         #expect(fromFlags.logLevel == .error)
     }
@@ -225,7 +231,7 @@ struct ConfigurationTests {
         let lines = ["log_level = debug", "# a comment", "names = A, \"B C\"", "", "max_clients = 8", ""]
         let unix = try configuration(file: lines.joined(separator: "\n"))
         #expect(try configuration(file: lines.joined(separator: "\r\n")) == unix)
-        #expect(unix.logLevel == .debug && unix.names == ["A", "B C"] && unix.socket.maxClients == 8)
+        #expect(unix.logLevel == .debug && unix.thermometers.names == ["A", "B C"] && unix.socket.maxClients == 8)
         do {
             _ = try load(file: "adapter = hci0\r\nbogus = 1\r\n")
             Issue.record("accepted an unknown key")

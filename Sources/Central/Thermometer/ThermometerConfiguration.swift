@@ -1,7 +1,9 @@
 public import ThermometerProfiles
+public import UnixSupport
 
-/// What the thermometer monitor looks for and how patiently.
-public struct ThermometerConfiguration: Sendable {
+/// What the thermometer monitor looks for and how patiently; ``settings`` lists what
+/// blectld's configuration sets.
+public struct ThermometerConfiguration: Equatable, Sendable {
     /// Advertised local names that mark a thermometer (the Pi's cputemp advertises "Thermometer").
     public var names: [String]
     /// Profiles: which services and characteristics hold temperatures, and how to decode them.
@@ -89,4 +91,32 @@ public struct ThermometerConfiguration: Sendable {
         self.scanWatchdog = scanWatchdog
         self.adapterReset = adapterReset
     }
+}
+
+extension ThermometerConfiguration {
+    /// The monitor's settings, in the order help lists them; the defaults are the initialiser's.
+    public static let settings: [Setting<Self>] =
+        [
+            .list("names", flag: "name", "NAME", "Advertised name marking a thermometer (repeatable)", at: \.names) {
+                $0
+            },
+            .boolean(
+                "gatt_thermometers", "Look for GATT thermometers and connect to them (no: advertising sensors only)",
+                at: \.searches),
+        ] + ReconnectPolicy.settings.map { $0.lifted(into: \.reconnect) } + [
+            .integer(
+                "max_connecting", "N", "Connection attempts under way at once", at: \.maxConnecting, within: 1...64),
+            .integer(
+                "max_connections", "N", "Links held at once per adapter", at: \.maxConnections, within: 1...1000),
+            .value(
+                "scan_watchdog", "DURATION",
+                "Discovery hearing nothing this long starts the recovery ladder (0 or off: never)", at: \.scanWatchdog
+            ) { text throws(SettingError) in
+                ["0", "off", "no"].contains(text.lowercased())
+                    ? nil : try ValueParser.duration(text, within: .seconds(1)...Duration.seconds(86400))
+            },
+            .boolean(
+                "adapter_reset", "Let the recovery ladder reset the controller (HCI; needs CAP_NET_ADMIN)",
+                at: \.adapterReset),
+        ]
 }

@@ -39,7 +39,7 @@ extension DaemonConfiguration {
                 throw .file(path: path, line: number, message: "\(key): \(error.message)")
             }
         }
-        if reconnect.maximumDelay < reconnect.initialDelay {
+        if thermometers.reconnect.maximumDelay < thermometers.reconnect.initialDelay {
             let line = lineOfKey["reconnect_max"] ?? lineOfKey["reconnect_min"] ?? 0
             throw .file(path: path, line: line, message: "reconnect_max is smaller than reconnect_min")
         }

@@ -17,10 +17,10 @@ extension Setting<DaemonConfiguration> {
     /// Every setting, in the order help lists them.
     static let all: [ConfigurationSetting] =
         SocketServer.Configuration.settings.map { $0.lifted(into: \.socket) } + central
-        + ReconnectPolicy.settings.map { $0.lifted(into: \.reconnect) } + storage
+        + ThermometerConfiguration.settings.map { $0.lifted(into: \.thermometers) } + storage
         + HistoryStore.Configuration.settings.map { $0.lifted(into: \.historyStore) }
         + HTTPOutput.Settings.settings.map { $0.lifted(into: \.http) }
-        + Hub.Limits.settings.map { $0.lifted(into: \.hub) } + links
+        + Hub.Limits.settings.map { $0.lifted(into: \.hub) } + adapterPower
         + MQTTOutput.Settings.settings.map { $0.lifted(into: \.mqtt) } + advertisements
 
     /// The setting of a file key.
@@ -28,7 +28,7 @@ extension Setting<DaemonConfiguration> {
         all.first { $0.key == key }
     }
 
-    /// The adapter, the log, and what marks a thermometer.
+    /// The adapter and the log.
     private static let central: [ConfigurationSetting] = [
         .value("adapter", flag: "adapter", "NAME", "Bluetooth adapter: hci0, its address, or auto", at: \.adapter) {
             text throws(SettingError) in
@@ -44,12 +44,10 @@ extension Setting<DaemonConfiguration> {
             }
             return level
         },
-        .list("names", flag: "name", "NAME", "Advertised name marking a thermometer (repeatable)", at: \.names) {
-            $0
-        },
-        .boolean(
-            "gatt_thermometers", "Look for GATT thermometers and connect to them (no: advertising sensors only)",
-            at: \.gattThermometers),
+    ]
+
+    /// The thermometers' extra service UUIDs, where the history is kept, and whether.
+    private static let storage: [ConfigurationSetting] = [
         .list(
             "service_uuids", flag: "service-uuid", "UUID", "Extra thermometer service UUID (repeatable)",
             at: \.serviceUUIDs
@@ -58,10 +56,6 @@ extension Setting<DaemonConfiguration> {
             for value in values { uuids.append(try ValueParser.uuid(value)) }
             return uuids
         },
-    ]
-
-    /// Where the history is kept, and whether.
-    private static let storage: [ConfigurationSetting] = [
         .optional(
             "state_dir", flag: "state-dir", "DIR",
             "Directory of the history database (default \(DaemonConfiguration.defaultStateDirectory); "
@@ -75,23 +69,10 @@ extension Setting<DaemonConfiguration> {
         .boolean("history", "Keep every reading in the history database (no: none is kept)", at: \.history),
     ]
 
-    /// The links to thermometers, and the adapter's recovery.
-    private static let links: [ConfigurationSetting] = [
-        .integer("max_connecting", "N", "Connection attempts under way at once", at: \.maxConnecting, within: 1...64),
-        .integer("max_connections", "N", "Links held at once per adapter", at: \.maxConnections, within: 1...1000),
+    /// Whether the adapter is switched on.
+    private static let adapterPower: [ConfigurationSetting] = [
         .boolean(
-            "power_on_adapter", flag: "power-on-adapter", "Switch the adapter on when it is off", at: \.powerOnAdapter),
-        .value(
-            "scan_watchdog", "DURATION",
-            "Discovery hearing nothing this long starts the recovery ladder (0 or off: never)",
-            at: \.scanWatchdog
-        ) { text throws(SettingError) in
-            ["0", "off", "no"].contains(text.lowercased())
-                ? nil : try ValueParser.duration(text, within: .seconds(1)...Duration.seconds(86400))
-        },
-        .boolean(
-            "adapter_reset", "Let the recovery ladder reset the controller (HCI; needs CAP_NET_ADMIN)",
-            at: \.adapterReset),
+            "power_on_adapter", flag: "power-on-adapter", "Switch the adapter on when it is off", at: \.powerOnAdapter)
     ]
 }
 

@@ -18,8 +18,6 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public static let defaultConfigPath = "/etc/blectl/blectld.conf"
     /// The default state directory (the systemd unit's `StateDirectory=blectl`).
     public static let defaultStateDirectory = "/var/lib/blectl"
-    /// The thermometer monitor's defaults, which the central's settings start from.
-    static let thermometerDefaults = ThermometerConfiguration()
 
     /// The configuration file read (or that would have been read).
     public var configPath = defaultConfigPath
@@ -29,17 +27,12 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var adapter = "auto"
     /// The least severe log level written.
     public var logLevel = LogLevel.info
-    /// Advertised names that mark a thermometer (the reference peripheral advertises
-    /// no service UUID, so names are how it is found).
-    public var names = thermometerDefaults.names
-    /// Whether to look for GATT thermometers (`gatt_thermometers`); without them, only
-    /// advertising sensors are read, and passive scanning leaves discovery off.
-    public var gattThermometers = thermometerDefaults.searches
+    /// What marks a thermometer, the back-off, the links and the scan watchdog (the monitor's
+    /// profiles and device table are set from ``serviceUUIDs`` and ``hub`` when it starts).
+    public var thermometers = ThermometerConfiguration()
     /// Extra thermometer service UUIDs, normalised to lowercase 128-bit form, on top of
     /// the built-in ones.
     public var serviceUUIDs: [String] = []
-    /// Reconnection back-off.
-    public var reconnect = thermometerDefaults.reconnect
     /// Where the history database lives; nil means ``defaultStateDirectory``, or a temporary
     /// directory under `--mock`.
     public var stateDirectory: String?
@@ -53,18 +46,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var http = HTTPOutput.Settings()
     /// The hub's scan length and device table.
     public var hub = Hub.Limits()
-    /// Connection attempts under way at once.
-    public var maxConnecting = thermometerDefaults.maxConnecting
-    /// Links held at once per adapter (thermometers known to work keep theirs reserved).
-    public var maxConnections = thermometerDefaults.maxConnections
     /// Whether to switch the adapter on when it is off.
     public var powerOnAdapter = CentralOptions().powerOnAdapter
-    /// Discovery hearing nothing from any device this long, while devices are expected,
-    /// starts the recovery ladder; nil turns the scan watchdog off.
-    public var scanWatchdog = thermometerDefaults.scanWatchdog
-    /// Whether the ladder's last step may reset the controller with libbluetooth's HCI calls
-    /// (needs `CAP_NET_ADMIN`: the unit's `blectld-adapter-reset.conf` drop-in).
-    public var adapterReset = thermometerDefaults.adapterReset
     /// Whether to run against the built-in mock adapter instead of BlueZ.
     public var mock = false
     /// The keys of sensors that encrypt (`bthome_key ADDRESS = HEX`, `mibeacon_key ADDRESS = HEX`).
