@@ -36,6 +36,7 @@ plant 'the mock importing the daemon' MockBlueZ/EmitLog.swift 'import Daemon'
 plant 'the protocol importing the hub' BlectlProtocol/Hello.swift 'import ReadingHub'
 plant 'a profile id compared in an output' MQTTOutput/Topics.swift 'let planted = profile == "ruuvi"'
 plant 'a profile id in the CLI' blectl/Terminal.swift 'let planted: String = "pi-cputemp"'
+plant 'a default written twice' Daemon/DaemonService.swift 'struct PlantedConfiguration { var maxClients = 64 }'
 plant 'Task.sleep outside the mock' Daemon/DaemonRunner.swift 'func planted() async { try? await Task.sleep(for: .seconds(1)) }'
 
 [ "$failed" = 0 ] && echo "check-layers self-test: every planted violation was caught"

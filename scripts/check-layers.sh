@@ -1,7 +1,8 @@
 #!/bin/sh
 # Checks the rules of README's "How it is built": a module imports only its neighbours,
-# profile ids are named only where the families are declared, and time is waited for in
-# one way. Prints each line that breaks a rule and exits 1 if there is any.
+# profile ids are named only where the families are declared, time is waited for in one
+# way, and a setting's default is written once. Prints each line that breaks a rule and
+# exits 1 if there is any.
 #
 # CHECK_LAYERS_ROOT=DIR checks another tree (the self-test plants violations in a copy).
 set -u
@@ -79,5 +80,28 @@ fi
 report "$(grep -rnE 'Task\.sleep' Sources --include='*.swift' | grep -vE '^Sources/(MockBlueZ|blectl-mock)/' |
     grep -vE '^[^:]+:[0-9]+:[[:space:]]*///')" 'wait on an EventLoop (sleep(for:), schedule(after:)), not Task.sleep'
 
-[ "$status" = 0 ] && echo "layers: every import, profile id and wait follows the rules"
+# A setting's default is written once: in its module's configuration (or its settings
+# table), which everyone else reads. In the files declaring configurations (a struct named
+# …Configuration, …Settings, …Limits, …Policy or …Options), the same name with the same
+# literal default (`var maxClients = 64`, `maxDevices: Int = 1024`) in two places is a copy
+# that will drift; 0 is too common a default to count.
+literal='-?[0-9][0-9_.]*([[:space:]]*(<<|\*)[[:space:]]*[0-9_]+)*|\.(seconds|milliseconds)\([0-9_ *]+\)|"[^"\\]+"'
+default_decl="(var[[:space:]]+[a-zA-Z_][a-zA-Z0-9_]*(:[[:space:]]*[A-Za-z0-9_.<>?]+)?|[a-zA-Z_][a-zA-Z0-9_]*:[[:space:]]*[A-Za-z0-9_.<>?]+)[[:space:]]+=[[:space:]]+($literal)[[:space:]]*([,)}]|$)"
+configuration_files=$(grep -rlE 'struct [A-Za-z]*(Configuration|Settings|Limits|Policy|Options)\b' Sources --include='*.swift' |
+    grep -vE '^Sources/(MockBlueZ|blectl-mock)/')
+# Each default as `name = value: file:line file:line…`, for those written more than once.
+report "$(grep -noE "$default_decl" $configuration_files | awk '
+    {
+        split($0, part, ":"); at = part[1] ":" part[2]
+        text = substr($0, length(at) + 2); sub(/^var[ \t]+/, "", text)
+        name = text; sub(/[ \t:].*/, "", name)
+        value = text; sub(/^[^=]*=[ \t]+/, "", value); sub(/[ \t]*[,}]?[ \t]*$/, "", value)
+        if (gsub(/\)/, ")", value) > gsub(/\(/, "(", value)) sub(/\)[ \t]*$/, "", value)
+        if (value == "0") next
+        key = name " = " value; count[key]++; places[key] = places[key] " " at
+    }
+    END { for (key in count) if (count[key] > 1) print key ":" places[key] }')" \
+    "a default written twice: declare it once, in the module's configuration, and read it from there"
+
+[ "$status" = 0 ] && echo "layers: every import, profile id, wait and default follows the rules"
 exit $status

@@ -146,7 +146,7 @@ public struct DaemonRunner: Sendable {
         let notifier = notifier
         let status = await hub.status()
         try? notifier.ready(status: Self.statusLine(status))
-        log.notice("ready: socket \(configuration.socketPath)")
+        log.notice("ready: socket \(configuration.socket.path)")
         // STATUS= follows the adapter and the links, not every reading.
         await hub.addListener { event in
             guard [.adapterState, .connected, .disconnected].contains(event.type) else { return }
@@ -180,18 +180,11 @@ public struct DaemonRunner: Sendable {
     }
 
     private var thermometerConfiguration: ThermometerConfiguration {
+        var thermometers = configuration.thermometers
         let extra = configuration.serviceUUIDs.compactMap(BluetoothUUID.init)
-        var thermometers = ThermometerConfiguration(
-            names: configuration.names,
-            profiles: ProfileRegistry.standard.addingPiCPUTemperatureUUIDs(services: extra),
-            reconnect: ReconnectPolicy(
-                initialDelay: configuration.reconnect.minimum, maximumDelay: configuration.reconnect.maximum,
-                jitter: configuration.reconnect.jitter),
-            maxConnecting: configuration.maxConnecting, maxConnections: configuration.maxConnections,
-            maxDevices: configuration.maxDevices, scanWatchdog: configuration.scanWatchdog,
-            adapterReset: configuration.adapterReset)
+        thermometers.profiles = thermometers.profiles.addingPiCPUTemperatureUUIDs(services: extra)
+        thermometers.maxDevices = configuration.hub.peripherals
         thermometers.keepsScanning = configuration.advertisements.isEnabled
-        thermometers.searches = configuration.gattThermometers
         return thermometers
     }
 
@@ -229,7 +222,7 @@ extension DaemonRunner {
         switch error {
         case .http(let error):
             // The error names the drop-in when the sandbox refused the socket.
-            let address = configuration.httpListen.map { "\($0)" } ?? "-"
+            let address = configuration.http.listen.map { "\($0)" } ?? "-"
             log.error("HTTP: cannot listen on \(address): \(error)")
             return ExitCode.configuration
         case .socket(let error):
@@ -237,7 +230,7 @@ extension DaemonRunner {
             if error.code == EACCES, getuid() != 0 {
                 hint = "; as a normal user, give a socket of your own, e.g. --socket $XDG_RUNTIME_DIR/blectld.sock"
             }
-            log.error("cannot listen on \(configuration.socketPath): \(error)\(hint)")
+            log.error("cannot listen on \(configuration.socket.path): \(error)\(hint)")
             return ExitCode.failure
         }
     }

@@ -50,12 +50,7 @@ public final class DaemonService: Sendable {
                 description: "mqtt_url needs the history (history = yes): readings wait there while the broker is away")
         }
         do {
-            // The file, named in full: a state directory that does not exist yet is made.
-            history =
-                configuration.history
-                ? try HistoryStore.open(
-                    path: stateDirectory + "/" + HistoryStore.fileName,
-                    configuration: HistoryStore.Configuration(configuration: configuration), log: log) : nil
+            history = try HistoryStore.configured(by: configuration, stateDirectory: stateDirectory, log: log)
             // One line per optional output: each is checked now, attached at start, closed at stop.
             outputs = [
                 try MQTTOutput.configured(by: configuration, stateDirectory: stateDirectory, log: log)
@@ -64,15 +59,11 @@ public final class DaemonService: Sendable {
             throw ServiceError(description: "\(error)")
         }
         let hub = Hub(
-            limits: Hub.Limits(configuration: configuration), lastSeq: history?.lastSeq ?? 0, executor: executor,
-            sensors: KnownSensors.catalog)
+            limits: configuration.hub, lastSeq: history?.lastSeq ?? 0, executor: executor, sensors: KnownSensors.catalog
+        )
         self.hub = hub
-        server = SocketServer(
-            configuration: SocketServer.Configuration(configuration: configuration),
-            handler: RequestDispatcher(hub: hub), log: log, eventLoop: hub.executor)
-        http = HTTPOutput.Configuration(configuration: configuration).map {
-            HTTPOutput(configuration: $0, hub: hub, log: log)
-        }
+        server = SocketServer.configured(by: configuration, hub: hub, log: log)
+        http = HTTPOutput.configured(by: configuration, hub: hub, log: log)
     }
 
     /// Connects the outputs to the hub, then starts listening (on `fd` under socket

@@ -49,7 +49,7 @@ actor HostCPUSource {
         }
         let address = machineAddress()
         let source = HostCPUSource(
-            zone: zone, address: address, name: MQTTOutput.Configuration.hostName() + " CPU", interval: interval,
+            zone: zone, address: address, name: MQTTOutput.hostName() + " CPU", interval: interval,
             executor: executor, report: report)
         log.notice("host_cpu: \(zone.directory) (\(zone.type ?? "no type")) as \(address), every \(interval)")
         await source.tick()

@@ -17,12 +17,25 @@ public import UnixSupport
 /// await http.stop()
 /// ```
 public final class HTTPOutput: Sendable {
-    /// Where to listen and the server's bounds.
+    /// What can be set (`http_*`); HTTP is off while ``listen`` is nil.
+    public struct Settings: Equatable, Sendable {
+        /// The address and port to serve on (`http_listen`); nil: no HTTP.
+        public var listen: ListenAddress?
+        /// Connections open at once (`http_max_connections`).
+        public var maxConnections = 64
+
+        /// The defaults: no HTTP.
+        public init() {}
+    }
+
+    /// Where to listen and the server's bounds: the ``Settings`` (read through, as
+    /// `configuration.maxConnections`) and what is fixed.
+    @dynamicMemberLookup
     public struct Configuration: Sendable {
         /// The address and port.
         public var address: ListenAddress
-        /// Connections open at once.
-        public var maxConnections = 64
+        /// The settable part.
+        public var settings = Settings()
         /// Seconds a connection may stay idle.
         public var idleTimeoutSeconds = 10
         /// Bytes one request's line and headers may take.
@@ -33,6 +46,19 @@ public final class HTTPOutput: Sendable {
         /// The defaults, listening on `address`.
         public init(address: ListenAddress) {
             self.address = address
+        }
+
+        /// The configuration `settings` ask for; nil when they name no address (no HTTP).
+        public init?(settings: Settings) {
+            guard let address = settings.listen else { return nil }
+            self.init(address: address)
+            self.settings = settings
+        }
+
+        /// A setting, read or written through.
+        public subscript<Value>(dynamicMember path: WritableKeyPath<Settings, Value>) -> Value {
+            get { settings[keyPath: path] }
+            set { settings[keyPath: path] = newValue }
         }
     }
 

@@ -1,4 +1,5 @@
 public import BlectlProtocol
+public import UnixSupport
 
 extension HistoryStore {
     /// How the store batches, retries and prunes.
@@ -19,11 +20,11 @@ extension HistoryStore {
         /// The pause between pruning steps while there is a backlog.
         public var pruneSpacing: Duration
 
-        /// The defaults: commit every 5 s, keep 30 days, no size bound, 100,000 readings
+        /// The defaults: commit every 5 s, keep 30 days, at most 512 MiB, 100,000 readings
         /// in memory at most, prune 1,000 rows per step every 100 ms.
         public init(
             commitInterval: Duration = .seconds(5), retention: Duration = .seconds(30 * 86_400),
-            maxBytes: Int64? = nil, pendingLimit: Int = 100_000, pruneChunk: Int = 1_000,
+            maxBytes: Int64? = 512 << 20, pendingLimit: Int = 100_000, pruneChunk: Int = 1_000,
             pruneSpacing: Duration = .milliseconds(100)
         ) {
             self.commitInterval = commitInterval
@@ -33,6 +34,19 @@ extension HistoryStore {
             self.pruneChunk = max(1, pruneChunk)
             self.pruneSpacing = pruneSpacing
         }
+
+        /// The store's settings (`history_*`), in the order help lists them.
+        public static let settings: [Setting<Self>] = [
+            .duration(
+                "history_commit_interval", "DURATION", "Longest time between history commits", at: \.commitInterval,
+                within: .milliseconds(100)...Duration.seconds(3600)),
+            .duration(
+                "history_retention", "DURATION", "How long readings are kept", at: \.retention,
+                within: .seconds(3600)...Duration.seconds(3650 * 86400)),
+            .value("history_max_bytes", "BYTES", "Most bytes the stored readings may take", at: \.maxBytes) {
+                text throws(SettingError) in Int64(try ValueParser.integer(text, within: (1 << 20)...(1 << 40)))
+            },
+        ]
     }
 }
 

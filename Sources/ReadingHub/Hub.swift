@@ -19,8 +19,8 @@ public actor Hub {
     /// The hub's executor, for the actor runtime.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    /// Bounds and defaults.
-    public struct Limits: Sendable {
+    /// Bounds and defaults; ``settings`` lists those blectld's configuration sets.
+    public struct Limits: Equatable, Sendable {
         /// Peripherals in the table (`max_devices`).
         public var peripherals = 1024
         /// The most events one `history` reply carries.
@@ -42,6 +42,16 @@ public actor Hub {
 
         /// The defaults.
         public init() {}
+
+        /// The hub's settings, in the order help lists them; the defaults are the properties'.
+        public static let settings: [Setting<Self>] = [
+            .duration(
+                "scan_timeout", flag: "scan-timeout", "SECONDS", "Default scan duration", at: \.defaultScan,
+                within: .seconds(1)...Duration.seconds(300)),
+            .integer(
+                "max_devices", "N", "Devices tracked; the one unseen longest is forgotten first", at: \.peripherals,
+                within: 16...100_000),
+        ]
     }
 
     /// Receives every event, in `seq` order, synchronously while the hub is busy: it must

@@ -15,7 +15,9 @@ public final class SocketServer: @unchecked Sendable {
     // methods hop onto it; internal ones check that they run there).
 
     /// Bounds and the socket's place and permissions.
-    public struct Configuration: Sendable {
+    ///
+    /// Its settings (``settings``) are the `socket`, `socket_group` and client-limit keys.
+    public struct Configuration: Equatable, Sendable {
         /// The socket path (or `@name` for an abstract socket).
         public var path: String
         /// The group owning the socket file, if any.
@@ -43,10 +45,9 @@ public final class SocketServer: @unchecked Sendable {
         public var acceptBackoff: Duration = .milliseconds(250)
 
         /// The defaults for a socket at `path`.
-        public init(path: String) {
+        public init(path: String = ProtocolInfo.defaultSocketPath) {
             self.path = path
         }
-
     }
 
     /// Counters, for logs and tests.

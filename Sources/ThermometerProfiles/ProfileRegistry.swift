@@ -1,5 +1,8 @@
 /// The thermometer profiles the daemon knows, looked up by discovered service UUID.
-public struct ProfileRegistry: Sendable {
+///
+/// Two registries are equal when they look up alike: the same profiles in the same order,
+/// claiming the same UUIDs.
+public struct ProfileRegistry: Sendable, Equatable {
     /// The profiles in lookup order; the first one claiming a service wins.
     public private(set) var profiles: [any ThermometerProfile]
 
@@ -14,6 +17,13 @@ public struct ProfileRegistry: Sendable {
     /// Creates a registry that looks profiles up in the given order.
     public init(profiles: [any ThermometerProfile]) {
         self.profiles = profiles
+    }
+
+    /// Whether both registries hold the same profiles, in order, with the same UUIDs.
+    public static func == (lhs: ProfileRegistry, rhs: ProfileRegistry) -> Bool {
+        lhs.profiles.map(\.id) == rhs.profiles.map(\.id) && lhs.allServiceUUIDs == rhs.allServiceUUIDs
+            && lhs.allTemperatureCharacteristicUUIDs == rhs.allTemperatureCharacteristicUUIDs
+            && lhs.piCPUTemperature?.unitCharacteristicUUIDs == rhs.piCPUTemperature?.unitCharacteristicUUIDs
     }
 
     /// The profile that claims a service, or `nil` if none does.

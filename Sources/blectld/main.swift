@@ -27,8 +27,8 @@ case .run(let configuration):
     let runner = DaemonRunner(configuration: configuration, log: log, arguments: arguments)
     // Before anything starts: a second daemon must leave the first one's socket alone.
     // (Under socket activation systemd holds the socket: nothing to check.)
-    if listenFDs().isEmpty, UnixSocket.acceptsConnections(configuration.socketPath) {
-        log.error("another blectld is serving \(configuration.socketPath): stop it, or give this one another --socket")
+    if listenFDs().isEmpty, UnixSocket.acceptsConnections(configuration.socket.path) {
+        log.error("another blectld is serving \(configuration.socket.path): stop it, or give this one another --socket")
         exit(ExitCode.temporaryFailure)
     }
     // On the main thread, which lives as long as blectld: see SpawnedProcess.

@@ -52,40 +52,44 @@ struct ConfigurationTests {
     func defaults() throws {
         let defaults = try configuration()
         #expect(defaults == DaemonConfiguration())
-        #expect(defaults.socketPath == "/run/blectl/blectld.sock")
-        #expect(defaults.names == ["Thermometer"])
-        #expect(defaults.maxClients == 64 && defaults.maxLineLength == 65536)
+        #expect(defaults.socket.path == "/run/blectl/blectld.sock")
+        #expect(defaults.thermometers.names == ["Thermometer"])
+        #expect(defaults.socket.maxClients == 64 && defaults.socket.maxLineLength == 65536)
     }
 
     @Test("Every key of the file is applied")
     func everyKey() throws {
         let config = try configuration(file: Self.sample)
-        #expect(config.socketPath == "/run/test/blectld.sock")
-        #expect(config.socketGroup == "blectl")
+        #expect(config.socket.path == "/run/test/blectld.sock")
+        #expect(config.socket.group == "blectl")
         #expect(config.adapter == "hci1")
         #expect(config.logLevel == .debug)
-        #expect(config.names == ["Thermometer", "Pi #2"])
+        #expect(config.thermometers.names == ["Thermometer", "Pi #2"])
         #expect(
             config.serviceUUIDs == [
                 "00001809-0000-1000-8000-00805f9b34fb", "0000181a-0000-1000-8000-00805f9b34fb",
                 "00000001-710e-4a5b-8d75-3e5b444bc3cf",
             ])
-        #expect(config.reconnect.minimum == .milliseconds(500))
-        #expect(config.reconnect.maximum == .seconds(120))
-        #expect(config.reconnect.jitter == 0.5)
-        #expect(config.historyRetention == .seconds(7 * 86400) && config.stateDirectory == "/srv/blectl")
+        #expect(config.thermometers.reconnect.initialDelay == .milliseconds(500))
+        #expect(config.thermometers.reconnect.maximumDelay == .seconds(120))
+        #expect(config.thermometers.reconnect.jitter == 0.5)
+        #expect(config.historyStore.retention == .seconds(7 * 86400) && config.stateDirectory == "/srv/blectl")
         #expect(!config.history && DaemonConfiguration().history)
-        #expect(config.maxClients == 8)
-        #expect(config.maxLineLength == 4096 && config.clientQueueBytes == 131072)
-        #expect(config.scanTimeout == .milliseconds(7500))
+        #expect(config.socket.maxClients == 8)
+        #expect(config.socket.maxLineLength == 4096 && config.socket.maxQueuedBytes == 131072)
+        #expect(config.hub.defaultScan == .milliseconds(7500))
         #expect(config.powerOnAdapter)
-        #expect(config.maxConnecting == 2 && config.maxConnections == 8 && config.maxDevices == 4096)
+        #expect(
+            config.thermometers.maxConnecting == 2 && config.thermometers.maxConnections == 8
+                && config.hub.peripherals == 4096)
     }
 
     @Test("The limits on connections and devices refuse values out of range")
     func connectionLimits() throws {
         let defaults = try configuration()
-        #expect(defaults.maxConnecting == 1 && defaults.maxConnections == 5 && defaults.maxDevices == 1024)
+        #expect(
+            defaults.thermometers.maxConnecting == 1 && defaults.thermometers.maxConnections == 5
+                && defaults.hub.peripherals == 1024)
         for line in ["max_connecting = 0", "max_connections = 1001", "max_devices = 8", "max_devices = many"] {
             #expect(throws: ConfigurationError.self) { _ = try load(file: line) }
         }
@@ -106,22 +110,24 @@ struct ConfigurationTests {
 
     @Test("HTTP is off by default; --http and http_listen turn it on")
     func http() throws {
-        #expect(try configuration().httpListen == nil)
+        #expect(try configuration().http.listen == nil)
         let fromFile = try configuration(file: "http_listen = [::]:9266\nhttp_max_connections = 200")
-        #expect(fromFile.httpListen?.description == "[::]:9266")
-        #expect(fromFile.httpMaxConnections == 200)
+        #expect(fromFile.http.listen?.description == "[::]:9266")
+        #expect(fromFile.http.maxConnections == 200)
         let fromFlag = try configuration(["--http", "127.0.0.1:8080"], file: "http_listen = [::]:9266")
-        #expect(fromFlag.httpListen == ListenAddress("127.0.0.1:8080"))
+        #expect(fromFlag.http.listen == ListenAddress("127.0.0.1:8080"))
     }
 
     @Test("The scan watchdog: 90 s by default, a duration, or 0/off for none; adapter_reset off by default")
     func scanWatchdog() throws {
         let defaults = try configuration()
-        #expect(defaults.scanWatchdog == .seconds(90) && !defaults.adapterReset)
-        #expect(try configuration(file: "scan_watchdog = 2m\nadapter_reset = yes").scanWatchdog == .seconds(120))
-        #expect(try configuration(file: "adapter_reset = yes").adapterReset)
+        #expect(defaults.thermometers.scanWatchdog == .seconds(90) && !defaults.thermometers.adapterReset)
+        #expect(
+            try configuration(file: "scan_watchdog = 2m\nadapter_reset = yes").thermometers.scanWatchdog
+                == .seconds(120))
+        #expect(try configuration(file: "adapter_reset = yes").thermometers.adapterReset)
         for off in ["0", "off", "OFF", "no"] {
-            #expect(try configuration(file: "scan_watchdog = \(off)").scanWatchdog == nil)
+            #expect(try configuration(file: "scan_watchdog = \(off)").thermometers.scanWatchdog == nil)
         }
         for line in ["scan_watchdog = 500ms", "scan_watchdog = 2d", "scan_watchdog = soon", "adapter_reset = maybe"] {
             #expect(throws: ConfigurationError.self) { _ = try load(file: line) }
@@ -132,7 +138,7 @@ struct ConfigurationTests {
     func precedence() throws {
         let file = "socket = /from/file.sock\nadapter = hci1\nnames = A, B"
         let fromEnvironment = try configuration(file: file, environment: ["BLECTL_SOCKET": "/from/env.sock"])
-        #expect(fromEnvironment.socketPath == "/from/env.sock")
+        #expect(fromEnvironment.socket.path == "/from/env.sock")
         #expect(fromEnvironment.adapter == "hci1")
         let fromFlags = try configuration(
             [
@@ -140,9 +146,9 @@ struct ConfigurationTests {
                 "err",
             ],
             file: file, environment: ["BLECTL_SOCKET": "/from/env.sock"])
-        #expect(fromFlags.socketPath == "/from/flag.sock")
+        #expect(fromFlags.socket.path == "/from/flag.sock")
         #expect(fromFlags.adapter == "hci2")
-        #expect(fromFlags.names == ["C", "D"])
+        #expect(fromFlags.thermometers.names == ["C", "D"])
         #expect(fromFlags.mock)
         #expect(fromFlags.logLevel == .error)
     }
@@ -225,7 +231,7 @@ struct ConfigurationTests {
         let lines = ["log_level = debug", "# a comment", "names = A, \"B C\"", "", "max_clients = 8", ""]
         let unix = try configuration(file: lines.joined(separator: "\n"))
         #expect(try configuration(file: lines.joined(separator: "\r\n")) == unix)
-        #expect(unix.logLevel == .debug && unix.names == ["A", "B C"] && unix.maxClients == 8)
+        #expect(unix.logLevel == .debug && unix.thermometers.names == ["A", "B C"] && unix.socket.maxClients == 8)
         do {
             _ = try load(file: "adapter = hci0\r\nbogus = 1\r\n")
             Issue.record("accepted an unknown key")
@@ -237,7 +243,7 @@ struct ConfigurationTests {
     @Test("File keys may be written with '-' for '_'")
     func dashedKeys() throws {
         let config = try configuration(file: "history-commit-interval = 50s\nMax-Clients = 8\n")
-        #expect(config.historyCommitInterval == .seconds(50) && config.maxClients == 8)
+        #expect(config.historyStore.commitInterval == .seconds(50) && config.socket.maxClients == 8)
     }
 
     @Test("Per-device keys: an alias and one BTHome or MiBeacon key per address, each once, with clear errors")
@@ -250,8 +256,8 @@ struct ConfigurationTests {
                 mibeacon_key A4:C1:38:00:00:02 = 814aac74c4f17b6c1581e1ab87816b99
                 mibeacon_key A4:C1:38:00:00:03 = b853075158487ca39a5b5ea9
                 """)
-        #expect(config.aliases[BluetoothAddress("DC:A6:32:00:00:01")!] == "Kitchen")
-        #expect(config.aliases[BluetoothAddress("DC:A6:32:00:00:02")!] == "Living room")
+        #expect(config.hub.aliases[BluetoothAddress("DC:A6:32:00:00:01")!] == "Kitchen")
+        #expect(config.hub.aliases[BluetoothAddress("DC:A6:32:00:00:02")!] == "Living room")
         #expect(
             config.advertisementKeys.keys.map(\.description).sorted() == [
                 "A4:C1:38:00:00:01", "A4:C1:38:00:00:02", "A4:C1:38:00:00:03",

@@ -142,7 +142,7 @@ struct StoreBenchmark {
     }
 
     private func open(_ path: String) -> HistoryStore {
-        openStore(path, .init(commitInterval: .seconds(3600), pendingLimit: 1_000_000))
+        openStore(path, .init(commitInterval: .seconds(3600), maxBytes: nil, pendingLimit: 1_000_000))
     }
 }
 

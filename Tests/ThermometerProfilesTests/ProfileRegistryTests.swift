@@ -107,4 +107,13 @@ struct ProfileRegistryTests {
         let ess = try #require(registry.profile(forService: EnvironmentalSensingProfile.serviceUUID))
         #expect(ess.decode([0x29, 0x09]).success?.celsius == 23.45)
     }
+
+    @Test("registries are equal when they look up alike: the same profiles in order, the same UUIDs")
+    func equality() throws {
+        let extra = try #require(BluetoothUUID("180a"))
+        #expect(registry == ProfileRegistry.standard)
+        #expect(registry.addingPiCPUTemperatureUUIDs(services: [extra]) != registry)
+        #expect(registry.addingPiCPUTemperatureUUIDs(unitCharacteristics: [extra]) != registry)
+        #expect(ProfileRegistry(profiles: registry.profiles.reversed()) != registry)
+    }
 }

@@ -45,7 +45,8 @@ public struct AdvertisementConfiguration: Sendable {
     public init(
         registry: AdvertisementRegistry = .standard, keys: [BluetoothAddress: AdvertisementKey] = [:],
         devices: Devices = .all, minInterval: Duration = .zero, staleAfter: Duration = .seconds(60),
-        staleMargin: Duration = .seconds(5), maxDevices: Int = 1024, unchangedRefresh: Duration = .seconds(30)
+        staleMargin: Duration = .seconds(5), maxDevices: Int = ThermometerConfiguration.defaultMaxDevices,
+        unchangedRefresh: Duration = .seconds(30)
     ) {
         self.registry = registry
         self.keys = keys

@@ -1,3 +1,5 @@
+public import UnixSupport
+
 /// Exponential backoff with jitter for reconnecting.
 public struct ReconnectPolicy: Sendable, Equatable {
     /// The first delay.
@@ -38,4 +40,24 @@ public struct ReconnectPolicy: Sendable, Equatable {
         for _ in 0..<Int(exponent.rounded()) where result < 1e9 { result *= base }
         return result
     }
+}
+
+extension ReconnectPolicy {
+    /// The back-off's settings (`reconnect_*`), in the order help lists them; the defaults are
+    /// the initialiser's.
+    public static let settings: [Setting<Self>] = [
+        .duration(
+            "reconnect_min", "SECONDS", "First reconnection delay", at: \.initialDelay,
+            within: .milliseconds(100)...Duration.seconds(3600)),
+        .duration(
+            "reconnect_max", "SECONDS", "Largest reconnection delay", at: \.maximumDelay,
+            within: .milliseconds(100)...Duration.seconds(86400)),
+        .value("reconnect_jitter", "FRACTION", "Random spread of delays, 0–1", at: \.jitter) {
+            text throws(SettingError) in
+            guard let jitter = Double(text), (0...1).contains(jitter) else {
+                throw SettingError("expected a fraction between 0 and 1, got '\(text)'")
+            }
+            return jitter
+        },
+    ]
 }

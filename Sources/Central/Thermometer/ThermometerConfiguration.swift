@@ -1,7 +1,9 @@
 public import ThermometerProfiles
+public import UnixSupport
 
-/// What the thermometer monitor looks for and how patiently.
-public struct ThermometerConfiguration: Sendable {
+/// What the thermometer monitor looks for and how patiently; ``settings`` lists what
+/// blectld's configuration sets.
+public struct ThermometerConfiguration: Equatable, Sendable {
     /// Advertised local names that mark a thermometer (the Pi's cputemp advertises "Thermometer").
     public var names: [String]
     /// Profiles: which services and characteristics hold temperatures, and how to decode them.
@@ -56,6 +58,9 @@ public struct ThermometerConfiguration: Sendable {
     /// (`adapter_reset`; needs `CAP_NET_ADMIN`).
     public var adapterReset: Bool
 
+    /// The most devices a monitor's table holds by default (`max_devices`, `advert_max_devices`).
+    public static let defaultMaxDevices = 1024
+
     /// Creates a configuration with the defaults that suit the Pi thermometer.
     public init(
         names: [String] = [PiCPUTemperatureProfile.advertisedLocalName], profiles: ProfileRegistry = .standard,
@@ -65,7 +70,7 @@ public struct ThermometerConfiguration: Sendable {
         discoveryWindow: Duration = .seconds(20), rescanPeriod: Duration = .seconds(20),
         rescanWindow: Duration = .seconds(8), scanPauseLimit: Duration = .seconds(3),
         connectBatchWindow: Duration = .seconds(1), maxConnecting: Int = 1, maxConnections: Int = 5,
-        maxDevices: Int = 1024, scanWatchdog: Duration? = .seconds(90), adapterReset: Bool = false
+        maxDevices: Int = defaultMaxDevices, scanWatchdog: Duration? = .seconds(90), adapterReset: Bool = false
     ) {
         self.names = names
         self.profiles = profiles
@@ -86,4 +91,32 @@ public struct ThermometerConfiguration: Sendable {
         self.scanWatchdog = scanWatchdog
         self.adapterReset = adapterReset
     }
+}
+
+extension ThermometerConfiguration {
+    /// The monitor's settings, in the order help lists them; the defaults are the initialiser's.
+    public static let settings: [Setting<Self>] =
+        [
+            .list("names", flag: "name", "NAME", "Advertised name marking a thermometer (repeatable)", at: \.names) {
+                $0
+            },
+            .boolean(
+                "gatt_thermometers", "Look for GATT thermometers and connect to them (no: advertising sensors only)",
+                at: \.searches),
+        ] + ReconnectPolicy.settings.map { $0.lifted(into: \.reconnect) } + [
+            .integer(
+                "max_connecting", "N", "Connection attempts under way at once", at: \.maxConnecting, within: 1...64),
+            .integer(
+                "max_connections", "N", "Links held at once per adapter", at: \.maxConnections, within: 1...1000),
+            .value(
+                "scan_watchdog", "DURATION",
+                "Discovery hearing nothing this long starts the recovery ladder (0 or off: never)", at: \.scanWatchdog
+            ) { text throws(SettingError) in
+                ["0", "off", "no"].contains(text.lowercased())
+                    ? nil : try ValueParser.duration(text, within: .seconds(1)...Duration.seconds(86400))
+            },
+            .boolean(
+                "adapter_reset", "Let the recovery ladder reset the controller (HCI; needs CAP_NET_ADMIN)",
+                at: \.adapterReset),
+        ]
 }

@@ -39,7 +39,7 @@ extension DaemonConfiguration {
                 throw .file(path: path, line: number, message: "\(key): \(error.message)")
             }
         }
-        if reconnect.maximum < reconnect.minimum {
+        if thermometers.reconnect.maximumDelay < thermometers.reconnect.initialDelay {
             let line = lineOfKey["reconnect_max"] ?? lineOfKey["reconnect_min"] ?? 0
             throw .file(path: path, line: line, message: "reconnect_max is smaller than reconnect_min")
         }
@@ -67,7 +67,7 @@ extension DaemonConfiguration {
         }
     }
 
-    private static func values(_ value: String, kind: ConfigurationSetting.Kind) throws(SettingError) -> [String] {
+    private static func values(_ value: String, kind: SettingKind) throws(SettingError) -> [String] {
         switch kind {
         case .optional where value.isEmpty, .list where value.isEmpty:
             return []  // `key =`: the default (an optional value's, or an empty list)

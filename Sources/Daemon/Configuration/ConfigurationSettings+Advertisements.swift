@@ -1,78 +1,74 @@
 public import Central
 public import SensorModel
+import UnixSupport
 
-extension ConfigurationSetting {
+extension Setting<DaemonConfiguration> {
     /// The advertisement sensors' settings (`scan_mode`, `advert_*`) and the gateway's own
     /// CPU temperature (`host_cpu*`).
-    static let advertisements: [ConfigurationSetting] = [
-        single("scan_mode", flag: "scan-mode", "MODE", "Scanning for advertising sensors: auto, active or passive") {
-            config, value throws(SettingError) in
-            guard let mode = ScanMode(rawValue: value) else {
-                throw SettingError("expected auto, active or passive, got '\(value)'")
+    static let advertisements: [ConfigurationSetting] = AdvertisementSettings.settings.map {
+        $0.lifted(into: \.advertisements)
+    }
+}
+
+extension AdvertisementSettings {
+    /// The settings, in the order help lists them; the defaults are the properties'.
+    static let settings: [Setting<Self>] = [
+        .value(
+            "scan_mode", flag: "scan-mode", "MODE", "Scanning for advertising sensors: auto, active or passive",
+            at: \.scanMode
+        ) { text throws(SettingError) in
+            guard let mode = ScanMode(rawValue: text) else {
+                throw SettingError("expected auto, active or passive, got '\(text)'")
             }
-            config.advertisements.scanMode = mode
+            return mode
         },
-        ConfigurationSetting(
-            key: "advert_profiles", flag: nil, kind: .list, valueName: "PROFILE",
-            help: "Advertisement formats read: all, none, or a list (\(AdvertisementSettings.profileNames))"
-        ) { config, values throws(SettingError) in
-            config.advertisements.profiles = try AdvertisementSettings.parseProfiles(values)
-        },
-        single("advert_min_interval", flag: nil, "DURATION", "At most one reading per sensor this often (0: every one)")
-        { config, value throws(SettingError) in
-            config.advertisements.minInterval = try ValueParser.duration(value, within: .zero...Duration.seconds(86400))
-        },
-        single("advert_stale_after", flag: nil, "DURATION", "A silent sensor is lost after at least this long") {
-            config, value throws(SettingError) in
-            config.advertisements.staleAfter = try ValueParser.duration(
-                value, within: .seconds(1)...Duration.seconds(86400))
-        },
-        ConfigurationSetting(
-            key: "advert_devices", flag: nil, kind: .list, valueName: "ADDRESS",
-            help: "Advertising sensors read: all, or a list of addresses"
-        ) { config, values throws(SettingError) in
-            config.advertisements.devices = try AdvertisementSettings.parseDevices(values)
-        },
-        single("advert_max_devices", flag: nil, "N", "Advertising sensors tracked; the one unheard longest goes first")
-        {
-            config, value throws(SettingError) in
-            config.advertisements.maxDevices = try ValueParser.integer(value, within: 16...100_000)
-        },
-        ConfigurationSetting(
-            key: "host_cpu", flag: "host-cpu", kind: .boolean, valueName: "",
-            help: "Report this machine's CPU temperature as a device of its own"
-        ) { config, values throws(SettingError) in
-            config.advertisements.hostCPU = try ValueParser.boolean(values[0])
-        },
-        single("host_cpu_interval", flag: nil, "DURATION", "How often the CPU temperature is read") {
-            config, value throws(SettingError) in
-            config.advertisements.hostCPUInterval = try ValueParser.duration(
-                value, within: .seconds(1)...Duration.seconds(86400))
-        },
-        single("host_cpu_zone", flag: nil, "DIR", "The thermal zone read: auto, or a zone's directory") {
-            config, value throws(SettingError) in
-            guard value == "auto" || value.hasPrefix("/") else {
-                throw SettingError("expected auto or an absolute directory, got '\(value)'")
+        .list(
+            "advert_profiles", "PROFILE", "Advertisement formats read: all, none, or a list (\(profileNames))",
+            at: \.profiles, parse: parseProfiles),
+        .duration(
+            "advert_min_interval", "DURATION", "At most one reading per sensor this often (0: every one)",
+            at: \.minInterval, within: .zero...Duration.seconds(86400)),
+        .duration(
+            "advert_stale_after", "DURATION", "A silent sensor is lost after at least this long", at: \.staleAfter,
+            within: .seconds(1)...Duration.seconds(86400)),
+        .list(
+            "advert_devices", "ADDRESS", "Advertising sensors read: all, or a list of addresses", at: \.devices,
+            parse: parseDevices),
+        .integer(
+            "advert_max_devices", "N", "Advertising sensors tracked; the one unheard longest goes first",
+            at: \.maxDevices, within: 16...100_000),
+        .boolean(
+            "host_cpu", flag: "host-cpu", "Report this machine's CPU temperature as a device of its own", at: \.hostCPU),
+        .duration(
+            "host_cpu_interval", "DURATION", "How often the CPU temperature is read", at: \.hostCPUInterval,
+            within: .seconds(1)...Duration.seconds(86400)),
+        .value("host_cpu_zone", "DIR", "The thermal zone read: auto, or a zone's directory", at: \.hostCPUZone) {
+            text throws(SettingError) in
+            guard text == "auto" || text.hasPrefix("/") else {
+                throw SettingError("expected auto or an absolute directory, got '\(text)'")
             }
-            config.advertisements.hostCPUZone = value
+            return text
         },
     ]
 }
 
 /// The advertisement sensors' settings and the host CPU source's.
 public struct AdvertisementSettings: Equatable, Sendable {
+    /// The advertisement monitor's defaults, which these settings start from.
+    static let monitorDefaults = AdvertisementConfiguration()
+
     /// `scan_mode`.
-    public var scanMode = ScanMode.auto
+    public var scanMode = monitorDefaults.scanMode
     /// `advert_profiles`: the ids of the formats read; nil for all of them.
     public var profiles: [ProfileID]?
     /// `advert_min_interval`.
-    public var minInterval: Duration = .zero
+    public var minInterval = monitorDefaults.minInterval
     /// `advert_stale_after`.
-    public var staleAfter: Duration = .seconds(60)
+    public var staleAfter = monitorDefaults.staleAfter
     /// `advert_devices`: nil for every sensor.
     public var devices: Set<BluetoothAddress>?
     /// `advert_max_devices`.
-    public var maxDevices = 1024
+    public var maxDevices = monitorDefaults.maxDevices
     /// `host_cpu`.
     public var hostCPU = false
     /// `host_cpu_interval`.

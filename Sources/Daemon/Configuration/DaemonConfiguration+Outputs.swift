@@ -7,37 +7,34 @@ import ReadingHub
 import SocketOutput
 import UnixSupport
 
-extension Hub.Limits {
-    /// The defaults with the configured scan length.
-    init(configuration: DaemonConfiguration) {
-        self.init()
-        defaultScan = configuration.scanTimeout
-        peripherals = configuration.maxDevices
-        aliases = configuration.aliases
+// The outputs' factories: each builds its output from its own settings in the
+// configuration (adding an output is its module, its settings' line in
+// `ConfigurationSetting.all` and a factory here, called from `DaemonService`).
+
+extension HistoryStore {
+    /// The history store in `stateDirectory`, unless `history = no`.
+    static func configured(by configuration: DaemonConfiguration, stateDirectory: String, log: Log)
+        throws(HistoryStoreError) -> HistoryStore?
+    {
+        guard configuration.history else { return nil }
+        // The file, named in full: a state directory that does not exist yet is made.
+        return try open(path: stateDirectory + "/" + fileName, configuration: configuration.historyStore, log: log)
     }
 }
 
-extension HistoryStore.Configuration {
-    /// The configured commit interval, retention and size bound.
-    init(configuration: DaemonConfiguration) {
-        self.init()
-        commitInterval = configuration.historyCommitInterval
-        retention = configuration.historyRetention
-        maxBytes = configuration.historyMaxBytes
+extension SocketServer {
+    /// The Unix socket server, answering through `hub`.
+    static func configured(by configuration: DaemonConfiguration, hub: Hub, log: Log) -> SocketServer {
+        SocketServer(
+            configuration: configuration.socket, handler: RequestDispatcher(hub: hub), log: log, eventLoop: hub.executor
+        )
     }
 }
 
-extension SocketServer.Configuration {
-    /// The configured socket, group and limits.
-    init(configuration: DaemonConfiguration) {
-        self.init(path: configuration.socketPath)
-        group = configuration.socketGroup
-        maxClients = configuration.maxClients
-        maxLineLength = configuration.maxLineLength
-        maxQueuedBytes = configuration.clientQueueBytes
-        maxClientsPerUser = configuration.maxClientsPerUser
-        maxPendingRequestsPerUser = configuration.maxPendingRequestsPerUser
-        maxQueuedBytesTotal = configuration.maxQueuedBytesTotal
+extension HTTPOutput {
+    /// The HTTP output `http_listen` asks for; nil without one.
+    static func configured(by configuration: DaemonConfiguration, hub: Hub, log: Log) -> HTTPOutput? {
+        Configuration(settings: configuration.http).map { HTTPOutput(configuration: $0, hub: hub, log: log) }
     }
 }
 
@@ -46,31 +43,9 @@ extension MQTTOutput {
     static func configured(by configuration: DaemonConfiguration, stateDirectory: String, log: Log)
         throws(MQTTConfigurationError) -> MQTTOutput?
     {
-        guard let mqtt = Configuration(configuration: configuration, stateDirectory: stateDirectory) else { return nil }
+        guard var mqtt = Configuration(settings: configuration.mqtt, hostName: hostName()) else { return nil }
+        mqtt.stateDirectory = stateDirectory
         return try MQTTOutput(configuration: mqtt, sensors: KnownSensors.catalog, log: log)
-    }
-}
-
-extension MQTTOutput.Configuration {
-    /// The `mqtt_*` settings; nil when no broker is configured.
-    init?(configuration: DaemonConfiguration, stateDirectory: String) {
-        let settings = configuration.mqtt
-        guard let broker = settings.broker else { return nil }
-        self.init(broker: broker, gateway: settings.gateway ?? Self.hostName())
-        protocolVersion = settings.protocolVersion
-        username = settings.username
-        passwordFile = settings.passwordFile
-        caFile = settings.caFile
-        certFile = settings.certFile
-        keyFile = settings.keyFile
-        clientID = settings.clientID
-        topicPrefix = settings.topicPrefix
-        discoveryPrefix = settings.discoveryPrefix
-        qos = Int32(settings.qos)
-        retainState = settings.retainState
-        expireAfter = settings.expireAfter
-        backlogMax = settings.backlogMax
-        self.stateDirectory = stateDirectory
     }
 
     /// The host name, the default gateway name.
@@ -79,14 +54,5 @@ extension MQTTOutput.Configuration {
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "blectl" }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return name.isEmpty ? "blectl" : name
-    }
-}
-
-extension HTTPOutput.Configuration {
-    /// The configured address; nil when no HTTP is configured.
-    init?(configuration: DaemonConfiguration) {
-        guard let address = configuration.httpListen else { return nil }
-        self.init(address: address)
-        maxConnections = configuration.httpMaxConnections
     }
 }

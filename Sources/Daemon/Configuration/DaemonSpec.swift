@@ -50,7 +50,7 @@ struct DaemonSpecDump: Encodable {
     var options = DaemonConfiguration.options
     var settings = ConfigurationSetting.all.map { setting in
         Setting(
-            key: setting.key, value: setting.valueName, kind: "\(setting.kind)", option: setting.flag,
+            key: setting.key, value: setting.valueName, kind: setting.kind.rawValue, option: setting.flag,
             help: setting.help)
     }
     var deviceSettings = DeviceSetting.all.map { setting in

@@ -1,5 +1,6 @@
 import Central
 import SensorModel
+import UnixSupport
 
 /// A setting given per device, `key ADDRESS = value` in the file (`alias DC:A6:32:00:00:01 =
 /// Kitchen`); each device once per key.
@@ -16,7 +17,7 @@ struct DeviceSetting: Sendable {
         DeviceSetting(key: "alias", valueName: "NAME", help: "A name shown for the device instead of its own") {
             config, address, value throws(SettingError) in
             guard !value.isEmpty else { throw SettingError("an alias needs a name") }
-            config.aliases[address] = value
+            config.hub.aliases[address] = value
         },
         DeviceSetting(
             key: "bthome_key", valueName: "HEX", help: "The AES key of an encrypted BTHome sensor (32 hex digits)"

@@ -17,15 +17,16 @@ final class HTTPServer: @unchecked Sendable {
     // libmicrohttpd runs any callback and by `stop` after it ran its last; the bookkeeping
     // the callbacks and tasks share is behind `state`'s lock.
 
-    /// The bounds of what clients can make the server hold.
+    /// The bounds of what clients can make the server hold (their defaults are
+    /// ``HTTPOutput/Configuration``'s).
     struct Limits: Sendable {
         /// Connections open at once; more wait in the listening socket's backlog until one ends.
-        var connections = 64
+        var connections: Int
         /// Seconds a connection may stay idle (between or inside requests) before it is closed.
-        var idleTimeoutSeconds = 10
+        var idleTimeoutSeconds: Int
         /// The memory one connection may use for its request (line and headers): a larger
         /// request is answered 414 or 431 and closed.
-        var requestBytes = 16 * 1024
+        var requestBytes: Int
     }
 
     typealias Responder = @Sendable (HTTPRequest) async -> HTTPResponse
@@ -45,7 +46,7 @@ final class HTTPServer: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private var retained: Unmanaged<HTTPServer>?
 
-    init(limits: Limits = Limits(), log: Log, respond: @escaping Responder) {
+    init(limits: Limits, log: Log, respond: @escaping Responder) {
         self.limits = limits
         self.log = log
         self.respond = respond
