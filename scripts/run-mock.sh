@@ -38,17 +38,17 @@ if [ -n "${MQTT:-}" ]; then
     echo
 fi
 echo "\$ blectl read --timeout 15"
-"$bin/blectl" read --timeout 15
+in_foreground "$bin/blectl" read --timeout 15
 echo
 echo "\$ blectl scan --timeout 3"
-"$bin/blectl" scan --timeout 3
+in_foreground "$bin/blectl" scan --timeout 3
 echo
 echo "\$ blectl history --since 1h"
-"$bin/blectl" history --since 1h
+in_foreground "$bin/blectl" history --since 1h
 echo
 echo "\$ blectl watch        (Ctrl-C to stop; daemon log: $log)"
 if [ -n "${RUN_SECONDS:-}" ]; then
-    timeout "$RUN_SECONDS" "$bin/blectl" watch || true
+    in_foreground timeout "$RUN_SECONDS" "$bin/blectl" watch || true
 else
-    "$bin/blectl" watch || true
+    in_foreground "$bin/blectl" watch || true
 fi
