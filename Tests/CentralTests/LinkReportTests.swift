@@ -59,7 +59,7 @@ struct LinkReportTests {
     /// Waits until every address reports `connected` after the `mark`-th event.
     static func allConnected(_ addresses: [String], in log: EventLog, after mark: Int) async throws {
         for address in addresses {
-            _ = try await log.first(after: mark, within: .seconds(60)) { event in
+            _ = try await log.first(after: mark, within: .seconds(60).scaled) { event in
                 if case .connected(let connected, _) = event, connected.description == address { true } else { nil }
             }
         }
