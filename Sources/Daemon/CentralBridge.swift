@@ -49,21 +49,11 @@ public final class CentralBridge: CentralControl {
         }
     }
 
-    /// Starts the monitors: scanning and connecting begin, advertisements are read.
-    public func start() async {
-        if let advertisements {
-            await advertisements.start()
-            await hub.addStatusContributor { status in
-                status.advertisements = AdvertisementStatus(await advertisements.statistics)
-            }
-        }
-        await monitor.start()
-    }
-
-    /// Unsubscribes, disconnects and stops scanning.
-    public func shutdown() async {
-        await advertisements?.shutdown()
-        await monitor.shutdown()
+    /// The Bluetooth sources, in the order the daemon starts and stops them: the
+    /// advertisement monitor (when some format is read), then the GATT thermometers.
+    public var sources: [any SensorSource] {
+        let advertising: [any SensorSource] = advertisements.map { [$0] } ?? []
+        return advertising + [monitor]
     }
 
     /// Scans for `duration` (a `scan` request), on top of the monitor's own windows.
@@ -71,8 +61,14 @@ public final class CentralBridge: CentralControl {
         await monitor.scan(for: duration)
     }
 
-    /// Adds the scan watchdog's part to `status` (when the watchdog is on).
+    /// Adds the advertisement sensors' part of `status` (when some format is read) and the
+    /// scan watchdog's (when the watchdog is on).
     public func contributeStatus(to hub: Hub) async {
+        if let advertisements {
+            await hub.addStatusContributor { status in
+                status.advertisements = AdvertisementStatus(await advertisements.statistics)
+            }
+        }
         let monitor = monitor
         await hub.addStatusContributor { status in
             guard let ladder = await monitor.scanWatchdogStatus else { return }

@@ -1,6 +1,7 @@
 import BlectlProtocol
 import Central
 import ReadingHub
+import SensorModel
 import Dispatch
 import Glibc
 public import UnixSupport
@@ -52,7 +53,7 @@ public struct DaemonRunner: Sendable {
         let bridge = CentralBridge(
             hub: service.hub, central: central, configuration: thermometerConfiguration,
             advertisements: advertisementConfiguration, log: log)
-        let hostCPU = await startHostCPU(central.executor, service.hub)
+        let sources = [makeHostCPU(central.executor, service.hub)].compactMap { $0 } + bridge.sources
         await service.hub.attach(bridge)
         await bridge.contributeStatus(to: service.hub)
         do {
@@ -63,13 +64,18 @@ public struct DaemonRunner: Sendable {
         }
         let stops = await stopCauses(signals, central)
         await reportState(central)
-        await bridge.start()
+        for source in sources {
+            log.debug("starting the \(source.sourceName) source")
+            await source.start()
+        }
         await announceReady(service.hub, central)
         let cause = await serve(until: stops, bus: mockBus == nil ? "system" : "mock adapter's")
         log.notice("stopping")
         try? notifier.stopping()
-        await hostCPU?.stop()
-        await bridge.shutdown()
+        for source in sources {
+            log.debug("stopping the \(source.sourceName) source")
+            await source.shutdown()
+        }
         await service.stop()
         await central.close()
         return cause == .busLost ? ExitCode.failure : ExitCode.success
@@ -189,10 +195,10 @@ public struct DaemonRunner: Sendable {
     }
 
     /// The host CPU device, when `host_cpu = yes` and the machine has a thermal zone.
-    private func startHostCPU(_ executor: EventLoop, _ hub: Hub) async -> HostCPUSource? {
+    private func makeHostCPU(_ executor: EventLoop, _ hub: Hub) -> (any SensorSource)? {
         let settings = configuration.advertisements
         guard settings.hostCPU else { return nil }
-        return await HostCPUSource.start(
+        return HostCPUSource.make(
             zone: settings.hostCPUZone, interval: settings.hostCPUInterval, executor: executor, log: log,
             report: CentralBridge.reporter(to: hub))
     }

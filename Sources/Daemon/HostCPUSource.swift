@@ -11,7 +11,8 @@ import UnixSupport
 /// Its address is a stable pseudo-address: the first six bytes of `/etc/machine-id` with
 /// the locally administered bit set and the multicast bit clear (`x2:…`), so history and
 /// MQTT ids survive restarts and differ between machines.
-actor HostCPUSource {
+actor HostCPUSource: SensorSource {
+    nonisolated var sourceName: String { "host CPU" }
     nonisolated let executor: EventLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     let zone: ThermalZone
@@ -33,13 +34,12 @@ actor HostCPUSource {
         self.report = report
     }
 
-    /// Finds the thermal zone (`setting`: `auto` or a zone's directory) and starts reading it
-    /// every `interval`, the first time at once; nil, after saying why in the log, when there
-    /// is no zone to read.
-    static func start(
+    /// Finds the thermal zone (`setting`: `auto` or a zone's directory) to read every
+    /// `interval` once started; nil, after saying why in the log, when there is no zone to read.
+    static func make(
         zone setting: String, interval: Duration, executor: EventLoop, log: Log,
         report: @escaping @Sendable (SensorEvent) -> Void
-    ) async -> HostCPUSource? {
+    ) -> HostCPUSource? {
         guard let zone = ThermalZone.find(setting) else {
             log.warning(
                 setting == "auto"
@@ -52,12 +52,16 @@ actor HostCPUSource {
             zone: zone, address: address, name: MQTTOutput.hostName() + " CPU", interval: interval,
             executor: executor, report: report)
         log.notice("host_cpu: \(zone.directory) (\(zone.type ?? "no type")) as \(address), every \(interval)")
-        await source.tick()
         return source
     }
 
+    /// Reads the zone now, then every `interval`.
+    func start() {
+        tick()
+    }
+
     /// Stops the timer.
-    func stop() {
+    func shutdown() {
         timer?.cancel()
         timer = nil
     }

@@ -139,7 +139,7 @@ public actor ThermometerMonitor {
     /// whatever BlueZ does: a bluetoothd that stops answering must not hold the daemon's
     /// exit past its supervisor's patience (the calls left waiting fail when the D-Bus
     /// connection closes).
-    public func shutdown(within limit: Duration = .seconds(3)) async {
+    public func shutdown(within limit: Duration) async {
         if let observer { await central.removeObserver(observer) }
         rescanner?.cancel()
         scanWindowEnd?.cancel()
