@@ -44,7 +44,8 @@ public struct DaemonRunner: Sendable {
         let service: DaemonService
         do {
             service = try DaemonService(
-                configuration: configuration, stateDirectory: stateDirectory, log: log, executor: central.executor)
+                configuration: configuration, stateDirectory: stateDirectory, log: log, executor: central.executor,
+                inheritedListener: listenFDs().first)
         } catch {
             log.error("\(error)")
             await central.close()
@@ -57,10 +58,11 @@ public struct DaemonRunner: Sendable {
         await service.hub.attach(bridge)
         await bridge.contributeStatus(to: service.hub)
         do {
-            try await service.start(inheriting: listenFDs().first)
+            try await service.start()
         } catch {
+            log.error("\(error)")
             await central.close()
-            return reportStartFailure(error)
+            return error.isConfiguration ? ExitCode.configuration : ExitCode.failure
         }
         let stops = await stopCauses(signals, central)
         await reportState(central)
@@ -217,27 +219,5 @@ public struct DaemonRunner: Sendable {
             minInterval: settings.minInterval, staleAfter: settings.staleAfter, maxDevices: settings.maxDevices)
         advertisements.scanMode = settings.scanMode
         return advertisements
-    }
-}
-
-extension DaemonRunner {
-    /// Logs why a listener could not start; returns the exit status: 78 for the HTTP
-    /// address (a setting, or the unit's sandbox without its drop-in: restarting cannot
-    /// help), 1 for the socket.
-    func reportStartFailure(_ error: DaemonService.StartError) -> Int32 {
-        switch error {
-        case .http(let error):
-            // The error names the drop-in when the sandbox refused the socket.
-            let address = configuration.http.listen.map { "\($0)" } ?? "-"
-            log.error("HTTP: cannot listen on \(address): \(error)")
-            return ExitCode.configuration
-        case .socket(let error):
-            var hint = ""
-            if error.code == EACCES, getuid() != 0 {
-                hint = "; as a normal user, give a socket of your own, e.g. --socket $XDG_RUNTIME_DIR/blectld.sock"
-            }
-            log.error("cannot listen on \(configuration.socket.path): \(error)\(hint)")
-            return ExitCode.failure
-        }
     }
 }

@@ -9,52 +9,49 @@ public import UnixSupport
 
 /// The hub and its outputs wired together: the part of blectld that is not Bluetooth.
 ///
-/// Every output plugs into the hub the same way: it receives each event in `seq` order
-/// (``Hub/addListener(_:)``), may add its part to `status`, and a client or output that
-/// fell behind asks the history store for what it missed. Adding an output is a line in
-/// ``start(inheriting:)``.
+/// Every output plugs into the hub the same way (``HubOutput``): it receives each event in
+/// `seq` order (``Hub/addListener(_:)``), adds its part to `status`, and a client or output
+/// that fell behind asks the history store for what it missed. Adding an output is its
+/// factory (`DaemonConfiguration+Outputs.swift`) and a line in ``init(configuration:stateDirectory:log:executor:inheritedListener:)``.
 ///
 /// ```swift
-/// let service = try DaemonService(configuration: configuration, log: log, executor: central.executor)
+/// let service = try DaemonService(configuration: configuration, stateDirectory: dir, log: log, executor: central.executor)
 /// let bridge = CentralBridge(hub: service.hub, …)   // reports through hub.apply(_:)
 /// await service.hub.attach(bridge)
-/// try await service.start(inheriting: listenFDs().first)
+/// try await service.start()
 /// …
 /// await service.stop()
 /// ```
 public final class DaemonService: Sendable {
     /// The daemon's state; the central bridge feeds it.
     public let hub: Hub
-    /// The Unix socket server.
-    let server: SocketServer
-    /// The durable history (SQLite); nil with `history = no`.
-    let history: HistoryStore?
-    /// The outputs the configuration asks for beyond the socket (MQTT).
+    /// The outputs the configuration asks for, in the order they are attached and opened:
+    /// the history first (the others may ask it for what they missed; it is closed last).
     let outputs: [any HubOutput]
-    /// The page, /metrics and /api over HTTP, when `http_listen` is set.
-    let http: HTTPOutput?
 
     /// Opens the history store in `stateDirectory` (unless `history = no`) and builds the
-    /// hub, numbering on from the store's last sequence number, and the socket server;
-    /// nothing is served yet.
+    /// hub, numbering on from the store's last sequence number, and the outputs; nothing is
+    /// served yet.
     ///
-    /// - Parameter executor: what the hub, and under it the server, run on (blectld passes
-    ///   the central's, so a reading goes from D-Bus to the socket on one thread).
+    /// - Parameters:
+    ///   - executor: what the hub, and under it the socket server, run on (blectld passes the
+    ///     central's, so a reading goes from D-Bus to the socket on one thread).
+    ///   - inheritedListener: the listening socket systemd passed (socket activation).
     /// - Throws: when the history database is another process's or too new, or an output's
     ///   settings are wrong, or MQTT is configured without the history (exit 78).
     public init(
-        configuration: DaemonConfiguration, stateDirectory: String, log: Log, executor: EventLoop? = nil
+        configuration: DaemonConfiguration, stateDirectory: String, log: Log, executor: EventLoop? = nil,
+        inheritedListener: Int32? = nil
     ) throws(ServiceError) {
         if !configuration.history, configuration.mqtt.broker != nil {
             throw ServiceError(
                 description: "mqtt_url needs the history (history = yes): readings wait there while the broker is away")
         }
+        let history: HistoryStore?
+        let mqtt: MQTTOutput?
         do {
             history = try HistoryStore.configured(by: configuration, stateDirectory: stateDirectory, log: log)
-            // One line per optional output: each is checked now, attached at start, closed at stop.
-            outputs = [
-                try MQTTOutput.configured(by: configuration, stateDirectory: stateDirectory, log: log)
-            ].compactMap { $0 }
+            mqtt = try MQTTOutput.configured(by: configuration, stateDirectory: stateDirectory, log: log)
         } catch {
             throw ServiceError(description: "\(error)")
         }
@@ -62,52 +59,30 @@ public final class DaemonService: Sendable {
             limits: configuration.hub, lastSeq: history?.lastSeq ?? 0, executor: executor, sensors: KnownSensors.catalog
         )
         self.hub = hub
-        server = SocketServer.configured(by: configuration, hub: hub, log: log)
-        http = HTTPOutput.configured(by: configuration, hub: hub, log: log)
+        // One line per output; HTTP listens before the socket, so a client never finds the
+        // socket up and the page refused.
+        let outputs: [(any HubOutput)?] = [
+            history,
+            mqtt,
+            HTTPOutput.configured(by: configuration, hub: hub, log: log),
+            SocketServer.configured(by: configuration, hub: hub, log: log, inheritedListener: inheritedListener),
+        ]
+        self.outputs = outputs.compactMap { $0 }
     }
 
-    /// Connects the outputs to the hub, then starts listening (on `fd` under socket
-    /// activation, else on the configured path).
+    /// Attaches every output to the hub, then opens them in order (HTTP and the socket start
+    /// listening).
     ///
-    /// - Throws: ``StartError/http(_:)`` when the HTTP output cannot listen (its address in
-    ///   use, or IP sockets refused by the unit's sandbox: a configuration problem), else
-    ///   ``StartError/socket(_:)``.
-    public func start(inheriting fd: Int32? = nil) async throws(StartError) {
-        let server = server
-        if let history { await hub.attach(history: history) }
-        let registration = await hub.addListener { server.broadcast($0) }
-        await hub.addStatusContributor { $0.socket = SocketStatus(clients: await server.currentStatistics().clients) }
-        server.noteSequence(registration.lastSeq)
+    /// - Throws: the first output that could not open (blectld then exits).
+    public func start() async throws(OutputStartError) {
         for output in outputs { await output.attach(to: hub) }
-        do {
-            try await http?.start()
-        } catch {
-            throw .http(error)
-        }
-        do {
-            try server.start(inheriting: fd)
-        } catch {
-            throw .socket(error)
-        }
+        for output in outputs { try await output.open() }
     }
 
-    /// Which listener could not start.
-    public enum StartError: Error {
-        /// The Unix socket.
-        case socket(SystemError)
-        /// The HTTP output's address (`http_listen`).
-        case http(SystemError)
-    }
-
-    /// Closes the socket, the HTTP output, every client and the other outputs, then commits
-    /// and closes the history (if kept).
+    /// Closes the outputs in reverse order: the socket and HTTP stop serving, MQTT flushes,
+    /// and the history commits and closes last.
     public func stop() async {
-        await server.stop()
-        await http?.stop()
-        await withTaskGroup(of: Void.self) { group in
-            for output in outputs { group.addTask { await output.close() } }
-        }
-        await history?.close()
+        for output in outputs.reversed() { await output.close() }
     }
 }
 

@@ -62,12 +62,13 @@ public final class HTTPOutput: Sendable {
         }
     }
 
-    private let configuration: Configuration
+    let configuration: Configuration
     private let hub: Hub
     private let log: Log
-    private let routes: Routes
+    let routes: Routes
     private let server: HTTPServer
-    private let listener = Locked<Int?>(nil)
+    /// The hub listener's id while attached.
+    let listener = Locked<Int?>(nil)
 
     /// Creates the output; nothing is served until ``start()``.
     ///
@@ -91,15 +92,18 @@ public final class HTTPOutput: Sendable {
     /// Starts receiving the hub's events, then listens; returns the port it listens on.
     @discardableResult
     public func start() async throws(SystemError) -> UInt16 {
-        let tracker = routes.tracker
-        let registration = await hub.addListener { tracker.record($0) }
-        listener.withLock { $0 = registration.id }
+        await attach(to: hub)
+        return try await listen()
+    }
+
+    /// Listens on the configured address; on failure stops receiving the hub's events.
+    func listen() async throws(SystemError) -> UInt16 {
         let (fd, port): (Int32, UInt16)
         do {
             (fd, port) = try configuration.address.listen()
             try server.start(listeningFD: fd)
         } catch {
-            await hub.removeListener(registration.id)
+            if let id = listener.withLock({ $0 }) { await hub.removeListener(id) }
             throw error
         }
         log.info("HTTP: serving http://\(configuration.address.withPort(port))/")

@@ -17,3 +17,14 @@ extension HistoryStore: HistorySource {
         return HistoryResult(events: page.events, lastSeq: 0, complete: page.complete, more: page.more)
     }
 }
+
+extension HistoryStore: HubOutput {
+    /// `"history"`.
+    public var outputName: String { "history" }
+
+    /// Keeps every reading from now on, answers `history` requests and adds the store's part
+    /// of `status` (``Hub/attach(history:)``).
+    public func attach(to hub: Hub) async {
+        await hub.attach(history: self)
+    }
+}

@@ -37,6 +37,9 @@ public final class MQTTOutput: HubOutput {
             configuration: configuration, password: password, will: ("-", ""), loop: publisher.loop, events: nil)
     }
 
+    /// `"MQTT"`.
+    public var outputName: String { "MQTT" }
+
     /// Starts publishing the hub's readings and adds the `mqtt` part of `status`.
     public func attach(to hub: Hub) async {
         let publisher = publisher

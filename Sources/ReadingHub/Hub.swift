@@ -164,11 +164,3 @@ public protocol HistorySource: Sendable {
     /// The store's state, for `status`.
     func status() async -> HistoryStatus
 }
-
-/// An output the daemon attaches to the hub at start and closes at shutdown (MQTT, say).
-public protocol HubOutput: Sendable {
-    /// Starts receiving the hub's events (``Hub/addListener(_:)``) and adds its part of `status`.
-    func attach(to hub: Hub) async
-    /// Flushes and closes, within the daemon's shutdown budget (it must return in about a second).
-    func close() async
-}

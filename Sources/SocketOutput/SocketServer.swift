@@ -80,6 +80,9 @@ public final class SocketServer: @unchecked Sendable {
     let handler: any RequestHandling
     let log: Log
     let loop: EventLoop
+    /// The listening socket systemd passed (socket activation), which ``open()`` serves on
+    /// instead of making one at the configured path.
+    let inheritedListener: Int32?
 
     private var listenFD: Int32 = -1
     private var listenWatch: IOWatch?
@@ -114,10 +117,16 @@ public final class SocketServer: @unchecked Sendable {
 
     /// Creates a server; nothing happens until ``start(inheriting:)``.
     ///
-    /// - Parameter eventLoop: the loop the server runs on (blectld passes the hub's, so
-    ///   events are written without a thread hop); by default a loop of its own.
-    public init(configuration: Configuration, handler: any RequestHandling, log: Log, eventLoop: EventLoop? = nil) {
+    /// - Parameters:
+    ///   - eventLoop: the loop the server runs on (blectld passes the hub's, so events are
+    ///     written without a thread hop); by default a loop of its own.
+    ///   - inheritedListener: a listening socket systemd passed, for ``open()``.
+    public init(
+        configuration: Configuration, handler: any RequestHandling, log: Log, eventLoop: EventLoop? = nil,
+        inheritedListener: Int32? = nil
+    ) {
         self.loop = eventLoop ?? EventLoop(label: "blectl-socket")
+        self.inheritedListener = inheritedListener
         self.configuration = configuration
         self.quotas = UserQuotas(
             maxClients: configuration.maxClientsPerUser, maxPendingRequests: configuration.maxPendingRequestsPerUser)

@@ -8,8 +8,8 @@ import SocketOutput
 import UnixSupport
 
 // The outputs' factories: each builds its output from its own settings in the
-// configuration (adding an output is its module, its settings' line in
-// `ConfigurationSetting.all` and a factory here, called from `DaemonService`).
+// configuration (adding an output is its module, its settings' table in the configuration
+// and a factory here, listed in `DaemonService.init`).
 
 extension HistoryStore {
     /// The history store in `stateDirectory`, unless `history = no`.
@@ -23,11 +23,15 @@ extension HistoryStore {
 }
 
 extension SocketServer {
-    /// The Unix socket server, answering through `hub`.
-    static func configured(by configuration: DaemonConfiguration, hub: Hub, log: Log) -> SocketServer {
+    /// The Unix socket server, answering through `hub`, on `inheritedListener` when systemd
+    /// passed one.
+    static func configured(by configuration: DaemonConfiguration, hub: Hub, log: Log, inheritedListener: Int32?)
+        -> SocketServer
+    {
         SocketServer(
-            configuration: configuration.socket, handler: RequestDispatcher(hub: hub), log: log, eventLoop: hub.executor
-        )
+            configuration: configuration.socket, handler: RequestDispatcher(hub: hub), log: log,
+            eventLoop: hub.executor,
+            inheritedListener: inheritedListener)
     }
 }
 
