@@ -165,13 +165,13 @@ extension ThermometerMonitor {
         }
         awaitingDevice.remove(address)
         reconcileScan()
-        return Peripheral(address: address, path: path, name: devices[address]?.name)
+        return Peripheral(address: address, path: path, name: devices.name(of: address))
     }
 
     /// The thermometer's device object, looked up by its path (never by walking every device).
     private func knownPeripheral(_ address: BluetoothAddress) -> Peripheral? {
         let path = central.assumeIsolated { $0.knownDevicePath(address) }
-        return path.map { Peripheral(address: address, path: $0, name: devices[address]?.name) }
+        return path.map { Peripheral(address: address, path: $0, name: devices.name(of: address)) }
     }
 
     /// Connects (unless already up), finds the temperature characteristic by
@@ -191,11 +191,11 @@ extension ThermometerMonitor {
         let (characteristic, profile) = try await findTemperature(peripheral, epoch: epoch)
         log.debug("thermometer \(peripheral.address): reading and subscribing to \(characteristic.path)")
         await describe(peripheral, characteristic)
-        streams[characteristic.path] = Stream(address: peripheral.address, profile: profile, lastValue: .now)
+        streams[characteristic.path] = ThermometerStream(address: peripheral.address, profile: profile, lastValue: .now)
         try await readAndReport(characteristic.path)
         try await central.setNotifyValue(true, for: characteristic)
         streams[characteristic.path]?.connectEcho.notificationsStarted(at: .now)
-        let name = devices[peripheral.address]?.name
+        let name = devices.name(of: peripheral.address)
         log.notice("connected to \(name ?? "thermometer") \(peripheral.address)")
         report(.connected(peripheral.address, name: name))
         return characteristic

@@ -1,7 +1,7 @@
 import SensorModel
 
 /// Connection attempts and links: `maxConnecting` attempts at once, `maxConnections` links,
-/// thermometers known to work first (see ``ConnectionSlots``).
+/// thermometers known to work first (see ``ConnectionSlots`` and ``ConnectQueue``).
 extension ThermometerMonitor {
     /// Waits until the thermometer may try to connect; throws `CancellationError` when the
     /// session ends first.
@@ -10,12 +10,11 @@ extension ThermometerMonitor {
     /// (every link held or reserved) is logged and reported once each time, and counted out
     /// of the pause while it waits, so that it does not hold the scan paused.
     func takeConnectSlot(_ address: BluetoothAddress) async throws {
-        let (decision, others) = slots.request(address)
-        wake(others)
+        let go = connectQueue.request(address)
         noteLeftOut()
-        guard decision != .go else { return }
+        guard !go else { return }
         let granted = await waitForSlot(address)
-        if leftOut.remove(address) != nil {
+        if connectQueue.endLeftOut(address) {
             countConnectIn()
             if granted { log.notice("thermometer \(address): a link is free, connecting") }
         }
@@ -25,52 +24,46 @@ extension ThermometerMonitor {
     /// The thermometer's attempt brought its link up: it holds a link now, and the next
     /// thermometer may try.
     func connectionEstablished(_ address: BluetoothAddress) {
-        wake(slots.established(address))
+        connectQueue.established(address)
         noteLeftOut()
     }
 
     /// The thermometer gives up its attempt or link.
     func releaseSlot(_ address: BluetoothAddress) {
-        wake(slots.release(address))
+        connectQueue.release(address)
     }
 
     /// The thermometer worked: from now on it goes first, keeps a link reserved, and its
     /// D-Bus calls go before others waiting for a place.
     func markWorked(_ peripheral: Peripheral) {
-        slots.markKnown(peripheral.address)
+        connectQueue.markKnown(peripheral.address)
         central.assumeIsolated { $0.setPreferred(peripheral, true) }
-    }
-
-    /// Lets the sessions of `addresses` go (their attempts are counted already).
-    func wake(_ addresses: [BluetoothAddress]) {
-        for address in addresses { slotWaiters.removeValue(forKey: address)?.resume(returning: true) }
     }
 
     /// Tells of the thermometers newly left out (waiting while every link is held or kept),
     /// and counts them out of the scan's pause for connects.
     private func noteLeftOut() {
-        for address in slots.waitingForLink where leftOut.insert(address).inserted {
+        for address in connectQueue.newlyLeftOut() {
             let reason =
-                "left out: all \(slots.maxConnections) links are held or kept for thermometers known to work "
-                + "(max_connections)"
+                "left out: all \(connectQueue.slots.maxConnections) links are held or kept for thermometers known "
+                + "to work (max_connections)"
             log.warning("thermometer \(address) \(reason)")
-            report(.leftOut(address, name: devices[address]?.name, reason: reason))
+            report(.leftOut(address, name: devices.name(of: address), reason: reason))
             endConnect()
         }
     }
 
-    /// Suspends until ``wake(_:)`` (true) or the session's cancellation (false).
+    /// Suspends until the queue lets the session go (true) or its cancellation (false).
     private func waitForSlot(_ address: BluetoothAddress) async -> Bool {
         let loop = central.executor
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                slotWaiters.removeValue(forKey: address)?.resume(returning: false)
-                slotWaiters[address] = continuation
-                if Task.isCancelled { slotWaiters.removeValue(forKey: address)?.resume(returning: false) }
+                connectQueue.park(address, continuation)
+                if Task.isCancelled { connectQueue.cancelWait(address) }
             }
         } onCancel: {
             loop.execute { [weak self] in
-                self?.assumeIsolated { $0.slotWaiters.removeValue(forKey: address)?.resume(returning: false) }
+                self?.assumeIsolated { $0.connectQueue.cancelWait(address) }
             }
         }
     }
