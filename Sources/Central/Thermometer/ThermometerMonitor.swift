@@ -244,7 +244,13 @@ public actor ThermometerMonitor {
         nextSessionToken += 1
         let token = nextSessionToken
         sessionTokens[address] = token
-        sessions[address] = Task { await runSession(address, token: token) }
+        sessions[address] = Task {
+            var session = ConnectSession(address)
+            await session.run(self)
+            // A session forgotten with its device gave up its place then; a new one may hold it now.
+            guard sessionTokens[address] == token else { return }
+            connectQueue.release(address)
+        }
         // A thermometer to follow: devices are expected from now on.
         armScanWatchdog()
     }
