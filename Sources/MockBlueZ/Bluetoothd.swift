@@ -10,6 +10,13 @@ public typealias MockLogger = @Sendable (String) -> Void
 /// would be. It shares its connection's executor, so the object server can be driven
 /// synchronously (`assumeIsolated`) and a sequence of signals goes out without anything
 /// in between — as bluetoothd's single-threaded main loop sends them.
+///
+/// This actor is the coordinator: it holds the state every part shares (adapters, devices,
+/// GATT objects, notifiers, timers) and the primitives (publishing, methods, timers, pacing).
+/// The behaviour lives by concern in ``AdapterControl``, ``DiscoverySessions``,
+/// ``DeviceLinks``, ``GattServer``, ``PeripheralNotifier``, ``MonitorManager`` and
+/// ``FaultActions``: functions that take this bluetoothd `isolated`, so they run on its
+/// executor with no hop, as bluetoothd's own modules share its main loop.
 actor Bluetoothd {
     nonisolated let connection: DBusConnection
     nonisolated var unownedExecutor: UnownedSerialExecutor { connection.unownedExecutor }
@@ -103,10 +110,10 @@ actor Bluetoothd {
                 message: "\(BluetoothdAPI.busName) is already owned on this bus")
         }
         log("bluetoothd \(connection.uniqueName) owns \(BluetoothdAPI.busName)")
-        exportManagers()
-        for name in adapterOrder { addAdapterObjects(name) }
+        AdapterControl.exportManagers(self)
+        for name in adapterOrder { AdapterControl.addAdapterObjects(self, name) }
         try await Task.sleep(for: timings.autoEnable)
-        for name in adapterOrder { autoEnable(name) }
+        for name in adapterOrder { AdapterControl.autoEnable(self, name) }
     }
 
     /// Stops cleanly, as on SIGTERM: links drop (`Connected=false`), every object is removed,
@@ -124,7 +131,7 @@ actor Bluetoothd {
             }
         }
         storeDevices()
-        for name in adapterOrder where adapters[name] != nil { removeAdapterObjects(name) }
+        for name in adapterOrder where adapters[name] != nil { AdapterControl.removeAdapterObjects(self, name) }
         unexport(BluetoothdAPI.rootPath)
         running = false
         tasks.cancelAll()
@@ -312,10 +319,10 @@ actor Bluetoothd {
     func clientVanished(_ client: String) {
         guard running else { return }
         for name in adapterOrder where adapters[name]?.clients.hasEntry(client) == true {
-            endDiscoveryClient(client, adapter: name)
+            DiscoverySessions.endDiscoveryClient(self, client, adapter: name)
         }
-        for name in adapterOrder { endMonitorApps(of: client, adapter: name) }
-        for path in devices.keys.sorted() { endNotifySessions(of: client, device: path) }
+        for name in adapterOrder { MonitorManager.endMonitorApps(self, of: client, adapter: name) }
+        for path in devices.keys.sorted() { GattServer.endNotifySessions(self, of: client, device: path) }
     }
 
     /// Adds a new device object's state (exporting it is the caller's).
