@@ -20,7 +20,8 @@ public typealias MockLogger = @Sendable (String) -> Void
 actor Bluetoothd {
     nonisolated let connection: DBusConnection
     nonisolated var unownedExecutor: UnownedSerialExecutor { connection.unownedExecutor }
-    let server: DBusObjectServer
+    /// Exports this bluetoothd's objects and announces their changes.
+    let publisher: ObjectPublisher
     let world: PeripheralWorld
     let timings: MockTimings
     /// `bluetoothd --experimental`: adapters offer `AdvertisementMonitorManager1`.
@@ -59,7 +60,7 @@ actor Bluetoothd {
         log: @escaping MockLogger
     ) {
         self.connection = connection
-        self.server = server
+        publisher = ObjectPublisher(server: server, log: log)
         self.world = world
         self.timings = scenario.timings
         experimental = scenario.experimental
@@ -175,69 +176,31 @@ actor Bluetoothd {
 
     /// Runs `body` on the object server right now, on this executor (no suspension).
     func objects<T: Sendable>(_ body: (isolated DBusObjectServer) throws -> T) rethrows -> T {
-        try server.assumeIsolated(body)
+        try publisher.objects(body)
     }
 
     func export(_ path: ObjectPath, _ interfaces: [ExportedInterface]) {
         guard running else { return }
-        do { try objects { try $0.export(path, interfaces) } } catch { log("export \(path): \(error)") }
+        publisher.export(path, interfaces)
     }
 
     func unexport(_ path: ObjectPath, interfaces: [String]? = nil) {
         guard running else { return }
-        do { try objects { try $0.unexport(path, interfaces: interfaces) } } catch { log("unexport \(path): \(error)") }
+        publisher.unexport(path, interfaces: interfaces)
     }
 
-    /// Changes properties and sends one `PropertiesChanged` (bluetoothd coalesces what changes
-    /// in one main-loop iteration into one signal).
+    /// Changes properties and sends one `PropertiesChanged` (see ``ObjectPublisher``).
     func change(
         _ path: ObjectPath, _ interface: String, _ changed: [(String, DBusValue)], invalidated: [String] = []
     ) {
-        guard running, !(changed.isEmpty && invalidated.isEmpty) else { return }
-        do {
-            try objects { server in
-                guard let order = PropertyTables.order[interface],
-                    insertsOutOfOrder(server, path, interface, changed, order)
-                else {
-                    try server.setProperties(path, interface, changed, invalidated: invalidated)
-                    return
-                }
-                // A property that comes into existence (Modalias, RSSI again) belongs at its
-                // place in bluetoothd's table, not at the end: lift the ones after it out and
-                // put them back behind it, silently, then announce only the change.
-                let tail = order.drop { name in !changed.contains { $0.0 == name } }.compactMap { name in
-                    changed.first { $0.0 == name } ?? server.property(path, interface, name).map { (name, $0) }
-                }
-                try server.setProperties(path, interface, [], invalidated: tail.map(\.0), emit: false)
-                try server.setProperties(path, interface, tail, invalidated: invalidated, emit: false)
-                try server.emit(
-                    path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-                    [.string(interface), .propertyMap(changed), .strings(invalidated)])
-            }
-        } catch {
-            log("PropertiesChanged \(path): \(error)")
-        }
-    }
-
-    /// Whether `changed` adds a property that the table puts before existing ones which may
-    /// be moved (the object server appends new properties; writable ones can't be re-added).
-    private func insertsOutOfOrder(
-        _ server: isolated DBusObjectServer, _ path: ObjectPath, _ interface: String,
-        _ changed: [(String, DBusValue)], _ order: [String]
-    ) -> Bool {
-        guard
-            let first = order.firstIndex(where: { name in
-                changed.contains { $0.0 == name } && server.property(path, interface, name) == nil
-            })
-        else { return false }
-        let later = order[(first + 1)...].filter { server.property(path, interface, $0) != nil }
-        return !later.isEmpty && later.allSatisfy { !(PropertyTables.writable[interface] ?? []).contains($0) }
+        guard running else { return }
+        publisher.change(path, interface, changed, invalidated: invalidated)
     }
 
     /// Changes properties without a signal (what `Get` shows differs from what was announced).
     func changeSilently(_ path: ObjectPath, _ interface: String, _ changed: [(String, DBusValue)]) {
         guard running else { return }
-        try? objects { try $0.setProperties(path, interface, changed, emit: false) }
+        publisher.changeSilently(path, interface, changed)
     }
 
     /// An org.bluez method: its handler runs on this bluetoothd, after any slow-replies delay.
