@@ -10,10 +10,18 @@ public typealias MockLogger = @Sendable (String) -> Void
 /// would be. It shares its connection's executor, so the object server can be driven
 /// synchronously (`assumeIsolated`) and a sequence of signals goes out without anything
 /// in between — as bluetoothd's single-threaded main loop sends them.
+///
+/// This actor is the coordinator: it holds the state every part shares (adapters, devices,
+/// GATT objects, notifiers, timers) and the primitives (publishing, methods, timers, pacing).
+/// The behaviour lives by concern in ``AdapterControl``, ``DiscoverySessions``,
+/// ``DeviceLinks``, ``GattServer``, ``PeripheralNotifier``, ``MonitorManager`` and
+/// ``FaultActions``: functions that take this bluetoothd `isolated`, so they run on its
+/// executor with no hop, as bluetoothd's own modules share its main loop.
 actor Bluetoothd {
     nonisolated let connection: DBusConnection
     nonisolated var unownedExecutor: UnownedSerialExecutor { connection.unownedExecutor }
-    let server: DBusObjectServer
+    /// Exports this bluetoothd's objects and announces their changes.
+    let publisher: ObjectPublisher
     let world: PeripheralWorld
     let timings: MockTimings
     /// `bluetoothd --experimental`: adapters offer `AdvertisementMonitorManager1`.
@@ -52,7 +60,7 @@ actor Bluetoothd {
         log: @escaping MockLogger
     ) {
         self.connection = connection
-        self.server = server
+        publisher = ObjectPublisher(server: server, log: log)
         self.world = world
         self.timings = scenario.timings
         experimental = scenario.experimental
@@ -103,10 +111,10 @@ actor Bluetoothd {
                 message: "\(BluetoothdAPI.busName) is already owned on this bus")
         }
         log("bluetoothd \(connection.uniqueName) owns \(BluetoothdAPI.busName)")
-        exportManagers()
-        for name in adapterOrder { addAdapterObjects(name) }
+        AdapterControl.exportManagers(self)
+        for name in adapterOrder { AdapterControl.addAdapterObjects(self, name) }
         try await Task.sleep(for: timings.autoEnable)
-        for name in adapterOrder { autoEnable(name) }
+        for name in adapterOrder { AdapterControl.autoEnable(self, name) }
     }
 
     /// Stops cleanly, as on SIGTERM: links drop (`Connected=false`), every object is removed,
@@ -124,7 +132,7 @@ actor Bluetoothd {
             }
         }
         storeDevices()
-        for name in adapterOrder where adapters[name] != nil { removeAdapterObjects(name) }
+        for name in adapterOrder where adapters[name] != nil { AdapterControl.removeAdapterObjects(self, name) }
         unexport(BluetoothdAPI.rootPath)
         running = false
         tasks.cancelAll()
@@ -168,69 +176,31 @@ actor Bluetoothd {
 
     /// Runs `body` on the object server right now, on this executor (no suspension).
     func objects<T: Sendable>(_ body: (isolated DBusObjectServer) throws -> T) rethrows -> T {
-        try server.assumeIsolated(body)
+        try publisher.objects(body)
     }
 
     func export(_ path: ObjectPath, _ interfaces: [ExportedInterface]) {
         guard running else { return }
-        do { try objects { try $0.export(path, interfaces) } } catch { log("export \(path): \(error)") }
+        publisher.export(path, interfaces)
     }
 
     func unexport(_ path: ObjectPath, interfaces: [String]? = nil) {
         guard running else { return }
-        do { try objects { try $0.unexport(path, interfaces: interfaces) } } catch { log("unexport \(path): \(error)") }
+        publisher.unexport(path, interfaces: interfaces)
     }
 
-    /// Changes properties and sends one `PropertiesChanged` (bluetoothd coalesces what changes
-    /// in one main-loop iteration into one signal).
+    /// Changes properties and sends one `PropertiesChanged` (see ``ObjectPublisher``).
     func change(
         _ path: ObjectPath, _ interface: String, _ changed: [(String, DBusValue)], invalidated: [String] = []
     ) {
-        guard running, !(changed.isEmpty && invalidated.isEmpty) else { return }
-        do {
-            try objects { server in
-                guard let order = PropertyTables.order[interface],
-                    insertsOutOfOrder(server, path, interface, changed, order)
-                else {
-                    try server.setProperties(path, interface, changed, invalidated: invalidated)
-                    return
-                }
-                // A property that comes into existence (Modalias, RSSI again) belongs at its
-                // place in bluetoothd's table, not at the end: lift the ones after it out and
-                // put them back behind it, silently, then announce only the change.
-                let tail = order.drop { name in !changed.contains { $0.0 == name } }.compactMap { name in
-                    changed.first { $0.0 == name } ?? server.property(path, interface, name).map { (name, $0) }
-                }
-                try server.setProperties(path, interface, [], invalidated: tail.map(\.0), emit: false)
-                try server.setProperties(path, interface, tail, invalidated: invalidated, emit: false)
-                try server.emit(
-                    path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-                    [.string(interface), .propertyMap(changed), .strings(invalidated)])
-            }
-        } catch {
-            log("PropertiesChanged \(path): \(error)")
-        }
-    }
-
-    /// Whether `changed` adds a property that the table puts before existing ones which may
-    /// be moved (the object server appends new properties; writable ones can't be re-added).
-    private func insertsOutOfOrder(
-        _ server: isolated DBusObjectServer, _ path: ObjectPath, _ interface: String,
-        _ changed: [(String, DBusValue)], _ order: [String]
-    ) -> Bool {
-        guard
-            let first = order.firstIndex(where: { name in
-                changed.contains { $0.0 == name } && server.property(path, interface, name) == nil
-            })
-        else { return false }
-        let later = order[(first + 1)...].filter { server.property(path, interface, $0) != nil }
-        return !later.isEmpty && later.allSatisfy { !(PropertyTables.writable[interface] ?? []).contains($0) }
+        guard running else { return }
+        publisher.change(path, interface, changed, invalidated: invalidated)
     }
 
     /// Changes properties without a signal (what `Get` shows differs from what was announced).
     func changeSilently(_ path: ObjectPath, _ interface: String, _ changed: [(String, DBusValue)]) {
         guard running else { return }
-        try? objects { try $0.setProperties(path, interface, changed, emit: false) }
+        publisher.changeSilently(path, interface, changed)
     }
 
     /// An org.bluez method: its handler runs on this bluetoothd, after any slow-replies delay.
@@ -312,10 +282,10 @@ actor Bluetoothd {
     func clientVanished(_ client: String) {
         guard running else { return }
         for name in adapterOrder where adapters[name]?.clients.hasEntry(client) == true {
-            endDiscoveryClient(client, adapter: name)
+            DiscoverySessions.endDiscoveryClient(self, client, adapter: name)
         }
-        for name in adapterOrder { endMonitorApps(of: client, adapter: name) }
-        for path in devices.keys.sorted() { endNotifySessions(of: client, device: path) }
+        for name in adapterOrder { MonitorManager.endMonitorApps(self, of: client, adapter: name) }
+        for path in devices.keys.sorted() { GattServer.endNotifySessions(self, of: client, device: path) }
     }
 
     /// Adds a new device object's state (exporting it is the caller's).

@@ -98,15 +98,15 @@ public actor MockBluetoothd {
     /// Injects a fault; see ``MockFault`` for the shape of each.
     public func inject(_ fault: MockFault) async throws {
         switch fault {
-        case .powerOff(let adapter): try await running().powerFault(adapter, on: false)
-        case .powerOn(let adapter): try await running().powerFault(adapter, on: true)
-        case .removeAdapter(let adapter): try await running().removeAdapter(adapter)
-        case .addAdapter(let adapter): try await running().addAdapter(adapter)
+        case .powerOff(let adapter): try await FaultActions.powerFault(running(), adapter, on: false)
+        case .powerOn(let adapter): try await FaultActions.powerFault(running(), adapter, on: true)
+        case .removeAdapter(let adapter): try await FaultActions.removeAdapter(running(), adapter)
+        case .addAdapter(let adapter): try await FaultActions.addAdapter(running(), adapter)
         case .remoteDisconnect(let address, let adapter):
-            try await running().remoteDisconnect(address: address, adapter: adapter)
+            try await FaultActions.remoteDisconnect(running(), address: address, adapter: adapter)
         case .gattRestart(let address):
             let index = try peripheralIndex(address)
-            try await running().gattRestart(peripheral: index)
+            try await FaultActions.gattRestart(running(), peripheral: index)
         case .failConnect(let times, let error, let address):
             world.withState {
                 $0.faults.connectFailures.append(.init(value: error, remaining: times, address: address?.uppercased()))
@@ -144,9 +144,9 @@ public actor MockBluetoothd {
             await daemon.crash()
             scheduleRestart(after: restartAfter)
         case .silence(let adapter, let cure):
-            try await running().silence(adapter, cure: cure)
+            try await FaultActions.silence(running(), adapter, cure: cure)
         case .controllerReset(let adapter):
-            try await running().resetController(adapter)
+            try await FaultActions.resetController(running(), adapter)
         case .startBluetoothd:
             guard daemon == nil else {
                 throw MockError(name: "org.blectl.Mock.Error.AlreadyRunning", message: "bluetoothd is running")
@@ -183,7 +183,7 @@ public actor MockBluetoothd {
     /// it takes effect at once.
     public func setNotifyInterval(_ interval: Duration) async {
         world.withState { $0.notifyInterval = max(interval, .microseconds(100)) }
-        await daemon?.notifyIntervalChanged()
+        if let daemon { await PeripheralNotifier.notifyIntervalChanged(daemon) }
     }
 
     /// The current notification period.
@@ -193,12 +193,13 @@ public actor MockBluetoothd {
     /// takes them (paced on the connection's outgoing queue); returns how many went out.
     public func burst(address: String, count: Int) async throws -> Int {
         let index = try thermometerIndex(address)
-        return try await running().burst(peripheral: index, count: count)
+        return try await PeripheralNotifier.burst(running(), peripheral: index, count: count)
     }
 
     /// The peripherals and what bluetoothd currently shows of them.
     public func devices() async -> [MockDeviceInfo] {
-        let snapshot = await daemon?.snapshot() ?? [:]
+        var snapshot: [Int: (paths: [ObjectPath], connected: Bool, notifying: Bool)] = [:]
+        if let daemon { snapshot = await PeripheralNotifier.snapshot(daemon) }
         let peripherals = world.withState { $0.peripherals }
         return peripherals.enumerated().map { index, state in
             let entry = snapshot[index]
@@ -214,7 +215,8 @@ public actor MockBluetoothd {
     /// The advertisement monitor applications registered now (`RegisterMonitor`), as
     /// `adapter owner root`.
     public func monitorApps() async -> [String] {
-        await daemon?.monitorAppList() ?? []
+        guard let daemon else { return [] }
+        return await MonitorManager.monitorAppList(daemon)
     }
 
     // MARK: Internals

@@ -22,7 +22,7 @@ struct AdvertisedNameTests {
     }
 
     func learnt(_ name: String?, rssi: Int16?, known: String? = nil, connected: Bool = false) -> String? {
-        ThermometerMonitor.advertisedName(
+        DeviceMemory.advertisedName(
             in: discovery(name, rssi: rssi), known: known, connected: connected, configured: Self.configured)
     }
 

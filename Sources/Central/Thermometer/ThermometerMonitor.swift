@@ -27,65 +27,22 @@ public actor ThermometerMonitor {
     var sessionTokens: [BluetoothAddress: UInt64] = [:]
     private var nextSessionToken: UInt64 = 0
     /// Subscribed temperature characteristics → their thermometer.
-    var streams: [BlueZPath: Stream] = [:]
+    var streams: [BlueZPath: ThermometerStream] = [:]
     /// Thermometers whose device object is missing: scanning finds them again.
     var awaitingDevice: Set<BluetoothAddress> = []
-    /// Connects under way (our scan pauses meanwhile: a controller scanning while it
-    /// connects makes connections slower and less reliable).
-    var connectsInFlight = 0
-    /// When the current pause for connects began.
-    var connectPauseStarted: ContinuousClock.Instant?
-    /// When the last pause for connects ended (the scan resumed).
-    var connectPauseEnded: ContinuousClock.Instant?
-    /// What is remembered of each device heard, at most `maxDevices` (the one unseen longest
-    /// forgotten first, thermometers known to work and those holding a link aside).
-    var devices: RecencyTable<BluetoothAddress, DeviceNote>
-    /// Connection attempts and links (`maxConnecting`, `maxConnections`).
-    var slots: ConnectionSlots
-    /// Sessions waiting for an attempt: resumed with true when it is theirs.
-    var slotWaiters: [BluetoothAddress: CheckedContinuation<Bool, Never>] = [:]
-    /// Thermometers told they are left out (once each time they are).
-    var leftOut: Set<BluetoothAddress> = []
+    /// What is remembered of each device heard, at most `maxDevices`.
+    var devices: DeviceMemory
+    /// Connection attempts and links (`maxConnecting`, `maxConnections`), and the sessions
+    /// waiting for theirs.
+    var connectQueue: ConnectQueue
+    /// When our scan runs: windows, and pauses for connects.
+    var scanning: ScanScheduler
     /// The service UUIDs that mark a thermometer, once (checked for every advertisement).
     private let thermometerServices: Set<BluetoothUUID>
-    /// Sightings before this instant are reported again (a `scan` request asks for everyone).
-    private var sightingsReportedSince: ContinuousClock.Instant?
-    private var scanUntil: ContinuousClock.Instant?
-    /// Whether discovery stays on all the time: ``ThermometerConfiguration/keepsScanning``
-    /// until ``keepScanning(_:)`` says otherwise.
-    private lazy var keepsScanning = configuration.keepsScanning
-    private var scanReconciling = false
-    private var scanDirty = false
     private var observer: UInt64?
-    private var rescanner: Task<Void, Never>?
-    /// Ends the current scan window.
-    private var scanWindowEnd: LoopTimer?
-    /// The scan watchdog's recovery ladder; nil when `scanWatchdog` is off.
-    var ladder: RecoveryLadder?
-    /// Fires when discovery will have heard nothing for the ladder's wait.
-    var watchdogTimer: LoopTimer?
-    /// Whether a recovery step is under way.
-    var recovering = false
+    /// The scan watchdog; nil when `scanWatchdog` is off.
+    var watchdog: ScanWatchdog?
     var random = SystemRandomNumberGenerator()
-
-    /// What the monitor remembers of a device it heard.
-    struct DeviceNote {
-        /// Its advertised name, remembered because BlueZ replaces it by the GAP name on connect.
-        var name: String?
-        /// When it was last reported seen.
-        var lastSeenReport: ContinuousClock.Instant?
-    }
-
-    /// One subscribed characteristic.
-    struct Stream {
-        let address: BluetoothAddress
-        let profile: any ThermometerProfile
-        var lastValue: ContinuousClock.Instant
-        /// Values delivered so far, so a read can tell whether any arrived while it ran.
-        var received = 0
-        /// The connect-time read's echo, dropped (``ConnectEcho``).
-        var connectEcho = ConnectEcho()
-    }
 
     /// Creates a monitor; `report` is called on the connection's executor.
     public init(
@@ -96,12 +53,15 @@ public actor ThermometerMonitor {
         self.configuration = configuration
         self.log = log
         self.report = report
-        devices = RecencyTable(capacity: configuration.maxDevices)
-        slots = ConnectionSlots(
+        devices = DeviceMemory(capacity: configuration.maxDevices, seenReportInterval: configuration.seenReportInterval)
+        connectQueue = ConnectQueue(
             maxConnecting: configuration.maxConnecting, maxConnections: configuration.maxConnections)
+        scanning = ScanScheduler(
+            pauseLimit: configuration.scanPauseLimit, batchWindow: configuration.connectBatchWindow,
+            keepsScanning: configuration.keepsScanning)
         thermometerServices = Set(configuration.profiles.allServiceUUIDs)
-        ladder = configuration.scanWatchdog.map {
-            RecoveryLadder(period: $0, adapterReset: configuration.adapterReset)
+        watchdog = configuration.scanWatchdog.map {
+            ScanWatchdog(period: $0, adapterReset: configuration.adapterReset, central: central, log: log)
         }
     }
 
@@ -120,7 +80,7 @@ public actor ThermometerMonitor {
         handle(.stateChanged(state))
         guard configuration.searches else { return }
         openScanWindow(configuration.discoveryWindow)
-        rescanner = Task {
+        scanning.rescanner = Task {
             [
                 weak self, loop = central.executor, period = configuration.rescanPeriod,
                 window = configuration.rescanWindow
@@ -141,11 +101,10 @@ public actor ThermometerMonitor {
     /// connection closes).
     public func shutdown(within limit: Duration) async {
         if let observer { await central.removeObserver(observer) }
-        rescanner?.cancel()
-        scanWindowEnd?.cancel()
-        watchdogTimer?.cancel()
-        ladder = nil
-        let tracked = Set(devices.keys).union(sessions.keys).union(slots.linked)
+        scanning.stop()
+        watchdog?.stop()
+        watchdog = nil
+        let tracked = Set(devices.addresses).union(sessions.keys).union(connectQueue.slots.linked)
         sessions.values.forEach { $0.cancel() }
         sessions = [:]
         let characteristics = streams.keys.map { Characteristic(path: $0, uuid: nil, flags: [], service: $0) }
@@ -153,8 +112,7 @@ public actor ThermometerMonitor {
         let links = await central.connectedDevicePaths().compactMap { path in
             path.deviceAddress.flatMap { tracked.contains($0) ? Peripheral(address: $0, path: path, name: nil) : nil }
         }
-        for waiter in slotWaiters.values { waiter.resume(returning: false) }
-        slotWaiters = [:]
+        connectQueue.cancelAll()
         let central = central
         let finished = await central.executor.run(until: .now + limit) {
             await withTaskGroup(of: Void.self) { group in
@@ -166,27 +124,6 @@ public actor ThermometerMonitor {
             }
         }
         if finished == nil { log.warning("BlueZ did not answer the clean-up within \(limit); stopping anyway") }
-    }
-
-    /// Scans for `duration` even when every thermometer is connected (for `blectl scan`).
-    public func scan(for duration: Duration) async {
-        // Everyone in range is reported again in this window, not only newcomers.
-        sightingsReportedSince = .now
-        openScanWindow(duration)
-        try? await central.executor.sleep(for: duration)
-    }
-
-    /// Keeps our scan on for at least `duration` (paused only while connecting).
-    func openScanWindow(_ duration: Duration) {
-        let end = ContinuousClock.now + duration
-        if let until = scanUntil, until >= end { return }
-        scanUntil = end
-        reconcileScan()
-        // One timer for the latest window (each new thermometer opens one).
-        scanWindowEnd?.cancel()
-        scanWindowEnd = central.executor.schedule(after: duration) { [weak self] in
-            self?.assumeIsolated { $0.reconcileScan() }
-        }
     }
 
     /// Reads a thermometer now; the value is reported as every value is (see
@@ -231,7 +168,7 @@ public actor ThermometerMonitor {
         case .discovered(let discovery):
             discovered(discovery)
         case .peripheralRemoved(let address, _):
-            devices.modify(address) { $0.lastSeenReport = nil }
+            devices.lost(address)
             report(.peripheralLost(address))
         case .valueUpdated(let path, let bytes):
             deliver(path, bytes)
@@ -247,14 +184,14 @@ public actor ThermometerMonitor {
     private func discovered(_ discovery: Discovery) {
         let address = discovery.peripheral.address
         let advertisement = discovery.advertisement
-        var note = devices[address] ?? DeviceNote()
-        if let name = Self.advertisedName(
+        var note = devices[address] ?? DeviceMemory.Note()
+        if let name = DeviceMemory.advertisedName(
             in: discovery, known: note.name, connected: discovery.isConnected, configured: configuration.names)
         {
             note.name = name
         }
         let isThermometer = configuration.searches && (isThermometer(advertisement) || isTracked(address))
-        let announce = shouldReportSighting(&note)
+        let announce = devices.shouldReportSighting(&note, at: .now)
         remember(address, note)
         if announce {
             report(
@@ -269,52 +206,18 @@ public actor ThermometerMonitor {
         startSession(address)
     }
 
-    /// Whether a sighting is due (RSSI updates come often: at most one per `seenReportInterval`).
-    private func shouldReportSighting(_ note: inout DeviceNote) -> Bool {
-        let now = ContinuousClock.now
-        if let last = note.lastSeenReport, now - last < configuration.seenReportInterval,
-            sightingsReportedSince.map({ last >= $0 }) ?? true
-        {
-            return false
-        }
-        note.lastSeenReport = now
-        return true
-    }
-
     /// Keeps what is known of a device as the most recently seen; when the table is full, the
     /// device unseen longest is forgotten: one that is no thermometer if there is any, else a
     /// thermometer's, whose session ends too. Thermometers known to work and those holding a
     /// link are kept.
-    func remember(_ address: BluetoothAddress, _ note: DeviceNote) {
-        let kept = { (address: BluetoothAddress) in
-            self.slots.known.contains(address) || self.slots.connecting.contains(address)
-                || self.slots.linked.contains(address)
-        }
-        let evicted =
-            devices.touch(address, note) { address, _ in kept(address) || sessions[address] != nil }
-            ?? devices.evictIfFull { address, _ in kept(address) }
-        guard let evicted else { return }
-        let forgotten = evicted.key
+    func remember(_ address: BluetoothAddress, _ note: DeviceMemory.Note) {
+        let forgotten = devices.remember(
+            address, note, kept: { connectQueue.holds($0) }, inUse: { sessions[$0] != nil })
+        guard let forgotten else { return }
         awaitingDevice.remove(forgotten)
         sessions.removeValue(forKey: forgotten)?.cancel()
         sessionTokens[forgotten] = nil
-        slotWaiters.removeValue(forKey: forgotten)?.resume(returning: false)
-        wake(slots.release(forgotten))
-    }
-
-    /// The name a discovery teaches about what a thermometer advertises, if any.
-    ///
-    /// BlueZ's `Name` is the advertised name only while the device is heard advertising:
-    /// once connected it becomes the GAP name ("BlueZ 5.66" on a Pi), which BlueZ caches
-    /// and shows again on devices it restores at start-up, before any advertisement (no
-    /// RSSI). An advertisement without its scan response shows the cached name too, so a
-    /// configured name, once heard, is kept.
-    static func advertisedName(
-        in discovery: Discovery, known: String?, connected: Bool, configured: [String]
-    ) -> String? {
-        guard let name = discovery.advertisement.localName, discovery.rssi != nil, !connected else { return nil }
-        if let known, configured.contains(known), !configured.contains(name) { return nil }
-        return name
+        connectQueue.forget(forgotten)
     }
 
     private func isThermometer(_ advertisement: AdvertisementData) -> Bool {
@@ -331,7 +234,7 @@ public actor ThermometerMonitor {
             guard let address = path.deviceAddress, !isTracked(address) else { continue }
             let services = central.assumeIsolated { $0.mirror { $0.services(of: path) } }
             guard services.contains(where: { serviceUUIDs.contains($0.uuid) }) else { continue }
-            remember(address, devices[address] ?? DeviceNote())
+            remember(address, devices[address] ?? DeviceMemory.Note())
             startSession(address)
         }
     }
@@ -341,7 +244,13 @@ public actor ThermometerMonitor {
         nextSessionToken += 1
         let token = nextSessionToken
         sessionTokens[address] = token
-        sessions[address] = Task { await runSession(address, token: token) }
+        sessions[address] = Task {
+            var session = ConnectSession(address)
+            await session.run(self)
+            // A session forgotten with its device gave up its place then; a new one may hold it now.
+            guard sessionTokens[address] == token else { return }
+            connectQueue.release(address)
+        }
         // A thermometer to follow: devices are expected from now on.
         armScanWatchdog()
     }
@@ -351,99 +260,17 @@ public actor ThermometerMonitor {
     func deliver(_ path: BlueZPath, _ bytes: [UInt8]) {
         // One lookup, in place, no allocation: this runs for every notification.
         let now = ContinuousClock.now
-        guard
-            let (stream, echo) = streams.withValue(
-                forKey: path,
-                {
-                    $0.lastValue = now
-                    $0.received &+= 1
-                    return ($0, $0.connectEcho.isEcho(bytes, at: now))
-                })
-        else { return }
+        guard let (stream, echo) = streams.withValue(forKey: path, { ($0, $0.receive(bytes, at: now)) }) else {
+            return
+        }
         // It still counts as data for the watchdog and for a read running meanwhile.
         guard !echo else { return }
-        let name = devices[stream.address]?.name
+        let name = devices.name(of: stream.address)
         switch stream.profile.decode(bytes) {
         case .success(let measurement): report(.reading(stream.address, name: name, measurement))
         case .failure(let error):
             log.warning("bad value from \(stream.address): \(error)")
             report(.readingError(stream.address, name: name, error))
         }
-    }
-
-    // MARK: Scanning
-
-    /// Keeps discovery on all the time, or back to windows (advertising sensors are heard
-    /// passively, through an advertisement monitor).
-    public func keepScanning(_ on: Bool) {
-        guard on != keepsScanning else { return }
-        keepsScanning = on
-        reconcileScan()
-    }
-
-    /// Brings our scan in line with what is needed, one change at a time.
-    func reconcileScan() {
-        guard !scanReconciling else {
-            scanDirty = true
-            return
-        }
-        scanReconciling = true
-        Task {
-            repeat {
-                scanDirty = false
-                let wanted = scanWanted()
-                let scanning = await central.isScanning
-                if wanted, !scanning {
-                    try? await central.scanForPeripherals(matching: ScanFilter())
-                } else if !wanted, scanning {
-                    await central.stopScan()
-                }
-            } while scanDirty
-            scanReconciling = false
-        }
-    }
-
-    /// Whether our scan should be on: in a scan window, or while a thermometer is missing;
-    /// paused while connects are under way (within a window for at most `scanPauseLimit`).
-    private func scanWanted() -> Bool {
-        guard central.assumeIsolated({ $0.state }) == .poweredOn else { return false }
-        // Advertising sensors need discovery all the time: one window that never closes.
-        let windowOpen = keepsScanning || scanUntil.map { $0 > .now } ?? false
-        if let paused = connectPauseStarted {
-            return windowOpen && ContinuousClock.now - paused >= configuration.scanPauseLimit
-        }
-        return windowOpen || (configuration.searches && (sessions.isEmpty || !awaitingDevice.isEmpty))
-    }
-
-    /// Counts a connect in: the first one pauses our scan, and the whole batch shares the
-    /// pause. Soon after a pause, waits until `connectBatchWindow` after it, so that the
-    /// thermometers heard in that time connect in one batch.
-    func beginConnect() async {
-        if connectsInFlight == 0, let ended = connectPauseEnded {
-            try? await central.executor.sleep(until: ended + configuration.connectBatchWindow)
-        }
-        countConnectIn()
-    }
-
-    /// Counts a connect in, pausing our scan if it is the first (see ``beginConnect()``).
-    func countConnectIn() {
-        connectsInFlight += 1
-        if connectPauseStarted == nil {
-            connectPauseStarted = .now
-            central.executor.schedule(after: configuration.scanPauseLimit) { [weak self] in
-                self?.assumeIsolated { $0.reconcileScan() }
-            }
-        }
-        reconcileScan()
-    }
-
-    /// Counts a connect out: the scan resumes when it was the last.
-    func endConnect() {
-        connectsInFlight -= 1
-        if connectsInFlight == 0 {
-            connectPauseStarted = nil
-            connectPauseEnded = .now
-        }
-        reconcileScan()
     }
 }

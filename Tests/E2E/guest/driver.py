@@ -1261,7 +1261,7 @@ def sc7_adverts(rig, res):
 # for A (whose start takes up to 5 s under TCG) to advertise unheard through several of
 # its 2 s re-registrations.
 LADDER_PERIOD_S = 12
-# The ladder's log lines (ThermometerMonitor+Watchdog.swift).
+# The ladder's log lines (Sources/Central/Thermometer/ScanWatchdog.swift).
 STEP_LINE = "nothing heard from any device in"
 HEARD_LINE = "devices heard again after"
 # What a step looks like on the bus: the daemon's calls, in order.

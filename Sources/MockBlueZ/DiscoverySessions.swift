@@ -2,129 +2,141 @@ import DBusCore
 
 /// Discovery: sessions per client, filters, the scan, and what each advertisement does to
 /// the device objects (bluetoothd 5.66's `btd_adapter_update_found_device`).
-extension Bluetoothd {
-    func startDiscovery(adapter name: String, client: String) throws -> [DBusValue] {
-        guard var adapter = adapters[name] else { throw BluetoothdError.doesNotExist }
+enum DiscoverySessions {
+    static func startDiscovery(_ daemon: isolated Bluetoothd, adapter name: String, client: String) throws
+        -> [DBusValue]
+    {
+        guard var adapter = daemon.adapters[name] else { throw BluetoothdError.doesNotExist }
         guard adapter.powered else { throw BluetoothdError.notReady }
         // Every client can only start one discovery.
         guard !adapter.clients.isDiscovering(client) else { throw BluetoothdError.busy }
-        world.withState { $0.startDiscoveryCalls += 1 }
+        daemon.world.withState { $0.startDiscoveryCalls += 1 }
         // The kernel refused (mgmt Busy): bluetoothd drops the session it was starting.
-        if world.withState({ FaultPlan.take(&$0.faults.startDiscoveryBusy, address: nil) }) != nil {
+        if daemon.world.withState({ FaultPlan.take(&$0.faults.startDiscoveryBusy, address: nil) }) != nil {
             throw BluetoothdError.busy
         }
         adapter.clients.start(client)
-        adapters[name] = adapter
-        tasks.cancel("scan-stop:\(name)")
+        daemon.adapters[name] = adapter
+        daemon.tasks.cancel("scan-stop:\(name)")
         if !adapter.discovering {
             // The reply goes first; the controller confirms, then Discovering=true.
-            schedule("scan-start:\(name)", after: timings.discoveryStart) { daemon in daemon.beginScanning(name) }
+            daemon.schedule("scan-start:\(name)", after: daemon.timings.discoveryStart) { daemon in
+                beginScanning(daemon, name)
+            }
         }
         return []
     }
 
-    func stopDiscovery(adapter name: String, client: String) throws -> [DBusValue] {
-        guard var adapter = adapters[name] else { throw BluetoothdError.doesNotExist }
+    static func stopDiscovery(_ daemon: isolated Bluetoothd, adapter name: String, client: String) throws -> [DBusValue]
+    {
+        guard var adapter = daemon.adapters[name] else { throw BluetoothdError.doesNotExist }
         guard adapter.powered else { throw BluetoothdError.notReady }
-        let inProgress = world.withState { FaultPlan.take(&$0.faults.stopDiscoveryInProgress, address: nil) } != nil
+        let inProgress =
+            daemon.world.withState { FaultPlan.take(&$0.faults.stopDiscoveryInProgress, address: nil) } != nil
         guard adapter.clients.isDiscovering(client) else {
             throw inProgress ? BluetoothdError.inProgress : BluetoothdError.failed("No discovery started")
         }
         adapter.clients.stop(client)
-        adapters[name] = adapter
+        daemon.adapters[name] = adapter
         if !adapter.clients.anyDiscovering {
             // The controller's LE scan is disabled now (bluetoothd replies once it is).
-            cureSilence(name, by: .restartDiscovery)
-            schedule("scan-stop:\(name)", after: timings.discoveryStop) { daemon in daemon.endScanning(name) }
+            FaultActions.cureSilence(daemon, name, by: .restartDiscovery)
+            daemon.schedule("scan-stop:\(name)", after: daemon.timings.discoveryStop) { daemon in
+                endScanning(daemon, name)
+            }
         }
         if inProgress { throw BluetoothdError.inProgress }
         return []
     }
 
-    func setDiscoveryFilter(adapter name: String, client: String, _ value: DBusValue) throws -> [DBusValue] {
-        guard var adapter = adapters[name] else { throw BluetoothdError.doesNotExist }
+    static func setDiscoveryFilter(
+        _ daemon: isolated Bluetoothd, adapter name: String, client: String, _ value: DBusValue
+    ) throws -> [DBusValue] {
+        guard var adapter = daemon.adapters[name] else { throw BluetoothdError.doesNotExist }
         guard adapter.powered else { throw BluetoothdError.notReady }
         guard let entries = value.dictionaryEntries else { throw BluetoothdError.invalidArguments }
         adapter.clients.setFilter(try ClientDiscoveryFilter.parse(entries), for: client)
-        adapters[name] = adapter
+        daemon.adapters[name] = adapter
         return []
     }
 
     /// A client left the bus (`discovery_disconnect`).
-    func endDiscoveryClient(_ client: String, adapter name: String) {
-        guard var adapter = adapters[name] else { return }
+    static func endDiscoveryClient(_ daemon: isolated Bluetoothd, _ client: String, adapter name: String) {
+        guard var adapter = daemon.adapters[name] else { return }
         let hadSession = adapter.clients.isDiscovering(client)
         adapter.clients.remove(client)
-        adapters[name] = adapter
+        daemon.adapters[name] = adapter
         if hadSession {
             if !adapter.clients.anyDiscovering {
-                cureSilence(name, by: .restartDiscovery)
-                schedule("scan-stop:\(name)", after: timings.discoveryStop) { daemon in daemon.endScanning(name) }
+                FaultActions.cureSilence(daemon, name, by: .restartDiscovery)
+                daemon.schedule("scan-stop:\(name)", after: daemon.timings.discoveryStop) { daemon in
+                    endScanning(daemon, name)
+                }
             }
         } else if !adapter.clients.anyDiscovering && adapter.powered {
             // A client that only set a filter leaves: bluetoothd "stops" the idle discovery
             // and announces Discovering=false again (seen at the end of the trace).
-            change(adapter.path, BluetoothdAPI.adapter, [("Discovering", .boolean(false))])
+            daemon.change(adapter.path, BluetoothdAPI.adapter, [("Discovering", .boolean(false))])
         }
     }
 
-    func beginScanning(_ name: String) {
-        guard var adapter = adapters[name], adapter.powered, adapter.clients.anyDiscovering, !adapter.discovering
+    static func beginScanning(_ daemon: isolated Bluetoothd, _ name: String) {
+        guard var adapter = daemon.adapters[name], adapter.powered, adapter.clients.anyDiscovering, !adapter.discovering
         else { return }
         adapter.discovering = true
         adapter.found = FoundDevices()
-        adapters[name] = adapter
-        change(adapter.path, BluetoothdAPI.adapter, [("Discovering", .boolean(true))])
-        schedule("scan:\(name)") { daemon in await daemon.scan(name) }
+        daemon.adapters[name] = adapter
+        daemon.change(adapter.path, BluetoothdAPI.adapter, [("Discovering", .boolean(true))])
+        daemon.schedule("scan:\(name)") { daemon in await scan(daemon, name) }
     }
 
     /// The last session ended: found devices lose `RSSI`/`TxPower` (non-connectable temporary
     /// ones are removed at once), then `Discovering=false`.
-    func endScanning(_ name: String) {
-        guard var adapter = adapters[name], !adapter.clients.anyDiscovering else { return }
-        tasks.cancel("scan-start:\(name)")
-        tasks.cancel("scan:\(name)")
+    static func endScanning(_ daemon: isolated Bluetoothd, _ name: String) {
+        guard var adapter = daemon.adapters[name], !adapter.clients.anyDiscovering else { return }
+        daemon.tasks.cancel("scan-start:\(name)")
+        daemon.tasks.cancel("scan:\(name)")
         let wasDiscovering = adapter.discovering
         let found = adapter.found.mostRecentFirst
         adapter.discovering = false
         adapter.found = FoundDevices()
-        adapters[name] = adapter
-        invalidateFound(found)
-        if wasDiscovering { change(adapter.path, BluetoothdAPI.adapter, [("Discovering", .boolean(false))]) }
-        listen(name)
+        daemon.adapters[name] = adapter
+        invalidateFound(daemon, found)
+        if wasDiscovering { daemon.change(adapter.path, BluetoothdAPI.adapter, [("Discovering", .boolean(false))]) }
+        listen(daemon, name)
     }
 
     /// Passive scanning for the registered monitors, when discovery does not run (it hears
     /// everything they would).
-    func listen(_ name: String) {
-        guard let adapter = adapters[name], adapter.listening, !adapter.discovering, !adapter.monitorApps.isEmpty
+    static func listen(_ daemon: isolated Bluetoothd, _ name: String) {
+        guard let adapter = daemon.adapters[name], adapter.listening, !adapter.discovering, !adapter.monitorApps.isEmpty
         else { return }
-        schedule("scan:\(name)") { daemon in await daemon.scan(name) }
+        daemon.schedule("scan:\(name)") { daemon in await scan(daemon, name) }
     }
 
     /// `discovery_cleanup`: removing a device flushes its pending changes at once, the others'
     /// invalidations go out with the next idle flush — so removals come first.
-    func invalidateFound(_ found: [ObjectPath]) {
+    static func invalidateFound(_ daemon: isolated Bluetoothd, _ found: [ObjectPath]) {
         let removable = found.filter { path in
-            guard let device = devices[path] else { return false }
-            return device.temporary && device.link == .down && !peripheral(device.peripheral).spec.connectable
+            guard let device = daemon.devices[path] else { return false }
+            return device.temporary && device.link == .down && !daemon.peripheral(device.peripheral).spec.connectable
         }
         for path in removable.sorted() {
-            invalidateSignal(path)
-            removeDevice(path, announceLinkLoss: false)
+            invalidateSignal(daemon, path)
+            DeviceLinks.removeDevice(daemon, path, announceLinkLoss: false)
         }
-        for path in found where !removable.contains(path) { invalidateSignal(path) }
+        for path in found where !removable.contains(path) { invalidateSignal(daemon, path) }
     }
 
-    private func invalidateSignal(_ path: ObjectPath) {
-        guard var device = devices[path] else { return }
+    private static func invalidateSignal(_ daemon: isolated Bluetoothd, _ path: ObjectPath) {
+        guard var device = daemon.devices[path] else { return }
         var invalidated: [String] = []
         if device.rssi != nil { invalidated.append("RSSI") }
         if device.txPower != nil { invalidated.append("TxPower") }
         device.rssi = nil
         device.txPower = nil
-        devices[path] = device
-        change(path, BluetoothdAPI.device, [], invalidated: invalidated)
+        daemon.devices[path] = device
+        daemon.change(path, BluetoothdAPI.device, [], invalidated: invalidated)
     }
 
     /// The scan: every peripheral's advertisement is processed at its own pace while the
@@ -133,12 +145,12 @@ extension Bluetoothd {
     /// The first scan hears peripheral *i* first `firstAdvertisement` + 20 ms × *i* after it
     /// starts (or at its own ``MockPeripheral/advertisingStart``); later scans hear each at
     /// the next advertisement of its own schedule, which went on while nobody scanned.
-    func scan(_ name: String) async {
-        let (peripherals, started) = world.withState { ($0.peripherals.map(\.spec), $0.started) }
-        guard !peripherals.isEmpty, var due = adapters[name]?.advertisingSchedule else { return }
+    static func scan(_ daemon: isolated Bluetoothd, _ name: String) async {
+        let (peripherals, started) = daemon.world.withState { ($0.peripherals.map(\.spec), $0.started) }
+        guard !peripherals.isEmpty, var due = daemon.adapters[name]?.advertisingSchedule else { return }
         let clock = ContinuousClock()
-        let first = clock.now + timings.firstAdvertisement
-        let intervals = peripherals.map { $0.advertisingInterval ?? timings.advertisingInterval }
+        let first = clock.now + daemon.timings.firstAdvertisement
+        let intervals = peripherals.map { $0.advertisingInterval ?? daemon.timings.advertisingInterval }
         due = due.prefix(peripherals.count).enumerated().map { index, next in
             let interval = intervals[index]
             return next >= first ? next : next + interval * Int(((first - next) / interval).rounded(.up))
@@ -146,32 +158,36 @@ extension Bluetoothd {
         due += (due.count..<peripherals.count).map { index in
             peripherals[index].advertisingStart.map { max(first, started + $0) } ?? first + .milliseconds(20 * index)
         }
-        adapters[name]?.advertisingSchedule = due
+        daemon.adapters[name]?.advertisingSchedule = due
         var queue = AdvertisingQueue(due)
-        while running, adapters[name]?.listening == true, !Task.isCancelled, case let (next, index)? = queue.first {
+        while daemon.running, daemon.adapters[name]?.listening == true, !Task.isCancelled,
+            case let (next, index)? = queue.first
+        {
             do { try await Task.sleep(until: next, clock: clock) } catch { return }
-            guard running, adapters[name]?.listening == true else { return }
-            report(peripheral: index, adapter: name)
-            let jitter = world.withState { $0.jitter(-5...5) }
+            guard daemon.running, daemon.adapters[name]?.listening == true else { return }
+            report(daemon, peripheral: index, adapter: name)
+            let jitter = daemon.world.withState { $0.jitter(-5...5) }
             let following = max(clock.now, next) + intervals[index] + intervals[index] / 100 * jitter
             queue.rescheduleFirst(following)
             // In place: the schedule of ten thousand peripherals is not copied per report.
-            adapters[name]?.advertisingSchedule[index] = following
+            daemon.adapters[name]?.advertisingSchedule[index] = following
         }
     }
 
     /// Processes one advertising report of peripheral `index` on adapter `name`.
-    func report(peripheral index: Int, adapter name: String) {
+    static func report(_ daemon: isolated Bluetoothd, peripheral index: Int, adapter name: String) {
         // Reports that arrive after the last session ended (the stop is on its way) are dropped,
         // unless monitors listen passively.
-        guard let adapter = adapters[name] else { return }
+        guard let adapter = daemon.adapters[name] else { return }
         let discovering = adapter.discovering && adapter.clients.anyDiscovering
         guard discovering || (adapter.powered && !adapter.monitorApps.isEmpty) else { return }
         // A silent controller delivers no advertising report (Discovering stays true).
-        guard !isSilent(name) else { return }
+        guard !FaultActions.isSilent(daemon, name) else { return }
         // A connected peripheral has stopped advertising (a Pi takes one central at a time).
-        guard !(devicesByPeripheral[index] ?? []).contains(where: { devices[$0]?.link != .down }) else { return }
-        let heard = world.withState { world -> PeripheralState? in
+        guard !(daemon.devicesByPeripheral[index] ?? []).contains(where: { daemon.devices[$0]?.link != .down }) else {
+            return
+        }
+        let heard = daemon.world.withState { world -> PeripheralState? in
             let spec = world.peripherals[index].spec
             guard FaultPlan.take(&world.faults.outOfRange, address: spec.address) == nil else { return nil }
             let step = Int16(world.jitter(-3...3))
@@ -196,40 +212,47 @@ extension Bluetoothd {
             report.manufacturerData.merge(data.manufacturerData) { $1 }
             report.serviceData.merge(data.serviceData) { $1 }
         }
-        guard discovering else { return reportMonitored(report, peripheral: index, adapter: name) }
+        guard discovering else {
+            return MonitorManager.reportMonitored(daemon, report, peripheral: index, adapter: name)
+        }
         guard adapter.clients.kernelAccepts(report) else { return }
         let discoverable = adapter.clients.isDiscoverable(report)
         let path = BluetoothdAPI.devicePath(adapter: adapter.path, address: spec.address)
-        let isNew = devices[path] == nil
+        let isNew = daemon.devices[path] == nil
         if isNew && !discoverable { return }
         var device =
-            devices[path] ?? DeviceState(adapterName: name, adapterPath: adapter.path, peripheral: index, spec: spec)
+            daemon.devices[path]
+            ?? DeviceState(adapterName: name, adapterPath: adapter.path, peripheral: index, spec: spec)
         var changes: [(String, DBusValue)] = []
         let passes = discoverable && (!adapter.clients.isFiltered || adapter.clients.matches(report))
         if passes {
             changes = update(
+                daemon,
                 &device, with: report, filtered: adapter.clients.isFiltered,
                 duplicates: adapter.clients.wantsDuplicateData)
         }
-        publish(device, isNew: isNew, changes)
-        if passes { adapters[name]?.found.insert(path) }
-        if device.temporary { armTemporaryTimer(path) }
+        publish(daemon, device, isNew: isNew, changes)
+        if passes { daemon.adapters[name]?.found.insert(path) }
+        if device.temporary { DeviceLinks.armTemporaryTimer(daemon, path) }
     }
 
     /// Exports a device heard for the first time, or announces what changed on a known one.
-    func publish(_ device: DeviceState, isNew: Bool, _ changes: [(String, DBusValue)]) {
+    static func publish(
+        _ daemon: isolated Bluetoothd, _ device: DeviceState, isNew: Bool, _ changes: [(String, DBusValue)]
+    ) {
         if isNew {
-            add(device)
-            export(device.path, [deviceInterface(device)])
+            daemon.add(device)
+            daemon.export(device.path, [DeviceLinks.deviceInterface(daemon, device)])
         } else {
-            devices[device.path] = device
-            change(device.path, BluetoothdAPI.device, changes)
+            daemon.devices[device.path] = device
+            daemon.change(device.path, BluetoothdAPI.device, changes)
         }
     }
 
     /// Applies a report to a device; returns the changed properties in the order bluetoothd
     /// sets them (RSSI, TxPower, Name, Alias, UUIDs, ManufacturerData, ServiceData).
-    func update(
+    static func update(
+        _ daemon: isolated Bluetoothd,
         _ device: inout DeviceState, with report: AdvertisingReport, filtered: Bool, duplicates: Bool
     ) -> [(String, DBusValue)] {
         var changes: [(String, DBusValue)] = []

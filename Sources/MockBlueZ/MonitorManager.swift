@@ -59,19 +59,20 @@ extension AdvertisingReport {
 
 /// `org.bluez.AdvertisementMonitorManager1` (bluetoothd 5.66 `--experimental`,
 /// src/adv_monitor.c): passive scanning for the advertisements a client's monitors match.
-extension Bluetoothd {
+enum MonitorManager {
     static let monitorInterface = "org.bluez.AdvertisementMonitor1"
 
     /// The manager an adapter offers when bluetoothd runs with `--experimental`.
-    func advertisementMonitorManagerInterface(_ name: String) -> ExportedInterface {
+    static func advertisementMonitorManagerInterface(_ daemon: isolated Bluetoothd, _ name: String) -> ExportedInterface
+    {
         ExportedInterface(
             name: BluetoothdAPI.advertisementMonitorManager,
             methods: [
-                method("RegisterMonitor", in: "o") { daemon, call in
-                    try await daemon.registerMonitor(adapter: name, call.sender, try call.argument(0))
+                daemon.method("RegisterMonitor", in: "o") { daemon, call in
+                    try await registerMonitor(daemon, adapter: name, call.sender, try call.argument(0))
                 },
-                method("UnregisterMonitor", in: "o") { daemon, call in
-                    try daemon.unregisterMonitor(adapter: name, call.sender, try call.argument(0))
+                daemon.method("UnregisterMonitor", in: "o") { daemon, call in
+                    try unregisterMonitor(daemon, adapter: name, call.sender, try call.argument(0))
                 },
             ],
             properties: [
@@ -82,14 +83,17 @@ extension Bluetoothd {
 
     /// Reads the client's monitors (`GetManagedObjects` at its root, as bluetoothd's
     /// GDBusClient does) before it answers; then activates them and starts listening.
-    func registerMonitor(adapter name: String, _ owner: String, _ root: ObjectPath) async throws -> [DBusValue] {
-        guard adapters[name] != nil else { throw BluetoothdError.doesNotExist }
-        guard adapters[name]?.monitorApps.contains(where: { $0.owner == owner && $0.root == root }) == false else {
+    static func registerMonitor(
+        _ daemon: isolated Bluetoothd, adapter name: String, _ owner: String, _ root: ObjectPath
+    ) async throws -> [DBusValue] {
+        guard daemon.adapters[name] != nil else { throw BluetoothdError.doesNotExist }
+        guard daemon.adapters[name]?.monitorApps.contains(where: { $0.owner == owner && $0.root == root }) == false
+        else {
             throw BluetoothdError.alreadyExists
         }
         let objects: [ObjectPath: [String: [String: DBusValue]]]
         do {
-            objects = try await connection.call(
+            objects = try await daemon.connection.call(
                 destination: owner, path: root, interface: "org.freedesktop.DBus.ObjectManager",
                 member: "GetManagedObjects", timeout: .seconds(5)
             ).decodeSingle([ObjectPath: [String: [String: DBusValue]]].self)
@@ -106,24 +110,26 @@ extension Bluetoothd {
                 refused.append(path)
             }
         }
-        guard adapters[name] != nil else { throw BluetoothdError.doesNotExist }
-        adapters[name]?.monitorApps.append(app)
-        log("advertisement monitor app \(root) of \(owner) on \(name): \(app.monitors.count) monitors")
+        guard daemon.adapters[name] != nil else { throw BluetoothdError.doesNotExist }
+        daemon.adapters[name]?.monitorApps.append(app)
+        daemon.log("advertisement monitor app \(root) of \(owner) on \(name): \(app.monitors.count) monitors")
         let accepted = app.monitors.keys.sorted()
-        schedule { [refused] daemon in
-            for path in refused { daemon.callMonitor(owner, path, "Release") }
-            for path in accepted { daemon.callMonitor(owner, path, "Activate") }
-            daemon.listen(name)
+        daemon.schedule { [refused] daemon in
+            for path in refused { callMonitor(daemon, owner, path, "Release") }
+            for path in accepted { callMonitor(daemon, owner, path, "Activate") }
+            DiscoverySessions.listen(daemon, name)
         }
         return []
     }
 
-    func unregisterMonitor(adapter name: String, _ owner: String, _ root: ObjectPath) throws -> [DBusValue] {
-        guard let index = adapters[name]?.monitorApps.firstIndex(where: { $0.owner == owner && $0.root == root })
+    static func unregisterMonitor(
+        _ daemon: isolated Bluetoothd, adapter name: String, _ owner: String, _ root: ObjectPath
+    ) throws -> [DBusValue] {
+        guard let index = daemon.adapters[name]?.monitorApps.firstIndex(where: { $0.owner == owner && $0.root == root })
         else { throw BluetoothdError.doesNotExist }
-        let app = adapters[name]!.monitorApps.remove(at: index)
-        schedule { daemon in
-            for path in app.monitors.keys.sorted() { daemon.callMonitor(owner, path, "Release") }
+        let app = daemon.adapters[name]!.monitorApps.remove(at: index)
+        daemon.schedule { daemon in
+            for path in app.monitors.keys.sorted() { callMonitor(daemon, owner, path, "Release") }
         }
         return []
     }
@@ -139,32 +145,37 @@ extension Bluetoothd {
 
     /// Calls a method of a client's monitor; what it answers changes nothing (BlueZ's calls
     /// are `[noreply]`).
-    func callMonitor(_ owner: String, _ path: ObjectPath, _ member: String, _ arguments: [DBusValue] = []) {
-        guard running else { return }
-        let connection = connection
+    static func callMonitor(
+        _ daemon: isolated Bluetoothd, _ owner: String, _ path: ObjectPath, _ member: String,
+        _ arguments: [DBusValue] = []
+    ) {
+        guard daemon.running else { return }
+        let bus = daemon.connection
         Task {
-            _ = try? await connection.call(
+            _ = try? await bus.call(
                 destination: owner, path: path, interface: Self.monitorInterface, member: member,
                 arguments: arguments, timeout: .seconds(5))
         }
     }
 
     /// The registered applications, as `adapter owner root`.
-    func monitorAppList() -> [String] {
-        adapterOrder.flatMap { name in
-            (adapters[name]?.monitorApps ?? []).map { "\(name) \($0.owner) \($0.root)" }
+    static func monitorAppList(_ daemon: isolated Bluetoothd) -> [String] {
+        daemon.adapterOrder.flatMap { name in
+            (daemon.adapters[name]?.monitorApps ?? []).map { "\(name) \($0.owner) \($0.root)" }
         }
     }
 
     /// The client left the bus: its monitors go with it (`app_disconnect_cb`).
-    func endMonitorApps(of client: String, adapter name: String) {
-        adapters[name]?.monitorApps.removeAll { $0.owner == client }
+    static func endMonitorApps(_ daemon: isolated Bluetoothd, of client: String, adapter name: String) {
+        daemon.adapters[name]?.monitorApps.removeAll { $0.owner == client }
     }
 
     /// A report heard by passive scanning only: the device is updated when a monitor
     /// matches (created if need be), then the monitors that match hear of it.
-    func reportMonitored(_ report: AdvertisingReport, peripheral index: Int, adapter name: String) {
-        guard let adapter = adapters[name] else { return }
+    static func reportMonitored(
+        _ daemon: isolated Bluetoothd, _ report: AdvertisingReport, peripheral index: Int, adapter name: String
+    ) {
+        guard let adapter = daemon.adapters[name] else { return }
         let structures = report.adStructures
         let matched = adapter.monitorApps.indices.flatMap { app in
             adapter.monitorApps[app].monitors.compactMap { path, patterns in
@@ -173,19 +184,20 @@ extension Bluetoothd {
         }
         guard !matched.isEmpty else { return }
         let path = BluetoothdAPI.devicePath(adapter: adapter.path, address: report.address)
-        let isNew = devices[path] == nil
+        let isNew = daemon.devices[path] == nil
         var device =
-            devices[path]
+            daemon.devices[path]
             ?? DeviceState(
-                adapterName: name, adapterPath: adapter.path, peripheral: index, spec: peripheral(index).spec)
-        let changes = update(&device, with: report, filtered: false, duplicates: false)
-        publish(device, isNew: isNew, changes)
-        if device.temporary { armTemporaryTimer(path) }
+                adapterName: name, adapterPath: adapter.path, peripheral: index, spec: daemon.peripheral(index).spec)
+        let changes = DiscoverySessions.update(daemon, &device, with: report, filtered: false, duplicates: false)
+        DiscoverySessions.publish(daemon, device, isNew: isNew, changes)
+        if device.temporary { DeviceLinks.armTemporaryTimer(daemon, path) }
         for (app, monitor) in matched {
-            guard adapters[name]?.monitorApps[app].found[monitor, default: []].insert(path).inserted == true else {
+            guard daemon.adapters[name]?.monitorApps[app].found[monitor, default: []].insert(path).inserted == true
+            else {
                 continue
             }
-            callMonitor(adapter.monitorApps[app].owner, monitor, "DeviceFound", [.objectPath(path)])
+            callMonitor(daemon, adapter.monitorApps[app].owner, monitor, "DeviceFound", [.objectPath(path)])
         }
     }
 }
