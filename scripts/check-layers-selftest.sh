@@ -37,6 +37,8 @@ plant 'the protocol importing the hub' BlectlProtocol/Hello.swift 'import Readin
 plant 'a profile id compared in an output' MQTTOutput/Topics.swift 'let planted = profile == "ruuvi"'
 plant 'a profile id in the CLI' blectl/Terminal.swift 'let planted: String = "pi-cputemp"'
 plant 'a default written twice' Daemon/DaemonService.swift 'struct PlantedConfiguration { var maxClients = 64 }'
+plant 'a second lock primitive' HTTPOutput/WorkGate.swift 'import Synchronization
+let plantedLock = Mutex<Int>(0)'
 plant 'Task.sleep outside the mock' Daemon/DaemonRunner.swift 'func planted() async { try? await Task.sleep(for: .seconds(1)) }'
 
 [ "$failed" = 0 ] && echo "check-layers self-test: every planted violation was caught"

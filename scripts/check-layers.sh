@@ -80,6 +80,13 @@ fi
 report "$(grep -rnE 'Task\.sleep' Sources --include='*.swift' | grep -vE '^Sources/(MockBlueZ|blectl-mock)/' |
     grep -vE '^[^:]+:[0-9]+:[[:space:]]*///')" 'wait on an EventLoop (sleep(for:), schedule(after:)), not Task.sleep'
 
+# One lock primitive: `Locked` (UnixSupport/Locked.swift). Atomics are not locks; a second
+# kind of lock (Synchronization's Mutex, NSLock, a pthread mutex of its own) is a second set of
+# rules to get right.
+report "$(grep -rnE '\bMutex<|NSLock|NSRecursiveLock|pthread_mutex_t|pthread_rwlock' Sources --include='*.swift' |
+    grep -vE '^Sources/UnixSupport/Locked\.swift:' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*///')" \
+    'a lock other than Locked (UnixSupport): use Locked'
+
 # A setting's default is written once: in its module's configuration (or its settings
 # table), which everyone else reads. In the files declaring configurations (a struct named
 # …Configuration, …Settings, …Limits, …Policy or …Options), the same name with the same

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// An in-memory log sink, for tests that assert on what was logged.
 public final class LogRecorder: Sendable {
     /// One recorded line.
@@ -16,7 +14,7 @@ public final class LogRecorder: Sendable {
         }
     }
 
-    private let storage = Mutex<[Record]>([])
+    private let storage = Locked<[Record]>([])
 
     /// Creates an empty recorder.
     public init() {}

@@ -6,9 +6,9 @@ import CLinux
 /// The machinery behind ``EventLoop``: an epoll set, an eventfd that wakes it, a mailbox
 /// of submitted work, the watched descriptors and the timers.
 final class Reactor: @unchecked Sendable {
-    // @unchecked Sendable: `mailbox`, `sleeping` and `stopRequested` are touched only
-    // under `mutex`; everything else only on the loop's thread (`run()` and the handlers
-    // it calls; the public entry points check `isCurrent`).
+    // @unchecked Sendable: `inbox` is its own lock; everything else is touched only on the
+    // loop's thread (`run()` and the handlers it calls; the public entry points check
+    // `isCurrent`).
 
     enum Work {
         case job(UnownedJob, UnownedSerialExecutor)
@@ -17,11 +17,14 @@ final class Reactor: @unchecked Sendable {
 
     private let epollFD: Int32
     private let wakeFD: Int32
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var mailbox: [Work] = []
-    /// The loop waits (or is about to) with nothing to do: a submission must wake it.
-    private var sleeping = false
-    private var stopRequested = false
+    /// What other threads hand the loop, behind the one lock.
+    private struct Inbox {
+        var mailbox: [Work] = []
+        /// The loop waits (or is about to) with nothing to do: a submission must wake it.
+        var sleeping = false
+        var stopRequested = false
+    }
+    private let inbox = Locked(Inbox())
     /// The work being run this turn (the loop's thread only).
     private var running: [Work] = []
 
@@ -35,9 +38,6 @@ final class Reactor: @unchecked Sendable {
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         precondition(epollFD >= 0 && wakeFD >= 0, "cannot create an event loop: \(String(cString: strerror(errno)))")
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
         var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
         epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
     }
@@ -45,8 +45,6 @@ final class Reactor: @unchecked Sendable {
     deinit {
         close(epollFD)
         close(wakeFD)
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
     /// Whether the caller runs on this reactor's thread.
@@ -57,20 +55,20 @@ final class Reactor: @unchecked Sendable {
     // MARK: Any thread
 
     func submit(_ work: Work) {
-        pthread_mutex_lock(mutex)
-        mailbox.append(work)
-        let wake = sleeping
-        sleeping = false
-        pthread_mutex_unlock(mutex)
+        let wake = inbox.withLock { inbox in
+            inbox.mailbox.append(work)
+            defer { inbox.sleeping = false }
+            return inbox.sleeping
+        }
         if wake { eventfd_write(wakeFD, 1) }
     }
 
     func requestStop() {
-        pthread_mutex_lock(mutex)
-        stopRequested = true
-        let wake = sleeping
-        sleeping = false
-        pthread_mutex_unlock(mutex)
+        let wake = inbox.withLock { inbox in
+            inbox.stopRequested = true
+            defer { inbox.sleeping = false }
+            return inbox.sleeping
+        }
         if wake { eventfd_write(wakeFD, 1) }
     }
 
@@ -100,9 +98,7 @@ final class Reactor: @unchecked Sendable {
             runDueTimers()
             guard let timeout = prepareToWait() else { break }
             let count = epoll_wait(epollFD, &events, Int32(events.count), timeout)
-            pthread_mutex_lock(mutex)
-            sleeping = false
-            pthread_mutex_unlock(mutex)
+            inbox.withLock { $0.sleeping = false }
             guard count > 0 else {
                 precondition(count == 0 || errno == EINTR, "epoll_wait: \(String(cString: strerror(errno)))")
                 continue
@@ -120,9 +116,7 @@ final class Reactor: @unchecked Sendable {
     private func runMailbox() {
         for _ in 0..<Self.turnsPerPoll {
             // Two buffers swapped under the lock: no allocation per turn.
-            pthread_mutex_lock(mutex)
-            swap(&mailbox, &running)
-            pthread_mutex_unlock(mutex)
+            inbox.withLock { swap(&$0.mailbox, &running) }
             guard !running.isEmpty else { return }
             for item in running {
                 switch item {
@@ -143,11 +137,13 @@ final class Reactor: @unchecked Sendable {
 
     /// The `epoll_wait` timeout in milliseconds, or nil when the loop should end.
     private func prepareToWait() -> Int32? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        if !mailbox.isEmpty { return 0 }
-        if stopRequested { return nil }
-        sleeping = true
+        let wait: Int32?? = inbox.withLock { inbox in
+            if !inbox.mailbox.isEmpty { return .some(0) }
+            if inbox.stopRequested { return .some(nil) }
+            inbox.sleeping = true
+            return nil
+        }
+        if let wait { return wait }
         guard let deadline = timers.nextDeadline else { return -1 }
         let now = MonotonicClock.nanoseconds()
         guard deadline > now else { return 0 }
