@@ -114,6 +114,7 @@ def main():
             for index in range(1, args.sensors, 6):  # the encrypted BTHome sensors
                 f.write(f"bthome_key {address(index)} = {MOCK_KEY}\n")
             f.write(f"advert_max_devices = {max(16, args.sensors * 2)}\n")
+        os.chmod(conf, 0o600)  # keys: blectld refuses a file others can read
         sock = os.path.join(work, "blectld.sock")
         env = dict(os.environ, XDG_RUNTIME_DIR=work, BLECTL_MOCK_OPTIONS=(
             f"--thermometers 0 --others 0 --advertisers {args.sensors} --advertiser-interval {args.interval}"))

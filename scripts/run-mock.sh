@@ -20,6 +20,7 @@ export BLECTL_MOCK_OPTIONS="${BLECTL_MOCK_OPTIONS:---advertisers 10}"
 # have known keys; their owner would put the same lines in /etc/blectl/blectld.conf.
 printf '%s\n' 'bthome_key A4:C1:38:AD:00:02 = 231d39c1d7cc1ab1aee224cd096db932' \
     'mibeacon_key A4:C1:38:AD:00:08 = 814aac74c4f17b6c1581e1ab87816b99' >"$dir/blectld.conf"
+chmod 600 "$dir/blectld.conf" # keys: blectld refuses a file every user can read
 set -- --log-level info
 if [ -n "${MQTT:-}" ]; then
     set -- "$@" --mqtt "$MQTT" --mqtt-gateway "${MQTT_GATEWAY:-$(hostname)}"

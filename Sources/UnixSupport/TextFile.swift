@@ -27,6 +27,13 @@ public func readTextFile(_ path: String, limit: Int = 1 << 20) throws(SystemErro
     return String(decoding: bytes, as: UTF8.self)
 }
 
+/// The permission bits of the file at `path` (`stat`'s mode without the file type).
+public func filePermissions(_ path: String) throws(SystemError) -> UInt32 {
+    var status = stat()
+    guard retryingEINTR({ stat(path, &status) }) == 0 else { throw SystemError.current("stat(\(path))") }
+    return UInt32(status.st_mode) & 0o7777
+}
+
 /// Replaces the file at `path` with `text` through a temporary file and a rename, so a
 /// crash leaves the old file or the new one, never part of one; `durable` also syncs it
 /// to the disk before the rename (without, the data reaches the disk with the next writeback).

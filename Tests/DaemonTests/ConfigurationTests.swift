@@ -36,7 +36,8 @@ struct ConfigurationTests {
     private func load(
         _ arguments: [String] = [], file: String? = nil, environment: [String: String] = [:]
     ) throws(ConfigurationError) -> DaemonInvocation {
-        try DaemonConfiguration.load(arguments: arguments, environment: environment) { _ in file }
+        try DaemonConfiguration.load(
+            arguments: arguments, environment: environment, readFile: { _ in file }, permissions: { _ in 0o640 })
     }
 
     private func configuration(

@@ -201,6 +201,7 @@ def start_blectld(procs, work, bin_dir, broker_port, gateway):
     with open(config, "w") as f:
         f.write("bthome_key A4:C1:38:AD:00:02 = 231d39c1d7cc1ab1aee224cd096db932\n"
                 "mibeacon_key A4:C1:38:AD:00:08 = 814aac74c4f17b6c1581e1ab87816b99\n")
+    os.chmod(config, 0o600)  # keys: blectld refuses a file others can read
     argv = [os.path.join(bin_dir, "blectld"), "--mock", "--socket", sock, "--config", config, "--state-dir", state,
             "--mqtt", f"mqtt://127.0.0.1:{broker_port}", "--mqtt-gateway", gateway, "--log-level", "info"]
     env = dict(os.environ, XDG_RUNTIME_DIR=work, BLECTL_MOCK_OPTIONS="--advertisers 10")

@@ -35,4 +35,52 @@ struct ConfigurationFileTests {
             #expect(status.output.contains("Kitchen"))
         }
     }
+
+    /// The mock's encrypted BTHome sensor and its key.
+    static let encryptedSensor = "A4:C1:38:AD:00:02"
+    static let encryptedSensorKey = "231d39c1d7cc1ab1aee224cd096db932"
+
+    @Test("keys in a file every user can read: exit 78 naming the file, its mode and the fix, never the key")
+    func exposedKeys() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let keys = directory.file("keys")
+        try "\(Self.encryptedSensor) = \(Self.encryptedSensorKey)\n".write(
+            toFile: keys, atomically: true, encoding: .utf8)
+        chmod(keys, 0o644)
+        let config = directory.file("blectld.conf")
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = directory.path
+        let arguments = ["--mock", "--socket", directory.file("s.sock"), "--config", config]
+        for (configuration, exposed) in [
+            ("key_file = \(keys)\n", keys),
+            ("bthome_key \(Self.encryptedSensor) = \(Self.encryptedSensorKey)\n", config),
+        ] {
+            try configuration.write(toFile: config, atomically: true, encoding: .utf8)
+            chmod(config, 0o644)
+            let refused = try await run(DaemonFixture.binary("blectld"), arguments, environment: environment)
+            #expect(refused.status == 78, "\(refused.errors)")
+            #expect(refused.errors.contains("\(exposed) holds sensor keys and every user can read it (mode 644)"))
+            #expect(refused.errors.contains("chmod 640 \(exposed)"), "\(refused.errors)")
+            #expect(!refused.errors.contains(Self.encryptedSensorKey))
+        }
+    }
+
+    @Test("key_file: the mock's encrypted BTHome sensor is read with the key from a private key file")
+    func keyFile() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let keys = directory.file("keys")
+        try "# the mock's\n\(Self.encryptedSensor) = \(Self.encryptedSensorKey)\n".write(
+            toFile: keys, atomically: true, encoding: .utf8)
+        chmod(keys, 0o640)
+        try await DaemonFixture.with(
+            mockOptions: CLITests.advertiserOptions, configuration: "key_file = \(keys)\n"
+        ) { fixture in
+            let reports = try await CLITests.readAll(fixture, count: 6)
+            let sensor = try #require(reports.first { $0["address"] as? String == Self.encryptedSensor })
+            #expect(sensor["celsius"] is Double, "\(sensor)")
+            #expect(sensor["error"] == nil, "\(sensor)")
+        }
+    }
 }

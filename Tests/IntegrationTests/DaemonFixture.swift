@@ -77,6 +77,8 @@ struct DaemonFixture {
         environment.merge(extra) { $1 }
         let config = directory.appendingPathComponent("\(name).conf")
         try (configuration ?? "").write(to: config, atomically: true, encoding: .utf8)
+        // It may hold keys, which blectld refuses in a file others can read.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config.path)
         let daemon = try ChildProcess.start(
             binary("blectld"), ["--mock", "--socket", socket, "--config", config.path] + arguments,
             environment: environment, logFile: directory.appendingPathComponent("\(name).log"))

@@ -371,6 +371,7 @@ class Daemon:
             if broker:
                 f.write(f"mqtt_url = mqtt://127.0.0.1:{broker.port}\nmqtt_client_id = blectl-soak\n"
                         "mqtt_gateway = soak\n")
+        os.chmod(config, 0o600)  # a key: blectld refuses a file others can read
         env = dict(os.environ)
         env["BLECTL_MOCK_OPTIONS"] = (f"--fast --thermometers {THERMOMETERS} --notify-interval "
                                       f"{NOTIFY_INTERVAL_MS}ms --seed {seed}")

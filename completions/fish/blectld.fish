@@ -16,6 +16,7 @@ complete -c blectld -l power-on-adapter -d 'Switch the adapter on when it is off
 complete -c blectld -l mqtt -x -d 'MQTT broker: mqtt://host[:1883] or mqtts://host[:8883] (empty: no MQTT)'
 complete -c blectld -l mqtt-gateway -x -d 'This gateway\'s name in MQTT topics (default: the host name)'
 complete -c blectld -l scan-mode -x -d 'Scanning for advertising sensors: auto, active or passive'
+complete -c blectld -l key-file -r -F -d 'A file of sensor keys, one \'ADDRESS = HEX\' a line, that only root and blectld\'s group may read'
 complete -c blectld -l host-cpu -d 'Report this machine\'s CPU temperature as a device of its own'
 complete -c blectld -l mock -d 'Use the built-in mock adapter instead of BlueZ (its own bus and blectl-mock)'
 complete -c blectld -s h -l help -d 'Show this help'

@@ -83,7 +83,7 @@ extension DaemonConfiguration {
     }
 
     /// The line up to a `#` that starts it or follows whitespace, outside double quotes.
-    private static func strippingComment(_ line: Substring) -> Substring {
+    static func strippingComment(_ line: Substring) -> Substring {
         var inQuotes = false
         var previous: Character = " "
         for index in line.indices {

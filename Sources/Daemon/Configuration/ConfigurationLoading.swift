@@ -18,14 +18,20 @@ extension DaemonConfiguration {
     }
 
     /// Builds the configuration from the command line, the configuration file it names
-    /// (or the default one, which may be absent) and `BLECTL_SOCKET`.
+    /// (or the default one, which may be absent), `BLECTL_SOCKET`, and the key sources
+    /// (`key_file`, the `blectl-keys` credential).
     ///
     /// The command line is parsed first, so a usage error is reported before any file is
     /// read; precedence is defaults < file < environment < command line.
+    ///
+    /// - Parameters:
+    ///   - readFile: reads a file; nil when it does not exist (tests pass their own).
+    ///   - permissions: a file's permission bits, to refuse keys every user can read.
     public static func load(
         arguments: [String],
         environment: [String: String],
-        readFile: (String) throws(SystemError) -> String? = { path throws(SystemError) in try readTextFile(path) }
+        readFile: (String) throws(SystemError) -> String? = { path throws(SystemError) in try readTextFile(path) },
+        permissions: (String) throws(SystemError) -> UInt32 = { path throws(SystemError) in try filePermissions(path) }
     ) throws(ConfigurationError) -> DaemonInvocation {
         let parsed: ParsedArguments
         do {
@@ -55,6 +61,7 @@ extension DaemonConfiguration {
             try configuration.applyOverride("socket", [socket], source: ProtocolInfo.socketEnvironmentVariable)
         }
         try configuration.apply(parsed)
+        try configuration.loadKeys(environment: environment, readFile: readFile, permissions: permissions)
         return .run(configuration)
     }
 

@@ -31,6 +31,14 @@ extension AdvertisementSettings {
         .duration(
             "advert_stale_after", "DURATION", "A silent sensor is lost after at least this long", at: \.staleAfter,
             within: .seconds(1)...Duration.seconds(86400)),
+        .optional(
+            "key_file", flag: "key-file", "PATH",
+            "A file of sensor keys, one 'ADDRESS = HEX' a line, that only root and blectld's group may read",
+            at: \.keyFile
+        ) { text throws(SettingError) in
+            guard text.hasPrefix("/") else { throw SettingError("the key file must be absolute, got '\(text)'") }
+            return text
+        },
         .list(
             "advert_devices", "ADDRESS", "Advertising sensors read: all, or a list of addresses", at: \.devices,
             parse: parseDevices),
@@ -65,6 +73,8 @@ public struct AdvertisementSettings: Equatable, Sendable {
     public var minInterval = monitorDefaults.minInterval
     /// `advert_stale_after`.
     public var staleAfter = monitorDefaults.staleAfter
+    /// `key_file`: a file of keys besides the configuration's `bthome_key` and `mibeacon_key`.
+    public var keyFile: String?
     /// `advert_devices`: nil for every sensor.
     public var devices: Set<BluetoothAddress>?
     /// `advert_max_devices`.

@@ -81,12 +81,14 @@ public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConverti
     case file(path: String, line: Int, message: String)
     /// The configuration file could not be read.
     case unreadable(SystemError)
+    /// A file holding sensor keys that every user may read (its permission bits).
+    case exposedKeys(path: String, mode: UInt32)
 
     /// The exit status: 64 for the command line, 78 (`EX_CONFIG`) for the file.
     public var exitCode: Int32 {
         switch self {
         case .usage: ExitCode.usage
-        case .file, .unreadable: ExitCode.configuration
+        case .file, .unreadable, .exposedKeys: ExitCode.configuration
         }
     }
 
@@ -96,6 +98,9 @@ public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConverti
         case .usage(let error): error.message
         case .file(let path, let line, let message): "\(path):\(line): \(message)"
         case .unreadable(let error): "cannot read configuration: \(error)"
+        case .exposedKeys(let path, let mode):
+            "\(path) holds sensor keys and every user can read it (mode \(String(mode, radix: 8))): "
+                + "let only root and blectld's group read it, e.g. chown root:blectld \(path); chmod 640 \(path)"
         }
     }
 }

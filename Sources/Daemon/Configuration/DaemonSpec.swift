@@ -28,6 +28,9 @@ enum DaemonSpec {
         DocumentedName(name: ProtocolInfo.socketEnvironmentVariable, help: "the socket, over the file's socket ="),
         DocumentedName(name: "DBUS_SYSTEM_BUS_ADDRESS", help: "the system bus to find BlueZ on"),
         DocumentedName(name: "BLECTL_MOCK_OPTIONS", help: "options blectld --mock passes to blectl-mock"),
+        DocumentedName(
+            name: "CREDENTIALS_DIRECTORY",
+            help: "systemd's credentials (LoadCredential=): sensor keys from \(DaemonConfiguration.keyCredential)"),
     ]
 }
 

@@ -42,12 +42,13 @@ struct DeviceSetting: Sendable {
 }
 
 extension DaemonConfiguration {
-    /// Sets the one key of `address`, whichever format's setting gives it.
-    fileprivate mutating func setKey(
+    /// Sets the one key of `address`, whichever format's setting or key file gives it.
+    mutating func setKey(
         for address: BluetoothAddress, _ parse: () throws(AdvertisementKey.ParseError) -> AdvertisementKey
     ) throws(SettingError) {
         guard advertisementKeys[address] == nil else {
-            throw SettingError("\(address) has a key already (bthome_key or mibeacon_key): one key per device")
+            throw SettingError(
+                "\(address) has a key already (bthome_key, mibeacon_key or a key file): one key per device")
         }
         do {
             advertisementKeys[address] = try parse()

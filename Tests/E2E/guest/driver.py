@@ -1141,6 +1141,7 @@ def write_daemon_conf(*extra):
         f.write("# e2e: every setting at its default; the command line sets adapter, "
                 "socket, log level\n")
         f.writelines(line + "\n" for line in extra)
+    os.chmod(DAEMON_CONF + ".new", 0o600)  # it may hold a key: blectld refuses one others can read
     os.rename(DAEMON_CONF + ".new", DAEMON_CONF)
 
 
