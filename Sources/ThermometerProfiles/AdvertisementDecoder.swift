@@ -30,7 +30,7 @@ public struct AdvertisementDecoder: Sendable {
         _ advertisement: Advertisement, changed field: AdvertisementField
     ) -> Result<AdvertisementReading, ReadingError>? {
         guard let payload = advertisement[field] else { return nil }
-        return decode(payload, in: field, from: advertisement.address)
+        return decode(payload, in: field, name: advertisement.name, from: advertisement.address)
     }
 
     /// Decodes one field's payload from `address`.
@@ -39,17 +39,38 @@ public struct AdvertisementDecoder: Sendable {
     /// A reading that is not authenticated, from a device that has a key, is refused
     /// as ``ReadingError/Kind/unencrypted``: once a device has a key, only its encrypted
     /// packets count, whatever format an impostor sends under its address.
+    ///
+    /// - Parameter name: The device's local name: manufacturer data under any company id is
+    ///   read by the formats whose ``AdvertisementProfile/manufacturerDataNames`` match it,
+    ///   before those that read the company id (whose bytes, for such a device, are data:
+    ///   an Inkbird at 11.77 °C sends 0x0499, Ruuvi's).
     public mutating func decode(
-        _ payload: [UInt8], in field: AdvertisementField, from address: BluetoothAddress
+        _ payload: [UInt8], in field: AdvertisementField, name: String? = nil, from address: BluetoothAddress
     ) -> Result<AdvertisementReading, ReadingError>? {
-        // The registry's profiles walked in place, not filtered into an array per payload.
         var lengthChecked = false
-        for profile in registry.profiles where profile.fields.contains(field) {
+        if name != nil, registry.readsAnyManufacturerData(from: name),
+            let result = firstClaim(payload, in: field, name: name, byName: true, from: address, &lengthChecked)
+        {
+            return result
+        }
+        return firstClaim(payload, in: field, name: name, byName: false, from: address, &lengthChecked)
+    }
+
+    /// The first profile's claim on a payload: of those reading it by the sender's name (not
+    /// the field), or of those reading the field. The registry's profiles are walked in place,
+    /// not filtered into an array per payload.
+    private mutating func firstClaim(
+        _ payload: [UInt8], in field: AdvertisementField, name: String?, byName: Bool, from address: BluetoothAddress,
+        _ lengthChecked: inout Bool
+    ) -> Result<AdvertisementReading, ReadingError>? {
+        for profile in registry.profiles
+        where profile.fields.contains(field) != byName && (!byName || profile.reads(field, name: name)) {
             if !lengthChecked {
                 if let error = ReadingLimits.checkLength(payload) { return .failure(error) }
                 lengthChecked = true
             }
-            guard let result = profile.decode(payload, from: address, keyring: &keyring) else { continue }
+            guard let result = profile.decode(payload, in: field, name: name, from: address, keyring: &keyring)
+            else { continue }
             if case .success(let reading) = result, !reading.isAuthenticated,
                 let error = keyring.downgradeError(from: address, raw: payload, format: profile.name)
             {

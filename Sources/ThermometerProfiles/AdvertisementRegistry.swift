@@ -44,6 +44,22 @@ public struct AdvertisementRegistry: Sendable {
         }
     }
 
+    /// Whether some profile reads the manufacturer data of a device named `name` under any
+    /// company id (Inkbird, ThermoPro: the id's two bytes are data).
+    public func readsAnyManufacturerData(from name: String?) -> Bool {
+        profiles.contains { $0.manufacturerDataNames?.matches(name) == true }
+    }
+
+    /// The beginnings of the local names whose manufacturer data some profile reads under any
+    /// company id, without duplicates, in lookup order (for advertisement monitor patterns).
+    public var localNamePrefixes: [String] {
+        profiles.reduce(into: []) { all, profile in
+            for prefix in profile.manufacturerDataNames?.prefixes ?? [] where !all.contains(prefix) {
+                all.append(prefix)
+            }
+        }
+    }
+
     /// Whether some profile's data comes only in scan responses, so discovery must scan actively.
     public var needsActiveScanning: Bool {
         profiles.contains { $0.needsActiveScanning }

@@ -53,6 +53,7 @@ def within_rounding(ours, theirs, tolerance):
     return abs(ours - theirs) <= max(tolerance, last_place) + 1e-9
 
 # The parser of each field, and what blectl deliberately reports otherwise (docs/advertisements.md).
+# Formats read under any company id (the id is data) are looked up by family instead (NAMED).
 PARSERS = {
     "s:fe95": (lambda key: XiaomiBluetoothDeviceData(bindkey=key), {"voltage"}),
     "s:fcd2": (lambda key: BTHomeBluetoothDeviceData(bindkey=key), set()),
@@ -63,6 +64,8 @@ PARSERS = {
     **{f"m:{company:04x}": (lambda key: ThermoBeaconBluetoothDeviceData(), {"battery"})
        for company in (0x10, 0x11, 0x14, 0x15, 0x18, 0x1B, 0x30)},
 }
+# Formats whose company id is data, the model told by the local name: the parser by family.
+NAMED = {}
 # The mock's formats Home Assistant has a parser for (pvvx and atc1441 it has not).
 FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mibeacon-encrypted", "mibeacon-objects",
            "qingping", "thermobeacon"]
@@ -84,7 +87,7 @@ def service_info(field, address, payload, name):
 
 def home_assistant(case):
     """The values Home Assistant's parser shows for an advertisement, in blectl's keys."""
-    make, ignored = PARSERS[case["field"]]
+    make, ignored = NAMED.get(case["family"]) or PARSERS[case["field"]]
     key = bytes.fromhex(case["key"]) if case.get("key") else None
     info = service_info(case["field"], case["address"], bytes.fromhex(case["hex"]), case.get("name", ""))
     update = make(key).update(info)
@@ -100,7 +103,8 @@ def home_assistant(case):
 
 def blectl(tool, cases):
     """blectl's readings of the cases, one `decode` run for all of them."""
-    lines = [" ".join([c["field"], c["address"], c["hex"]] + ([c["key"]] if c.get("key") else [])) for c in cases]
+    lines = [" ".join([c["field"], c["address"], c["hex"], c.get("key") or "-"] + ([c["name"]] if c.get("name") else []))
+             for c in cases]
     output = subprocess.run(
         [tool, "decode"], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True).stdout
     results = [json.loads(line) for line in output.splitlines()]

@@ -165,11 +165,11 @@ struct AdvertisementRobustnessTests {
 
     @Test("every prefix and extension of every known-good payload decodes, is refused, or is nobody's")
     func shortAndLong() {
-        for (payload, field) in goodAdvertisements {
+        for (payload, field, name) in goodAdvertisements {
             for length in 0...payload.count + 8 {
                 let bytes = Array((payload + [UInt8](repeating: 0xA5, count: 8)).prefix(length))
                 var decoder = AdvertisementDecoder(keys: EncryptedVectors.keys)
-                _ = Self.check(decoder.decode(bytes, in: field, from: sensorAddress), payload: bytes)
+                _ = Self.check(decoder.decode(bytes, in: field, name: name, from: sensorAddress), payload: bytes)
             }
         }
     }

@@ -33,6 +33,8 @@ public actor AdvertisementMonitor {
     /// The fields some profile reads, as BlueZ keys them: checked before anything else.
     private let serviceFields: [String: AdvertisementField]
     private let manufacturerFields: Set<UInt16>
+    /// Whether some profile reads manufacturer data under any company id, by local name.
+    private let readsNamedManufacturerData: Bool
     private var observer: UInt64?
     private var staleTimer: LoopTimer?
     private var staleTimerDue: ContinuousClock.Instant?
@@ -58,6 +60,7 @@ public actor AdvertisementMonitor {
             configuration.registry.serviceDataUUIDs.map { ($0.uuidString, .serviceData($0)) },
             uniquingKeysWith: { first, _ in first })
         manufacturerFields = Set(configuration.registry.manufacturerIDs)
+        readsNamedManufacturerData = !configuration.registry.localNamePrefixes.isEmpty
     }
 
     /// Starts following the central's advertisements, and chooses the scanning (again
@@ -108,7 +111,15 @@ public actor AdvertisementMonitor {
     func received(
         _ address: BluetoothAddress, _ path: BlueZPath, _ update: AdvertisementUpdate, at now: ContinuousClock.Instant
     ) {
-        guard configuration.devices.admits(address), carriesReadableField(update) else { return }
+        guard configuration.devices.admits(address) else { return }
+        // A device whose name a format reads manufacturer data by (Inkbird, ThermoPro): all
+        // its manufacturer data is that format's, under whatever company id.
+        let namedName =
+            readsNamedManufacturerData && !update.manufacturerData.isEmpty
+            ? (update.name ?? sensors[address]?.name ?? central.assumeIsolated { $0.device(path)?.name }).flatMap {
+                configuration.registry.readsAnyManufacturerData(from: $0) ? $0 : nil
+            } : nil
+        guard namedName != nil || carriesReadableField(update) else { return }
         counts.advertisements += 1
         var track =
             sensors[address]
@@ -119,8 +130,13 @@ public actor AdvertisementMonitor {
             guard let field = serviceFields[uuid] else { continue }
             consider(bytes, in: field, key: .service(uuid), from: address, &track, at: now)
         }
-        for (company, bytes) in update.manufacturerData where manufacturerFields.contains(company) {
-            consider(bytes, in: .manufacturerData(company), key: .manufacturer(company), from: address, &track, at: now)
+        if let name = namedName {
+            considerNamed(update.manufacturerData, name: name, from: address, &track, at: now)
+        } else {
+            for (company, bytes) in update.manufacturerData where manufacturerFields.contains(company) {
+                consider(
+                    bytes, in: .manufacturerData(company), key: .manufacturer(company), from: address, &track, at: now)
+            }
         }
         remember(address, track)
         armStaleTimer(track.deadline(floor: configuration.staleAfter, margin: configuration.staleMargin))
@@ -131,19 +147,40 @@ public actor AdvertisementMonitor {
             || update.manufacturerData.keys.contains { manufacturerFields.contains($0) }
     }
 
+    /// The manufacturer data of a device whose format puts data where the company id goes:
+    /// BlueZ keeps the entries of earlier advertisements under their old keys, so the current
+    /// entry is the only one, or else the only one that changed since the last update (as
+    /// Home Assistant picks it); with several changed (a first sighting) none is known current,
+    /// and the next update tells.
+    private func considerNamed(
+        _ entries: [UInt16: [UInt8]], name: String, from address: BluetoothAddress, _ track: inout SensorTrack,
+        at now: ContinuousClock.Instant
+    ) {
+        let changed = track.manufacturerDataChanges(entries)
+        guard let (company, bytes) = entries.count == 1 ? entries.first : changed else { return }
+        let data = [UInt8(truncatingIfNeeded: company), UInt8(truncatingIfNeeded: company >> 8)] + bytes
+        consider(
+            bytes, in: .manufacturerData(company), key: .anyManufacturer, compared: data, name: name, from: address,
+            &track, at: now)
+    }
+
     /// Decodes one field's payload unless it is the one heard last (and no refresh is due),
     /// and reports what is new.
+    ///
+    /// - Parameters:
+    ///   - compared: What is compared with the last payload of `key`, when not `bytes`.
+    ///   - name: The device's name, for the formats that read manufacturer data by it.
     private func consider(
-        _ bytes: [UInt8], in field: AdvertisementField, key: FieldKey, from address: BluetoothAddress,
-        _ track: inout SensorTrack, at now: ContinuousClock.Instant
+        _ bytes: [UInt8], in field: AdvertisementField, key: FieldKey, compared: [UInt8]? = nil, name: String? = nil,
+        from address: BluetoothAddress, _ track: inout SensorTrack, at now: ContinuousClock.Instant
     ) {
-        let changed = track.payloadChanged(key, bytes)
+        let changed = track.payloadChanged(key, compared ?? bytes)
         let refreshDue = track.lastReading.map { now - $0 >= configuration.unchangedRefresh } ?? true
         guard changed || refreshDue else {
             counts.duplicates += 1
             return
         }
-        switch decoder.decode(bytes, in: field, from: address) {
+        switch decoder.decode(bytes, in: field, name: name, from: address) {
         case nil:
             return
         case .failure(let error)?:

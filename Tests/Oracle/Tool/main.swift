@@ -1,7 +1,8 @@
 // blectl-oracle: blectl's advertisement decoders and the mock's encoders on the command
 // line, for Tests/Oracle/oracle.py, which holds them against Home Assistant's parsers.
 //
-//   blectl-oracle decode          reads `FIELD ADDRESS HEX [KEY]` lines, writes one JSON line each
+//   blectl-oracle decode          reads `FIELD ADDRESS HEX [KEY [NAME]]` lines (KEY `-`: none;
+//                                 NAME the local name, to its end), writes one JSON line each
 //   blectl-oracle generate FORMAT COUNT SEED
 //                                 writes COUNT `FIELD ADDRESS HEX KEY NAME` lines the mock's
 //                                 encoder made from random measurements (KEY `-`: none);
@@ -46,13 +47,15 @@ func hexBytes(_ text: Substring) throws -> [UInt8] {
 
 /// One line of `decode`: the reading as JSON (`{"reading":{…}}`, `{"error":"…"}` or `null`).
 func decodeLine(_ line: Substring) throws -> String {
-    let words = line.split(separator: " ")
-    guard words.count == 3 || words.count == 4, let address = BluetoothAddress(String(words[1])) else {
-        throw UsageError(description: "decode takes FIELD ADDRESS HEX [KEY]: \(line)")
+    let words = line.split(separator: " ", maxSplits: 4)
+    guard words.count >= 3, let address = BluetoothAddress(String(words[1])) else {
+        throw UsageError(description: "decode takes FIELD ADDRESS HEX [KEY [NAME]]: \(line)")
     }
-    let keys = try words.count == 4 ? [address: AdvertisementKey.fromOracle(String(words[3]))] : [:]
+    let key = words.count >= 4 && words[3] != "-" ? String(words[3]) : nil
+    let keys = try key.map { [address: try AdvertisementKey.fromOracle($0)] } ?? [:]
+    let name = words.count == 5 ? String(words[4]) : nil
     var decoder = AdvertisementDecoder(keys: keys)
-    switch decoder.decode(try hexBytes(words[2]), in: try field(words[0]), from: address) {
+    switch decoder.decode(try hexBytes(words[2]), in: try field(words[0]), name: name, from: address) {
     case nil: return "null"
     case .failure(let error)?: return "{\"error\":\"\(error.kind)\"}"
     case .success(let reading)?:
