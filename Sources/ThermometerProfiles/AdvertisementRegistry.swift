@@ -6,7 +6,7 @@ public struct AdvertisementRegistry: Sendable {
     public private(set) var profiles: [any AdvertisementProfile]
 
     /// Every known format: BTHome v2, pvvx, atc1441, RuuviTag data format 5, Govee H5075 and
-    /// H5074, Xiaomi MiBeacon, Qingping, ThermoBeacon.
+    /// H5074, Xiaomi MiBeacon, Qingping, ThermoBeacon, Inkbird, ThermoPro.
     public static let standard = AdvertisementRegistry(profiles: [
         BTHomeProfile(),
         PVVXProfile(),
@@ -17,6 +17,8 @@ public struct AdvertisementRegistry: Sendable {
         XiaomiMiBeaconProfile(),
         QingpingProfile(),
         ThermoBeaconProfile(),
+        InkbirdProfile(),
+        ThermoProProfile(),
     ])
 
     /// Creates a registry that looks profiles up in the given order.

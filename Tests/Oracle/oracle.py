@@ -21,10 +21,12 @@ from pathlib import Path
 from bleak.backends.device import BLEDevice
 from bthome_ble import BTHomeBluetoothDeviceData
 from govee_ble import GoveeBluetoothDeviceData
+from inkbird_ble import INKBIRDBluetoothDeviceData
 from qingping_ble import QingpingBluetoothDeviceData
 from habluetooth import BluetoothServiceInfoBleak
 from ruuvitag_ble import RuuvitagBluetoothDeviceData
 from thermobeacon_ble import ThermoBeaconBluetoothDeviceData
+from thermopro_ble import ThermoProBluetoothDeviceData
 from xiaomi_ble import XiaomiBluetoothDeviceData
 
 HERE = Path(__file__).resolve().parent
@@ -65,10 +67,14 @@ PARSERS = {
        for company in (0x10, 0x11, 0x14, 0x15, 0x18, 0x1B, 0x30)},
 }
 # Formats whose company id is data, the model told by the local name: the parser by family.
-NAMED = {}
+NAMED = {
+    "inkbird": (lambda key: INKBIRDBluetoothDeviceData(), set()),
+    "inkbird-ith": (lambda key: INKBIRDBluetoothDeviceData(), set()),
+    "thermopro": (lambda key: ThermoProBluetoothDeviceData(), set()),
+}
 # The mock's formats Home Assistant has a parser for (pvvx and atc1441 it has not).
 FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mibeacon-encrypted", "mibeacon-objects",
-           "qingping", "thermobeacon"]
+           "qingping", "thermobeacon", "inkbird", "inkbird-ith", "thermopro"]
 
 
 def service_info(field, address, payload, name):

@@ -16,7 +16,7 @@ struct AdvertisementDecoderTests {
         #expect(
             registry.profiles.map(\.id) == [
                 "bthome", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074", "mibeacon", "qingping",
-                "thermobeacon",
+                "thermobeacon", "inkbird", "thermopro",
             ])
         #expect(
             registry.serviceDataUUIDs == [
@@ -28,6 +28,14 @@ struct AdvertisementDecoderTests {
         #expect(!AdvertisementRegistry(profiles: [BTHomeProfile(), RuuviProfile()]).needsActiveScanning)
         #expect(registry.profiles(reading: environmentalField).map(\.id) == ["pvvx", "atc1441"])
         #expect(registry.profiles(reading: .manufacturerData(0x004C)).isEmpty)
+        #expect(
+            registry.localNamePrefixes == [
+                "sps", "tps", "ITH-11-B", "ITH-13-B", "ITH-21-B", "IBS-P02B", "TP35", "TP39",
+            ])
+        #expect(
+            registry.readsAnyManufacturerData(from: "ith-13-b")
+                && registry.readsAnyManufacturerData(from: "TP393 (9376)"))
+        #expect(!registry.readsAnyManufacturerData(from: "sps2") && !registry.readsAnyManufacturerData(from: nil))
     }
 
     @Test("fields describe themselves for log lines")

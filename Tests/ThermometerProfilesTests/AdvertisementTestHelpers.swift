@@ -40,6 +40,8 @@ let goodAdvertisements: [([UInt8], AdvertisementField, String?)] = [
         nil
     ),
     (bytes(hex: "00009c0d0000fe44450cc501870217000000"), AdvertisementField.manufacturerData(0x10), nil),
+    (bytes(hex: "c71200c83d5606"), AdvertisementField.manufacturerData(0x07FC), "sps"),
+    (bytes(hex: "0029220b01"), AdvertisementField.manufacturerData(0xEEC2), "TP357S (2142)"),
 ]
 
 /// Decodes one payload with a fresh standard decoder.

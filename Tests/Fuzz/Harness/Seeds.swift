@@ -162,6 +162,17 @@ enum Seeds {
             let index = UInt8(FuzzTarget.advertisementFields.firstIndex(of: field)!)
             return (name, [index | (keyed ? 0x80 : 0)] + bytes(hex: hex))
         }
+            + [
+                // Named senders: the company id's two bytes, which are data, then the payload.
+                ("inkbird-sps", "sps", "fc07 c71200c83d5606"),
+                ("inkbird-tps-no-humidity", "tps", "4808 000000c66e0d06"),
+                ("inkbird-ith-13-b", "ITH-13-B", "4924 1223052f0e0110026400000000000000"),
+                ("thermopro-tp357s", "TP35", "c2ee 0029220b01"),
+            ].map { name, sender, hex in
+                let fields = FuzzTarget.advertisementFields.count
+                let index = UInt8(fields + FuzzTarget.advertisementNames.firstIndex(of: sender)!)
+                return (name, [index] + bytes(hex: hex))
+            }
     }
 
     private static func bytes(hex text: String) -> [UInt8] {
