@@ -60,7 +60,27 @@ struct AdvertiserState: Sendable {
         case .inkbird: ([:], inkbird())
         case .inkbirdITH: ([:], [0x2449: inkbirdITH()])
         case .thermoPro: ([:], thermoPro())
+        case .switchBot:
+            (
+                scanResponse
+                    ? [GattUUID.sig(0xFD3D): [0x54, 0x00, 0x80 | UInt8(battery)] + switchBotMeasurement()] : [:],
+                [0x0969: address + [0xDE, 0x03] + switchBotMeasurement()]
+            )
+        case .switchBotOutdoor:
+            (
+                scanResponse ? [GattUUID.sig(0xFD3D): [0x77, 0x00, 0x80 | UInt8(battery)]] : [:],
+                [0x0969: address + [0xE0, 0x0F] + switchBotMeasurement() + [0x00]]
+            )
         }
+    }
+
+    /// SwitchBot's three bytes: the tenths (low nibble), the whole degrees with bit 7 set
+    /// above zero, the humidity (%).
+    private func switchBotMeasurement() -> [UInt8] {
+        let tenths = abs(centiCelsius / 10)
+        return [
+            UInt8(tenths % 10), UInt8(tenths / 10 & 0x7F) | (centiCelsius >= 0 ? 0x80 : 0), UInt8(centiHumidity / 100),
+        ]
     }
 
     /// An IBS-TH1's 9 bytes: temperature (hundredths, where BlueZ reads the company id),

@@ -39,6 +39,13 @@ public struct MockAdvertiser: Sendable, Equatable {
         /// ThermoPro TP357S (named `TP357S (…)`): the temperature's low byte in the company
         /// id, so its key changes too; humidity in %, a two-bit battery level.
         case thermoPro = "thermopro"
+        /// SwitchBot Meter: the model, battery, temperature and humidity in service data
+        /// 0xFD3D (the scan response), the address, temperature and humidity in manufacturer
+        /// data 0x0969 (the advertisement).
+        case switchBot = "switchbot"
+        /// SwitchBot Indoor/Outdoor Meter: only the model and battery in service data 0xFD3D,
+        /// the temperature and humidity only in manufacturer data 0x0969.
+        case switchBotOutdoor = "switchbot-outdoor"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -89,6 +96,8 @@ extension MockPeripheral {
             case .inkbird: "sps"
             case .inkbirdITH: "ITH-13-B"
             case .thermoPro: "TP357S (" + suffix + ")"
+            case .switchBot: "WoSensorTH " + suffix
+            case .switchBotOutdoor: "WoIOSensorTH " + suffix
             }
         let name: String? = namePrefix.map { $0 + suffix } ?? formatName
         var peripheral = MockPeripheral(

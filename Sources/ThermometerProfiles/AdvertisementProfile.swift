@@ -23,6 +23,11 @@ public protocol AdvertisementProfile: Sendable {
     /// `nil` (the default) when the profile reads only ``fields``.
     var manufacturerDataNames: LocalNameMatch? { get }
 
+    /// The field whose latest payload this profile needs beside `field`'s, as
+    /// ``AdvertisementContext/companion`` (SwitchBot: the model and battery in service data
+    /// 0xFD3D, the temperature in manufacturer data 0x0969). `nil` (the default): none.
+    func companion(of field: AdvertisementField) -> AdvertisementField?
+
     /// Decodes one field's payload, as BlueZ reports it (without the UUID or company id).
     ///
     /// - Parameters:
@@ -37,16 +42,17 @@ public protocol AdvertisementProfile: Sendable {
         _ payload: [UInt8], from address: BluetoothAddress, keyring: inout AdvertisementKeyring
     ) -> Result<AdvertisementReading, ReadingError>?
 
-    /// Decodes one field's payload knowing the field it came in and the device's local name,
-    /// which formats read under any company id need (the id's two bytes are data, the name
-    /// tells the model). The default ignores both and calls ``decode(_:from:keyring:)``.
+    /// Decodes one field's payload knowing the field it came in, the device's local name and
+    /// the latest payload of the field read with it: formats read under any company id need
+    /// the first two (the id's two bytes are data, the name tells the model), SwitchBot the
+    /// last. The default ignores them and calls ``decode(_:from:keyring:)``.
     ///
     /// - Parameters:
     ///   - field: The field the payload came in (for manufacturer data, its company id).
-    ///   - name: The device's local name, when BlueZ has one.
+    ///   - context: The device's local name and the companion payload, when known.
     func decode(
-        _ payload: [UInt8], in field: AdvertisementField, name: String?, from address: BluetoothAddress,
-        keyring: inout AdvertisementKeyring
+        _ payload: [UInt8], in field: AdvertisementField, context: AdvertisementContext,
+        from address: BluetoothAddress, keyring: inout AdvertisementKeyring
     ) -> Result<AdvertisementReading, ReadingError>?
 }
 
@@ -63,10 +69,13 @@ extension AdvertisementProfile {
     /// None: the profile reads only its ``fields``.
     public var manufacturerDataNames: LocalNameMatch? { nil }
 
-    /// Decodes through ``decode(_:from:keyring:)``: the field and the name are not needed.
+    /// None: each field is read alone.
+    public func companion(of field: AdvertisementField) -> AdvertisementField? { nil }
+
+    /// Decodes through ``decode(_:from:keyring:)``: the field and the context are not needed.
     public func decode(
-        _ payload: [UInt8], in field: AdvertisementField, name: String?, from address: BluetoothAddress,
-        keyring: inout AdvertisementKeyring
+        _ payload: [UInt8], in field: AdvertisementField, context: AdvertisementContext,
+        from address: BluetoothAddress, keyring: inout AdvertisementKeyring
     ) -> Result<AdvertisementReading, ReadingError>? {
         decode(payload, from: address, keyring: &keyring)
     }
@@ -77,6 +86,21 @@ extension AdvertisementProfile {
         if fields.contains(field) { return true }
         guard case .manufacturerData = field, let names = manufacturerDataNames else { return false }
         return names.matches(name)
+    }
+}
+
+/// What a format may need beside a field's payload.
+public struct AdvertisementContext: Sendable, Equatable {
+    /// The device's local name (BlueZ's `Name`), when it has one.
+    public var name: String?
+    /// The device's latest payload of the field its format reads with this one
+    /// (``AdvertisementProfile/companion(of:)``), when one was heard.
+    public var companion: [UInt8]?
+
+    /// A context.
+    public init(name: String? = nil, companion: [UInt8]? = nil) {
+        self.name = name
+        self.companion = companion
     }
 }
 

@@ -6,7 +6,7 @@ public struct AdvertisementRegistry: Sendable {
     public private(set) var profiles: [any AdvertisementProfile]
 
     /// Every known format: BTHome v2, pvvx, atc1441, RuuviTag data format 5, Govee H5075 and
-    /// H5074, Xiaomi MiBeacon, Qingping, ThermoBeacon, Inkbird, ThermoPro.
+    /// H5074, Xiaomi MiBeacon, Qingping, ThermoBeacon, Inkbird, ThermoPro, SwitchBot.
     public static let standard = AdvertisementRegistry(profiles: [
         BTHomeProfile(),
         PVVXProfile(),
@@ -19,6 +19,7 @@ public struct AdvertisementRegistry: Sendable {
         ThermoBeaconProfile(),
         InkbirdProfile(),
         ThermoProProfile(),
+        SwitchBotProfile(),
     ])
 
     /// Creates a registry that looks profiles up in the given order.
@@ -60,6 +61,15 @@ public struct AdvertisementRegistry: Sendable {
                 all.append(prefix)
             }
         }
+    }
+
+    /// The field the first profile reading `field` needs beside it
+    /// (``AdvertisementProfile/companion(of:)``), if any.
+    public func companion(of field: AdvertisementField) -> AdvertisementField? {
+        for profile in profiles where profile.fields.contains(field) {
+            if let companion = profile.companion(of: field) { return companion }
+        }
+        return nil
     }
 
     /// Whether some profile's data comes only in scan responses, so discovery must scan actively.

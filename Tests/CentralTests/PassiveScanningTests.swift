@@ -182,7 +182,10 @@ struct PassiveScanningTests {
     func passiveWithGovee() async throws {
         try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
             let run = await Self.start(fixture, mode: .passive, registry: .standard)
-            #expect(run.warnings.contains { $0.contains("govee-h5075, govee-h5074 send their data in scan responses") })
+            #expect(
+                run.warnings.contains {
+                    $0.contains("govee-h5075, govee-h5074, switchbot send their data in scan responses")
+                })
             // Two measurements of every other sensor, and still nothing of the Govee's.
             for index in 0..<5 {
                 let address = AdvertisementFixture.address(index)

@@ -16,14 +16,14 @@ struct AdvertisementDecoderTests {
         #expect(
             registry.profiles.map(\.id) == [
                 "bthome", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074", "mibeacon", "qingping",
-                "thermobeacon", "inkbird", "thermopro",
+                "thermobeacon", "inkbird", "thermopro", "switchbot",
             ])
         #expect(
             registry.serviceDataUUIDs == [
                 BluetoothUUID(UInt16(0xFCD2)), BluetoothUUID(UInt16(0x181A)), BluetoothUUID(UInt16(0xFE95)),
-                BluetoothUUID(UInt16(0xFDCD)),
+                BluetoothUUID(UInt16(0xFDCD)), BluetoothUUID(UInt16(0xFD3D)),
             ])
-        #expect(registry.manufacturerIDs == [0x0499, 0xEC88] + ThermoBeaconProfile.companyIDs)
+        #expect(registry.manufacturerIDs == [0x0499, 0xEC88] + ThermoBeaconProfile.companyIDs + [0x0969])
         #expect(registry.needsActiveScanning)
         #expect(!AdvertisementRegistry(profiles: [BTHomeProfile(), RuuviProfile()]).needsActiveScanning)
         #expect(registry.profiles(reading: environmentalField).map(\.id) == ["pvvx", "atc1441"])

@@ -42,16 +42,16 @@ let goodAdvertisements: [([UInt8], AdvertisementField, String?)] = [
     (bytes(hex: "00009c0d0000fe44450cc501870217000000"), AdvertisementField.manufacturerData(0x10), nil),
     (bytes(hex: "c71200c83d5606"), AdvertisementField.manufacturerData(0x07FC), "sps"),
     (bytes(hex: "0029220b01"), AdvertisementField.manufacturerData(0xEEC2), "TP357S (2142)"),
+    (bytes(hex: "5400e4069835"), AdvertisementField.serviceData(SwitchBotProfile.serviceUUID), nil),
 ]
 
 /// Decodes one payload with a fresh standard decoder.
 func decode(
-    _ payload: [UInt8], in field: AdvertisementField, name: String? = nil,
-    from address: BluetoothAddress = sensorAddress,
-    keys: [BluetoothAddress: AdvertisementKey] = [:]
+    _ payload: [UInt8], in field: AdvertisementField, name: String? = nil, companion: [UInt8]? = nil,
+    from address: BluetoothAddress = sensorAddress, keys: [BluetoothAddress: AdvertisementKey] = [:]
 ) -> Result<AdvertisementReading, ReadingError>? {
     var decoder = AdvertisementDecoder(keys: keys)
-    return decoder.decode(payload, in: field, name: name, from: address)
+    return decoder.decode(payload, in: field, name: name, companion: companion, from: address)
 }
 
 /// What a decoded advertisement must hold.

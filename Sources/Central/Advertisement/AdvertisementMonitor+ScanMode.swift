@@ -62,7 +62,8 @@ extension AdvertisementMonitor {
         case .active:
             return "scan_mode = active"
         case .auto where offered:
-            return "a format read (Govee) sends its data in scan responses"
+            let names = configuration.registry.profiles.filter(\.needsActiveScanning).map(\.name)
+            return "a format read (\(names.joined(separator: ", "))) sends its data in scan responses"
         case .auto, .passive:
             let reason =
                 "\(adapter.lastElement) offers no AdvertisementMonitorManager1 "

@@ -35,6 +35,8 @@ public actor AdvertisementMonitor {
     private let manufacturerFields: Set<UInt16>
     /// Whether some profile reads manufacturer data under any company id, by local name.
     private let readsNamedManufacturerData: Bool
+    /// The fields a format reads together with another (SwitchBot's), and that other.
+    private let companions: [AdvertisementField: AdvertisementField]
     private var observer: UInt64?
     private var staleTimer: LoopTimer?
     private var staleTimerDue: ContinuousClock.Instant?
@@ -61,6 +63,11 @@ public actor AdvertisementMonitor {
             uniquingKeysWith: { first, _ in first })
         manufacturerFields = Set(configuration.registry.manufacturerIDs)
         readsNamedManufacturerData = !configuration.registry.localNamePrefixes.isEmpty
+        let registry = configuration.registry
+        let fields =
+            registry.serviceDataUUIDs.map(AdvertisementField.serviceData)
+            + registry.manufacturerIDs.map(AdvertisementField.manufacturerData)
+        companions = fields.reduce(into: [:]) { all, field in all[field] = registry.companion(of: field) }
     }
 
     /// Starts following the central's advertisements, and chooses the scanning (again
@@ -128,18 +135,44 @@ public actor AdvertisementMonitor {
         if let name = update.name { track.name = name }
         for (uuid, bytes) in update.serviceData {
             guard let field = serviceFields[uuid] else { continue }
-            consider(bytes, in: field, key: .service(uuid), from: address, &track, at: now)
+            let companion = companions[field]
+            if case .manufacturerData(let company)? = companion, let other = update.manufacturerData[company],
+                track.payload(.manufacturer(company)) != other
+            {
+                // Both fields of a pair changed: read once, with the manufacturer data below.
+                _ = track.payloadChanged(.service(uuid), bytes)
+                continue
+            }
+            consider(
+                bytes, in: field, key: .service(uuid), companion: companionPayload(companion, update, track),
+                from: address, &track, at: now)
         }
         if let name = namedName {
             considerNamed(update.manufacturerData, name: name, from: address, &track, at: now)
         } else {
             for (company, bytes) in update.manufacturerData where manufacturerFields.contains(company) {
+                let field = AdvertisementField.manufacturerData(company)
                 consider(
-                    bytes, in: .manufacturerData(company), key: .manufacturer(company), from: address, &track, at: now)
+                    bytes, in: field, key: .manufacturer(company),
+                    companion: companionPayload(companions[field], update, track), from: address, &track, at: now)
             }
         }
         remember(address, track)
         armStaleTimer(track.deadline(floor: configuration.staleAfter, margin: configuration.staleMargin))
+    }
+
+    /// The payload of a field read together with another: in this update, or as last heard.
+    private func companionPayload(
+        _ field: AdvertisementField?, _ update: AdvertisementUpdate, _ track: SensorTrack
+    ) -> [UInt8]? {
+        switch field {
+        case nil: return nil
+        case .serviceData(let uuid)?:
+            let key = uuid.uuidString
+            return update.serviceData[key] ?? track.payload(.service(key))
+        case .manufacturerData(let company)?:
+            return update.manufacturerData[company] ?? track.payload(.manufacturer(company))
+        }
     }
 
     private func carriesReadableField(_ update: AdvertisementUpdate) -> Bool {
@@ -170,9 +203,11 @@ public actor AdvertisementMonitor {
     /// - Parameters:
     ///   - compared: What is compared with the last payload of `key`, when not `bytes`.
     ///   - name: The device's name, for the formats that read manufacturer data by it.
+    ///   - companion: The payload of the field read together with this one (SwitchBot's).
     private func consider(
         _ bytes: [UInt8], in field: AdvertisementField, key: FieldKey, compared: [UInt8]? = nil, name: String? = nil,
-        from address: BluetoothAddress, _ track: inout SensorTrack, at now: ContinuousClock.Instant
+        companion: [UInt8]? = nil, from address: BluetoothAddress, _ track: inout SensorTrack,
+        at now: ContinuousClock.Instant
     ) {
         let changed = track.payloadChanged(key, compared ?? bytes)
         let refreshDue = track.lastReading.map { now - $0 >= configuration.unchangedRefresh } ?? true
@@ -180,7 +215,7 @@ public actor AdvertisementMonitor {
             counts.duplicates += 1
             return
         }
-        switch decoder.decode(bytes, in: field, name: name, from: address) {
+        switch decoder.decode(bytes, in: field, name: name, companion: companion, from: address) {
         case nil:
             return
         case .failure(let error)?:

@@ -81,6 +81,12 @@ struct SensorTrack {
         return true
     }
 
+    /// The payload last heard in `field`, if any.
+    func payload(_ field: FieldKey) -> [UInt8]? {
+        if let first = firstPayload, first.field == field { return first.bytes }
+        return morePayloads.first { $0.field == field }?.bytes
+    }
+
     /// The one entry of `entries` not in the last update's manufacturer data (a new key, or
     /// new bytes under an old one), or `nil` when none or several are; remembers `entries`.
     mutating func manufacturerDataChanges(_ entries: [UInt16: [UInt8]]) -> (UInt16, [UInt8])? {

@@ -24,7 +24,9 @@ extension FuzzTarget {
     ///
     /// Byte 0 picks the field (its low bits index every field a format reads, then the names
     /// of senders whose manufacturer data is read under any company id: for those the next two
-    /// bytes are the company id) and the sender (bit 7: the keyed one); the rest is the payload. It is decoded twice, as a
+    /// bytes are the company id) and the sender (bit 7: the keyed one); the rest is the
+    /// payload. For a field read together with another (SwitchBot's), the payload's first
+    /// byte is the length of the other's payload, which follows. It is decoded twice, as a
     /// device repeats an advertisement.
     static let advertisements = FuzzTarget(
         name: "advertisements", summary: "byte 0 picks the field and sender, the rest is the payload"
@@ -45,10 +47,16 @@ extension FuzzTarget {
             payload.removeFirst(2)
             name = advertisementNames[index - fields.count]
         }
+        var companion: [UInt8]?
+        if AdvertisementRegistry.standard.companion(of: field) != nil, let length = payload.first {
+            let count = min(Int(length), payload.count - 1)
+            companion = Array(payload[1..<1 + count])
+            payload.removeFirst(1 + count)
+        }
         var decoder = AdvertisementDecoder(keys: [keyedSender: senderKey])
         var accepted = false
         for _ in 0..<2 {
-            switch decoder.decode(payload, in: field, name: name, from: sender) {
+            switch decoder.decode(payload, in: field, name: name, companion: companion, from: sender) {
             case .success(let reading)?:
                 requirePlausible(reading.measurement, from: "\(field)")
                 accepted = true
