@@ -123,7 +123,7 @@ public actor AdvertisementMonitor {
         // its manufacturer data is that format's, under whatever company id.
         let namedName =
             readsNamedManufacturerData && !update.manufacturerData.isEmpty
-            ? (update.name ?? sensors[address]?.name ?? central.assumeIsolated { $0.device(path)?.name }).flatMap {
+            ? (update.name ?? sensors[address]?.name ?? central.assumeIsolated { $0.deviceName(path) }).flatMap {
                 configuration.registry.readsAnyManufacturerData(from: $0) ? $0 : nil
             } : nil
         guard namedName != nil || carriesReadableField(update) else { return }
