@@ -13,6 +13,8 @@ public struct AdvertisementPattern: Sendable, Equatable, CustomStringConvertible
 
     /// AD type 0x16: service data with a 16-bit UUID.
     public static let serviceData16: UInt8 = 0x16
+    /// AD type 0x09: the complete local name.
+    public static let completeLocalName: UInt8 = 0x09
     /// AD type 0xFF: manufacturer-specific data.
     public static let manufacturerData: UInt8 = 0xFF
 
@@ -33,6 +35,11 @@ public struct AdvertisementPattern: Sendable, Equatable, CustomStringConvertible
     /// little-endian.
     public static func manufacturer(_ company: UInt16) -> AdvertisementPattern {
         AdvertisementPattern(adType: manufacturerData, content: littleEndian(company))
+    }
+
+    /// The complete local name (AD type 0x09) beginning with `prefix` (at most 31 bytes of it).
+    public static func localName(prefix: String) -> AdvertisementPattern {
+        AdvertisementPattern(adType: completeLocalName, content: Array(prefix.utf8.prefix(31)))
     }
 
     /// `0x16@0 d2fc`.

@@ -23,6 +23,12 @@ extension BlueZService {
     /// The device at `path`.
     public func device(_ path: BlueZPath) -> Device? { view(path.objectPath, BlueZ.Interface.device, Device.init) }
 
+    /// The `Name` of the device at `path`, without building its view (the advertisement
+    /// monitor asks for every advertisement of a device it does not know yet).
+    public func deviceName(_ path: BlueZPath) -> String? {
+        try? tree.properties(path.objectPath, BlueZ.Interface.device)?["Name"]?.decode(String.self)
+    }
+
     /// The paths of the devices on `adapter` that were heard advertising in the current
     /// discovery (they have an `RSSI`), without building their views.
     public func advertisingDevices(on adapter: BlueZPath) -> [BlueZPath] {

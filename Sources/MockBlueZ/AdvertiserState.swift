@@ -57,7 +57,56 @@ struct AdvertiserState: Sendable {
         case .miBeaconEncrypted: ([GattUUID.sig(0xFE95): miBeacon(address: address, encrypted: true)], [:])
         case .qingping: ([GattUUID.sig(0xFDCD): qingping(address: address)], [:])
         case .thermoBeacon: ([:], [0x0011: thermoBeacon(address: address)])
+        case .inkbird: ([:], inkbird())
+        case .inkbirdITH: ([:], [0x2449: inkbirdITH()])
+        case .thermoPro: ([:], thermoPro())
+        case .switchBot:
+            (
+                scanResponse
+                    ? [GattUUID.sig(0xFD3D): [0x54, 0x00, 0x80 | UInt8(battery)] + switchBotMeasurement()] : [:],
+                [0x0969: address + [0xDE, 0x03] + switchBotMeasurement()]
+            )
+        case .switchBotOutdoor:
+            (
+                scanResponse ? [GattUUID.sig(0xFD3D): [0x77, 0x00, 0x80 | UInt8(battery)]] : [:],
+                [0x0969: address + [0xE0, 0x0F] + switchBotMeasurement() + [0x00]]
+            )
         }
+    }
+
+    /// SwitchBot's three bytes: the tenths (low nibble), the whole degrees with bit 7 set
+    /// above zero, the humidity (%).
+    private func switchBotMeasurement() -> [UInt8] {
+        let tenths = abs(centiCelsius / 10)
+        return [
+            UInt8(tenths % 10), UInt8(tenths / 10 & 0x7F) | (centiCelsius >= 0 ? 0x80 : 0), UInt8(centiHumidity / 100),
+        ]
+    }
+
+    /// An IBS-TH1's 9 bytes: temperature (hundredths, where BlueZ reads the company id),
+    /// humidity (hundredths), a zero, two bytes that vary (the mock's counter, little-endian),
+    /// battery (%), 0x06.
+    private func inkbird() -> [UInt16: [UInt8]] {
+        [
+            UInt16(truncatingIfNeeded: centiCelsius): littleEndian(centiHumidity, 2) + [0x00]
+                + littleEndian(Int(counter), 2)
+                + [UInt8(battery), 0x06]
+        ]
+    }
+
+    /// An ITH-13-B's 18 bytes after the company id 0x2449: four bytes, temperature and
+    /// humidity (tenths), battery (%), zeros.
+    private func inkbirdITH() -> [UInt8] {
+        [0x12, 0x23, 0x05, 0x2F] + littleEndian(centiCelsius / 10, 2) + littleEndian(centiHumidity / 10, 2)
+            + [UInt8(battery)] + [UInt8](repeating: 0, count: 7)
+    }
+
+    /// A TP357S's data: 0xC2, temperature (tenths, its low byte in the company id), humidity
+    /// (%), the battery level (0, 1, 2: low, half, full) with 0x20, 0x0B 0x01.
+    private func thermoPro() -> [UInt16: [UInt8]] {
+        let tenths = littleEndian(centiCelsius / 10, 2)
+        let level: UInt8 = battery >= 67 ? 2 : battery >= 34 ? 1 : 0
+        return [UInt16(tenths[0]) << 8 | 0xC2: [tenths[1], UInt8(centiHumidity / 100), 0x20 | level, 0x0B, 0x01]]
     }
 
     private var millivolts: Int { 2400 + battery * 6 }

@@ -278,9 +278,14 @@ enum DiscoverySessions {
                 changes.append(("UUIDs", .strings(uuids)))
             }
         }
-        if !report.manufacturerData.isEmpty, duplicates || device.manufacturerData != report.manufacturerData {
-            device.manufacturerData = report.manufacturerData
-            changes.append(("ManufacturerData", PropertyTables.manufacturerData(report.manufacturerData)))
+        // As bluetoothd: without DuplicateData the entries of earlier advertisements stay
+        // beside the new ones (a key that is data, Inkbird's, piles up); with it, only these.
+        let manufacturerData =
+            duplicates
+            ? report.manufacturerData : (device.manufacturerData ?? [:]).merging(report.manufacturerData) { $1 }
+        if !report.manufacturerData.isEmpty, duplicates || device.manufacturerData != manufacturerData {
+            device.manufacturerData = manufacturerData
+            changes.append(("ManufacturerData", PropertyTables.manufacturerData(manufacturerData)))
         }
         if !report.serviceData.isEmpty, duplicates || device.serviceData != report.serviceData {
             device.serviceData = report.serviceData

@@ -30,6 +30,22 @@ public struct MockAdvertiser: Sendable, Equatable {
         /// ThermoBeacon smart hygrometer (manufacturer data 0x0011): voltage, temperature and
         /// humidity in sixteenths.
         case thermoBeacon = "thermobeacon"
+        /// Inkbird IBS-TH1 (named `sps`): 9 bytes whose first two, the temperature, BlueZ
+        /// reads as the company id, so the `ManufacturerData` key changes with the temperature
+        /// (and BlueZ keeps the old keys beside the new one).
+        case inkbird
+        /// Inkbird ITH-13-B (named `ITH-13-B`): 18 bytes under 0x2449, tenths.
+        case inkbirdITH = "inkbird-ith"
+        /// ThermoPro TP357S (named `TP357S (…)`): the temperature's low byte in the company
+        /// id, so its key changes too; humidity in %, a two-bit battery level.
+        case thermoPro = "thermopro"
+        /// SwitchBot Meter: the model, battery, temperature and humidity in service data
+        /// 0xFD3D (the scan response), the address, temperature and humidity in manufacturer
+        /// data 0x0969 (the advertisement).
+        case switchBot = "switchbot"
+        /// SwitchBot Indoor/Outdoor Meter: only the model and battery in service data 0xFD3D,
+        /// the temperature and humidity only in manufacturer data 0x0969.
+        case switchBotOutdoor = "switchbot-outdoor"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -67,17 +83,23 @@ extension MockPeripheral {
         let format = format ?? formats[index % formats.count]
         let address = "A4:C1:38:AD:" + hexByte(index >> 8) + ":" + hexByte(index + 1)
         let suffix = hexByte(index >> 8) + hexByte(index + 1)
-        let formatPrefix =
+        let formatName =
             switch format {
-            case .bthome, .bthomeEncrypted: "BTHome "
-            case .pvvx, .atc1441: "ATC_AD"
-            case .ruuvi: "Ruuvi "
-            case .goveeH5075: "GVH5075_"
-            case .miBeacon, .miBeaconEncrypted: "LYWSD03MMC "
-            case .qingping: "Qingping Temp RH Barometer "
-            case .thermoBeacon: "ThermoBeacon "
+            case .bthome, .bthomeEncrypted: "BTHome " + suffix
+            case .pvvx, .atc1441: "ATC_AD" + suffix
+            case .ruuvi: "Ruuvi " + suffix
+            case .goveeH5075: "GVH5075_" + suffix
+            case .miBeacon, .miBeaconEncrypted: "LYWSD03MMC " + suffix
+            case .qingping: "Qingping Temp RH Barometer " + suffix
+            case .thermoBeacon: "ThermoBeacon " + suffix
+            // Inkbird's models name themselves alike: the name tells the model.
+            case .inkbird: "sps"
+            case .inkbirdITH: "ITH-13-B"
+            case .thermoPro: "TP357S (" + suffix + ")"
+            case .switchBot: "WoSensorTH " + suffix
+            case .switchBotOutdoor: "WoIOSensorTH " + suffix
             }
-        let name: String? = (namePrefix ?? formatPrefix) + suffix
+        let name: String? = namePrefix.map { $0 + suffix } ?? formatName
         var peripheral = MockPeripheral(
             address: address, advertisedName: name, gapName: name,
             kind: .advertiser(MockAdvertiser(format: format, startCelsius: 18 + Double(index % 8))),

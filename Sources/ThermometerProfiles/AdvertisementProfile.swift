@@ -17,6 +17,16 @@ public protocol AdvertisementProfile: Sendable {
     /// Whether the readings come only in scan responses, which BlueZ asks for only when
     /// scanning actively (Govee). `false` unless a profile says otherwise.
     var needsActiveScanning: Bool { get }
+    /// The devices whose manufacturer data this profile reads under any company id, by their
+    /// local name: formats whose first two bytes sit where BlueZ expects the company id, so
+    /// that the `ManufacturerData` key changes with the measurement (Inkbird, ThermoPro).
+    /// `nil` (the default) when the profile reads only ``fields``.
+    var manufacturerDataNames: LocalNameMatch? { get }
+
+    /// The field whose latest payload this profile needs beside `field`'s, as
+    /// ``AdvertisementContext/companion`` (SwitchBot: the model and battery in service data
+    /// 0xFD3D, the temperature in manufacturer data 0x0969). `nil` (the default): none.
+    func companion(of field: AdvertisementField) -> AdvertisementField?
 
     /// Decodes one field's payload, as BlueZ reports it (without the UUID or company id).
     ///
@@ -31,6 +41,19 @@ public protocol AdvertisementProfile: Sendable {
     func decode(
         _ payload: [UInt8], from address: BluetoothAddress, keyring: inout AdvertisementKeyring
     ) -> Result<AdvertisementReading, ReadingError>?
+
+    /// Decodes one field's payload knowing the field it came in, the device's local name and
+    /// the latest payload of the field read with it: formats read under any company id need
+    /// the first two (the id's two bytes are data, the name tells the model), SwitchBot the
+    /// last. The default ignores them and calls ``decode(_:from:keyring:)``.
+    ///
+    /// - Parameters:
+    ///   - field: The field the payload came in (for manufacturer data, its company id).
+    ///   - context: The device's local name and the companion payload, when known.
+    func decode(
+        _ payload: [UInt8], in field: AdvertisementField, context: AdvertisementContext,
+        from address: BluetoothAddress, keyring: inout AdvertisementKeyring
+    ) -> Result<AdvertisementReading, ReadingError>?
 }
 
 extension AdvertisementProfile {
@@ -43,6 +66,91 @@ extension AdvertisementProfile {
     /// Whether the readings come only in scan responses, which BlueZ asks for only when
     /// scanning actively (Govee).
     public var needsActiveScanning: Bool { Self.family.needsActiveScanning }
+    /// None: the profile reads only its ``fields``.
+    public var manufacturerDataNames: LocalNameMatch? { nil }
+
+    /// None: each field is read alone.
+    public func companion(of field: AdvertisementField) -> AdvertisementField? { nil }
+
+    /// Decodes through ``decode(_:from:keyring:)``: the field and the context are not needed.
+    public func decode(
+        _ payload: [UInt8], in field: AdvertisementField, context: AdvertisementContext,
+        from address: BluetoothAddress, keyring: inout AdvertisementKeyring
+    ) -> Result<AdvertisementReading, ReadingError>? {
+        decode(payload, from: address, keyring: &keyring)
+    }
+
+    /// Whether the profile reads `field` of a device named `name`: one of its ``fields``, or
+    /// manufacturer data under any company id from a device its ``manufacturerDataNames`` match.
+    public func reads(_ field: AdvertisementField, name: String?) -> Bool {
+        if fields.contains(field) { return true }
+        guard case .manufacturerData = field, let names = manufacturerDataNames else { return false }
+        return names.matches(name)
+    }
+}
+
+/// What a format may need beside a field's payload.
+public struct AdvertisementContext: Sendable, Equatable {
+    /// The device's local name (BlueZ's `Name`), when it has one.
+    public var name: String?
+    /// The device's latest payload of the field its format reads with this one
+    /// (``AdvertisementProfile/companion(of:)``), when one was heard.
+    public var companion: [UInt8]?
+
+    /// A context.
+    public init(name: String? = nil, companion: [UInt8]? = nil) {
+        self.name = name
+        self.companion = companion
+    }
+}
+
+/// Local names a profile recognises its devices by: each rule an exact name (compared
+/// ignoring case) or the start of one (compared exactly).
+public struct LocalNameMatch: Sendable, Hashable {
+    /// One way a name matches.
+    public enum Rule: Sendable, Hashable {
+        /// The whole name, compared ignoring case (Inkbird's `sps`, `ITH-13-B`).
+        case equalsIgnoringCase(String)
+        /// The name's beginning, compared exactly (ThermoPro's `TP35`).
+        case hasPrefix(String)
+    }
+
+    /// The rules; a name matches when one of them does.
+    public let rules: [Rule]
+    /// The whole names, lower-cased, and the longest of them in bytes: a name is lower-cased
+    /// only when it could be one (this runs for every advertisement with manufacturer data).
+    private let wholes: Set<String>
+    private let longestWhole: Int
+
+    /// A match of any of `rules`.
+    public init(_ rules: [Rule]) {
+        self.rules = rules
+        let wholes = rules.compactMap { rule in
+            if case .equalsIgnoringCase(let whole) = rule { whole.lowercased() } else { nil }
+        }
+        self.wholes = Set(wholes)
+        longestWhole = wholes.map(\.utf8.count).max() ?? 0
+    }
+
+    /// Whether `name` matches one of the rules; a missing name matches none.
+    public func matches(_ name: String?) -> Bool {
+        guard let name else { return false }
+        for rule in rules {
+            if case .hasPrefix(let start) = rule, name.hasPrefix(start) { return true }
+        }
+        return name.utf8.count <= longestWhole && wholes.contains(name.lowercased())
+    }
+
+    /// The text every matching name begins with, one per rule, as the rule spells it (for an
+    /// advertisement monitor's local-name patterns).
+    public var prefixes: [String] {
+        rules.map { rule in
+            switch rule {
+            case .equalsIgnoringCase(let whole): whole
+            case .hasPrefix(let start): start
+            }
+        }
+    }
 }
 
 /// One entry of an advertisement's service data or manufacturer data, as BlueZ keys them.
@@ -105,15 +213,18 @@ public struct Advertisement: Sendable, Equatable {
     public var serviceData: [BluetoothUUID: [UInt8]]
     /// `ManufacturerData`: payloads by company identifier.
     public var manufacturerData: [UInt16: [UInt8]]
+    /// The device's local name (BlueZ's `Name`), which some formats select their model by.
+    public var name: String?
 
     /// Creates an advertisement.
     public init(
         address: BluetoothAddress, serviceData: [BluetoothUUID: [UInt8]] = [:],
-        manufacturerData: [UInt16: [UInt8]] = [:]
+        manufacturerData: [UInt16: [UInt8]] = [:], name: String? = nil
     ) {
         self.address = address
         self.serviceData = serviceData
         self.manufacturerData = manufacturerData
+        self.name = name
     }
 
     /// The payload of one field, if the advertisement has it.

@@ -6,7 +6,7 @@ public struct AdvertisementRegistry: Sendable {
     public private(set) var profiles: [any AdvertisementProfile]
 
     /// Every known format: BTHome v2, pvvx, atc1441, RuuviTag data format 5, Govee H5075 and
-    /// H5074, Xiaomi MiBeacon, Qingping, ThermoBeacon.
+    /// H5074, Xiaomi MiBeacon, Qingping, ThermoBeacon, Inkbird, ThermoPro, SwitchBot.
     public static let standard = AdvertisementRegistry(profiles: [
         BTHomeProfile(),
         PVVXProfile(),
@@ -17,6 +17,9 @@ public struct AdvertisementRegistry: Sendable {
         XiaomiMiBeaconProfile(),
         QingpingProfile(),
         ThermoBeaconProfile(),
+        InkbirdProfile(),
+        ThermoProProfile(),
+        SwitchBotProfile(),
     ])
 
     /// Creates a registry that looks profiles up in the given order.
@@ -42,6 +45,31 @@ public struct AdvertisementRegistry: Sendable {
         uniqueFields.compactMap { field in
             if case .manufacturerData(let company) = field { company } else { nil }
         }
+    }
+
+    /// Whether some profile reads the manufacturer data of a device named `name` under any
+    /// company id (Inkbird, ThermoPro: the id's two bytes are data).
+    public func readsAnyManufacturerData(from name: String?) -> Bool {
+        profiles.contains { $0.manufacturerDataNames?.matches(name) == true }
+    }
+
+    /// The beginnings of the local names whose manufacturer data some profile reads under any
+    /// company id, without duplicates, in lookup order (for advertisement monitor patterns).
+    public var localNamePrefixes: [String] {
+        profiles.reduce(into: []) { all, profile in
+            for prefix in profile.manufacturerDataNames?.prefixes ?? [] where !all.contains(prefix) {
+                all.append(prefix)
+            }
+        }
+    }
+
+    /// The field the first profile reading `field` needs beside it
+    /// (``AdvertisementProfile/companion(of:)``), if any.
+    public func companion(of field: AdvertisementField) -> AdvertisementField? {
+        for profile in profiles where profile.fields.contains(field) {
+            if let companion = profile.companion(of: field) { return companion }
+        }
+        return nil
     }
 
     /// Whether some profile's data comes only in scan responses, so discovery must scan actively.

@@ -36,6 +36,33 @@ struct AdvertisementMonitorTests {
         }
     }
 
+    @Test("SwitchBot's two fields are read together, each measurement once, the Outdoor Meter's too")
+    func switchBot() async throws {
+        var scenario = AdvertisementFixture.scenario(advertisers: 0)
+        // (Not at index 1: the fixture's configuration has a BTHome key for that address.)
+        let sensors: [(Int, MockAdvertiser.Format)] = [(0, .switchBot), (2, .switchBotOutdoor)]
+        for (index, format) in sensors {
+            scenario.peripherals.append(MockPeripheral.advertiser(index: index, format: format))
+        }
+        try await MockFixture.with(scenario: scenario) { fixture in
+            let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
+            for (index, format) in sensors {
+                let address = MockPeripheral.advertiser(index: index, format: format).address
+                for _ in 0..<4 {
+                    let measurement = try await log.first(
+                        after: log.count, within: .seconds(10), reading(from: address))
+                    #expect(measurement.profile == "switchbot")
+                    #expect(measurement.quantities.present.map(\.quantity) == [.temperature, .humidity, .battery])
+                }
+                // A measurement's two fields change in one update: one reading, not two alike.
+                let readings = log.all.compactMap(reading(from: address)).map(\.quantities)
+                #expect(zip(readings, readings.dropFirst()).allSatisfy { $0 != $1 }, "\(format)")
+            }
+            #expect(!log.all.contains { if case .readingError = $0 { true } else { false } })
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
     @Test("a Ruuvi humidity over 100 % is left out with a reading error; the temperature and pressure stand")
     func implausibleHumidity() async throws {
         var scenario = AdvertisementFixture.scenario(advertisers: 0)

@@ -84,6 +84,9 @@ struct PassiveScanningTests {
                 run.adverts.monitorPatterns.map(\.description) == [
                     "0x16@0 d2fc", "0x16@0 1a18", "0x16@0 95fe", "0x16@0 cdfd", "0xff@0 9904", "0xff@0 1000",
                     "0xff@0 1100", "0xff@0 1400", "0xff@0 1500", "0xff@0 1800", "0xff@0 1b00", "0xff@0 3000",
+                    // The names of the devices whose manufacturer data is read under any company id.
+                    "0x9@0 737073", "0x9@0 747073", "0x9@0 4954482d31312d42", "0x9@0 4954482d31332d42",
+                    "0x9@0 4954482d32312d42", "0x9@0 4942532d50303242", "0x9@0 54503335", "0x9@0 54503339",
                 ])
             // BTHome (plain and encrypted), pvvx, ATC1441 and Ruuvi, heard passively.
             for index in 0..<5 {
@@ -98,6 +101,46 @@ struct PassiveScanningTests {
             await run.adverts.shutdown()
             #expect(await eventually(within: .seconds(5)) { await fixture.mock.monitorApps().isEmpty })
             #expect(fixture.mock.startDiscoveryCalls == 0)
+        }
+    }
+
+    @Test("Inkbird and ThermoPro, whose company id is data, are heard passively by name; old keys are not read again")
+    func companyIDIsData() async throws {
+        var scenario = AdvertisementFixture.scenario(advertisers: 0)
+        scenario.experimental = true
+        // (Not at index 1: the fixture's configuration has a BTHome key for that address.)
+        let sensors: [(Int, MockAdvertiser.Format, ProfileID)] = [
+            (0, .inkbird, "inkbird"), (2, .thermoPro, "thermopro"), (3, .inkbirdITH, "inkbird"),
+        ]
+        for (index, format, _) in sensors {
+            var sensor = MockPeripheral.advertiser(index: index, format: format)
+            sensor.advertisingInterval = .milliseconds(50)
+            scenario.peripherals.append(sensor)
+        }
+        try await MockFixture.with(scenario: scenario) { fixture in
+            let run = await Self.start(fixture, mode: .passive)
+            for (index, format, profile) in sensors {
+                let address = MockPeripheral.advertiser(index: index, format: format).address
+                let measurement = try await run.events.first(within: .seconds(10), reading(from: address))
+                #expect(measurement.profile == profile, "\(format)")
+                #expect(measurement.quantities.present.map(\.quantity) == [.temperature, .humidity, .battery])
+            }
+            // Passive scanning leaves the entries of earlier advertisements in BlueZ's
+            // ManufacturerData, under the temperatures they were sent at: only the new one is
+            // read, so the mock's counter (bytes 3-4 of the IBS-TH1's payload) only goes up.
+            let inkbird = MockPeripheral.advertiser(index: 0, format: .inkbird).address
+            for _ in 0..<8 {
+                _ = try await run.events.first(after: run.events.count, within: .seconds(10), reading(from: inkbird))
+            }
+            let readings = run.events.all.compactMap(reading(from: inkbird))
+            let counters = readings.map {
+                Int($0.raw.dropFirst(6).prefix(4), radix: 16).map { $0 >> 8 | ($0 & 0xFF) << 8 } ?? -1
+            }
+            #expect(zip(counters, counters.dropFirst()).allSatisfy { $0 < $1 }, "\(counters)")
+            // The temperature moved, so the key did: old keys were there to be misread.
+            #expect(Set(readings.compactMap(\.celsius)).count > 1, "\(readings.map(\.celsius))")
+            #expect(!run.events.all.contains { if case .readingError = $0 { true } else { false } })
+            await run.adverts.shutdown()
         }
     }
 
@@ -139,7 +182,10 @@ struct PassiveScanningTests {
     func passiveWithGovee() async throws {
         try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
             let run = await Self.start(fixture, mode: .passive, registry: .standard)
-            #expect(run.warnings.contains { $0.contains("govee-h5075, govee-h5074 send their data in scan responses") })
+            #expect(
+                run.warnings.contains {
+                    $0.contains("govee-h5075, govee-h5074, switchbot send their data in scan responses")
+                })
             // Two measurements of every other sensor, and still nothing of the Govee's.
             for index in 0..<5 {
                 let address = AdvertisementFixture.address(index)

@@ -253,7 +253,8 @@ extension CLITests {
         #expect(
             result.errors.contains(
                 "--advertiser-formats takes bthome, bthome-encrypted, pvvx, atc1441, ruuvi, govee-h5075, mibeacon, "
-                    + "mibeacon-encrypted, qingping, thermobeacon, not 'bogus'"),
+                    + "mibeacon-encrypted, qingping, thermobeacon, inkbird, inkbird-ith, thermopro, "
+                    + "switchbot, switchbot-outdoor, not 'bogus'"),
             "\(result.errors)")
     }
 }

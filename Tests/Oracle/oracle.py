@@ -19,12 +19,16 @@ import time
 from pathlib import Path
 
 from bleak.backends.device import BLEDevice
+from bleak.backends.scanner import AdvertisementData
 from bthome_ble import BTHomeBluetoothDeviceData
 from govee_ble import GoveeBluetoothDeviceData
+from inkbird_ble import INKBIRDBluetoothDeviceData
 from qingping_ble import QingpingBluetoothDeviceData
 from habluetooth import BluetoothServiceInfoBleak
 from ruuvitag_ble import RuuvitagBluetoothDeviceData
+from switchbot import parse_advertisement_data as switchbot_parse
 from thermobeacon_ble import ThermoBeaconBluetoothDeviceData
+from thermopro_ble import ThermoProBluetoothDeviceData
 from xiaomi_ble import XiaomiBluetoothDeviceData
 
 HERE = Path(__file__).resolve().parent
@@ -53,6 +57,7 @@ def within_rounding(ours, theirs, tolerance):
     return abs(ours - theirs) <= max(tolerance, last_place) + 1e-9
 
 # The parser of each field, and what blectl deliberately reports otherwise (docs/advertisements.md).
+# Formats read under any company id (the id is data) are looked up by family instead (NAMED).
 PARSERS = {
     "s:fe95": (lambda key: XiaomiBluetoothDeviceData(bindkey=key), {"voltage"}),
     "s:fcd2": (lambda key: BTHomeBluetoothDeviceData(bindkey=key), set()),
@@ -63,9 +68,18 @@ PARSERS = {
     **{f"m:{company:04x}": (lambda key: ThermoBeaconBluetoothDeviceData(), {"battery"})
        for company in (0x10, 0x11, 0x14, 0x15, 0x18, 0x1B, 0x30)},
 }
+# Formats whose company id is data, the model told by the local name: the parser by family.
+NAMED = {
+    "inkbird": (lambda key: INKBIRDBluetoothDeviceData(), set()),
+    "inkbird-ith": (lambda key: INKBIRDBluetoothDeviceData(), set()),
+    "thermopro": (lambda key: ThermoProBluetoothDeviceData(), set()),
+}
+# Formats whose two fields are read together (hex `PAYLOAD/COMPANION`), by PySwitchbot's
+# parse_advertisement_data, as Home Assistant's switchbot integration calls it.
+SWITCHBOT = {"switchbot", "switchbot-outdoor"}
 # The mock's formats Home Assistant has a parser for (pvvx and atc1441 it has not).
 FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mibeacon-encrypted", "mibeacon-objects",
-           "qingping", "thermobeacon"]
+           "qingping", "thermobeacon", "inkbird", "inkbird-ith", "thermopro", "switchbot", "switchbot-outdoor"]
 
 
 def service_info(field, address, payload, name):
@@ -82,9 +96,28 @@ def service_info(field, address, payload, name):
         advertisement=None, connectable=False, time=time.monotonic(), tx_power=None)
 
 
+def switchbot(case):
+    """What PySwitchbot parses from a SwitchBot advertisement: service data 0xFD3D and
+    manufacturer data 0x0969 together (the field's payload, then its companion)."""
+    kind, _ = case["field"].split(":")
+    parts = [bytes.fromhex(part) for part in case["hex"].split("/")]
+    payload, companion = parts[0], (parts[1] if len(parts) > 1 else None)
+    mfr, sd = (payload, companion) if kind == "m" else (companion, payload)
+    service_data = {"0000fd3d-0000-1000-8000-00805f9b34fb": sd} if sd is not None else {}
+    advertisement = AdvertisementData(
+        local_name=case.get("name") or None, manufacturer_data={0x0969: mfr} if mfr is not None else {},
+        service_data=service_data, service_uuids=list(service_data), tx_power=-127, rssi=-60, platform_data=())
+    parsed = switchbot_parse(BLEDevice(case["address"], case.get("name", ""), None), advertisement)
+    data = parsed.data.get("data", {}) if parsed else {}
+    return {QUANTITIES[key]: float(value) for key, value in data.items()
+            if key in ("temperature", "humidity", "battery") and value is not None}
+
+
 def home_assistant(case):
     """The values Home Assistant's parser shows for an advertisement, in blectl's keys."""
-    make, ignored = PARSERS[case["field"]]
+    if case["family"] in SWITCHBOT:
+        return switchbot(case)
+    make, ignored = NAMED.get(case["family"]) or PARSERS[case["field"]]
     key = bytes.fromhex(case["key"]) if case.get("key") else None
     info = service_info(case["field"], case["address"], bytes.fromhex(case["hex"]), case.get("name", ""))
     update = make(key).update(info)
@@ -100,7 +133,8 @@ def home_assistant(case):
 
 def blectl(tool, cases):
     """blectl's readings of the cases, one `decode` run for all of them."""
-    lines = [" ".join([c["field"], c["address"], c["hex"]] + ([c["key"]] if c.get("key") else [])) for c in cases]
+    lines = [" ".join([c["field"], c["address"], c["hex"], c.get("key") or "-"] + ([c["name"]] if c.get("name") else []))
+             for c in cases]
     output = subprocess.run(
         [tool, "decode"], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True).stdout
     results = [json.loads(line) for line in output.splitlines()]

@@ -16,18 +16,26 @@ struct AdvertisementDecoderTests {
         #expect(
             registry.profiles.map(\.id) == [
                 "bthome", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074", "mibeacon", "qingping",
-                "thermobeacon",
+                "thermobeacon", "inkbird", "thermopro", "switchbot",
             ])
         #expect(
             registry.serviceDataUUIDs == [
                 BluetoothUUID(UInt16(0xFCD2)), BluetoothUUID(UInt16(0x181A)), BluetoothUUID(UInt16(0xFE95)),
-                BluetoothUUID(UInt16(0xFDCD)),
+                BluetoothUUID(UInt16(0xFDCD)), BluetoothUUID(UInt16(0xFD3D)),
             ])
-        #expect(registry.manufacturerIDs == [0x0499, 0xEC88] + ThermoBeaconProfile.companyIDs)
+        #expect(registry.manufacturerIDs == [0x0499, 0xEC88] + ThermoBeaconProfile.companyIDs + [0x0969])
         #expect(registry.needsActiveScanning)
         #expect(!AdvertisementRegistry(profiles: [BTHomeProfile(), RuuviProfile()]).needsActiveScanning)
         #expect(registry.profiles(reading: environmentalField).map(\.id) == ["pvvx", "atc1441"])
         #expect(registry.profiles(reading: .manufacturerData(0x004C)).isEmpty)
+        #expect(
+            registry.localNamePrefixes == [
+                "sps", "tps", "ITH-11-B", "ITH-13-B", "ITH-21-B", "IBS-P02B", "TP35", "TP39",
+            ])
+        #expect(
+            registry.readsAnyManufacturerData(from: "ith-13-b")
+                && registry.readsAnyManufacturerData(from: "TP393 (9376)"))
+        #expect(!registry.readsAnyManufacturerData(from: "sps2") && !registry.readsAnyManufacturerData(from: nil))
     }
 
     @Test("fields describe themselves for log lines")
@@ -165,11 +173,11 @@ struct AdvertisementRobustnessTests {
 
     @Test("every prefix and extension of every known-good payload decodes, is refused, or is nobody's")
     func shortAndLong() {
-        for (payload, field) in goodAdvertisements {
+        for (payload, field, name) in goodAdvertisements {
             for length in 0...payload.count + 8 {
                 let bytes = Array((payload + [UInt8](repeating: 0xA5, count: 8)).prefix(length))
                 var decoder = AdvertisementDecoder(keys: EncryptedVectors.keys)
-                _ = Self.check(decoder.decode(bytes, in: field, from: sensorAddress), payload: bytes)
+                _ = Self.check(decoder.decode(bytes, in: field, name: name, from: sensorAddress), payload: bytes)
             }
         }
     }

@@ -21,27 +21,37 @@ let ruuviField = AdvertisementField.manufacturerData(RuuviProfile.companyID)
 /// Manufacturer data 0xEC88 (Govee).
 let goveeField = AdvertisementField.manufacturerData(GoveeH5075Profile.companyID)
 
-/// A good payload of every advertisement format, with the field it comes in.
-let goodAdvertisements: [([UInt8], AdvertisementField)] = [
-    (bytes(hex: "40 00 3f 01 5e 02 82 08 03 ac 17 0c 83 0b 04 13 8a 01"), bthomeField),
-    (EncryptedVectors.counter1000, bthomeField),
-    (bytes(hex: "dc3312342d58 2f09 aa17 3d0b 4b 7c 05"), environmentalField),
-    (bytes(hex: "582d341233dc 00e0 3e 49 0b2c 2e"), environmentalField),
-    (bytes(hex: "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"), ruuviField),
-    (bytes(hex: "00 0418ee 64 00"), goveeField),
-    (bytes(hex: "00 c408 231d 64 02"), goveeField),
-    (bytes(hex: "40 50 5b05 01 0d10 04 fe00 4802"), AdvertisementField.serviceData(XiaomiMiBeaconProfile.serviceUUID)),
-    (bytes(hex: "0816a72514342d580104d800bb01020164"), AdvertisementField.serviceData(QingpingProfile.serviceUUID)),
-    (bytes(hex: "00009c0d0000fe44450cc501870217000000"), AdvertisementField.manufacturerData(0x10)),
+/// A good payload of every advertisement format, with the field it comes in and the local
+/// name of its sender (for the formats that read manufacturer data by name).
+let goodAdvertisements: [([UInt8], AdvertisementField, String?)] = [
+    (bytes(hex: "40 00 3f 01 5e 02 82 08 03 ac 17 0c 83 0b 04 13 8a 01"), bthomeField, nil),
+    (EncryptedVectors.counter1000, bthomeField, nil),
+    (bytes(hex: "dc3312342d58 2f09 aa17 3d0b 4b 7c 05"), environmentalField, nil),
+    (bytes(hex: "582d341233dc 00e0 3e 49 0b2c 2e"), environmentalField, nil),
+    (bytes(hex: "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"), ruuviField, nil),
+    (bytes(hex: "00 0418ee 64 00"), goveeField, nil),
+    (bytes(hex: "00 c408 231d 64 02"), goveeField, nil),
+    (
+        bytes(hex: "40 50 5b05 01 0d10 04 fe00 4802"),
+        AdvertisementField.serviceData(XiaomiMiBeaconProfile.serviceUUID), nil
+    ),
+    (
+        bytes(hex: "0816a72514342d580104d800bb01020164"), AdvertisementField.serviceData(QingpingProfile.serviceUUID),
+        nil
+    ),
+    (bytes(hex: "00009c0d0000fe44450cc501870217000000"), AdvertisementField.manufacturerData(0x10), nil),
+    (bytes(hex: "c71200c83d5606"), AdvertisementField.manufacturerData(0x07FC), "sps"),
+    (bytes(hex: "0029220b01"), AdvertisementField.manufacturerData(0xEEC2), "TP357S (2142)"),
+    (bytes(hex: "5400e4069835"), AdvertisementField.serviceData(SwitchBotProfile.serviceUUID), nil),
 ]
 
 /// Decodes one payload with a fresh standard decoder.
 func decode(
-    _ payload: [UInt8], in field: AdvertisementField, from address: BluetoothAddress = sensorAddress,
-    keys: [BluetoothAddress: AdvertisementKey] = [:]
+    _ payload: [UInt8], in field: AdvertisementField, name: String? = nil, companion: [UInt8]? = nil,
+    from address: BluetoothAddress = sensorAddress, keys: [BluetoothAddress: AdvertisementKey] = [:]
 ) -> Result<AdvertisementReading, ReadingError>? {
     var decoder = AdvertisementDecoder(keys: keys)
-    return decoder.decode(payload, in: field, from: address)
+    return decoder.decode(payload, in: field, name: name, companion: companion, from: address)
 }
 
 /// What a decoded advertisement must hold.

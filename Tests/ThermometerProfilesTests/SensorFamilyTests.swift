@@ -22,11 +22,11 @@ struct SensorFamilyTests {
     @Test("every advertisement reading carries only its family's quantities, and a counter of its width")
     func advertisementsKeepToTheirFamily() throws {
         var decoded: Set<ProfileID> = []
-        for (payload, field) in goodAdvertisements {
+        for (payload, field, name) in goodAdvertisements {
             // The key only for the encrypted packet: with it, the plain one is a downgrade.
             let keys = payload == EncryptedVectors.counter1000 ? EncryptedVectors.keys : [:]
             var decoder = AdvertisementDecoder(keys: keys)
-            let result = decoder.decode(payload, in: field, from: sensorAddress)
+            let result = decoder.decode(payload, in: field, name: name, from: sensorAddress)
             let reading = try #require(result).get()
             let family = try #require(KnownSensors.catalog[reading.measurement.profile])
             decoded.insert(family.id)

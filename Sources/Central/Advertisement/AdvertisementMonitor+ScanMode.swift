@@ -22,13 +22,15 @@ struct ScanState {
 
 extension AdvertisementMonitor {
     /// The patterns of an advertisement monitor for the formats read: their 16-bit service
-    /// data UUIDs (AD type 0x16) and their manufacturers (0xFF).
+    /// data UUIDs (AD type 0x16), their manufacturers (0xFF), and the complete local names
+    /// (0x09) of the devices whose manufacturer data is read under any company id.
     public nonisolated var monitorPatterns: [AdvertisementPattern] {
         let registry = configuration.registry
         let services = registry.serviceDataUUIDs.compactMap { uuid in
             uuid.shortValue.flatMap { UInt16(exactly: $0) }.map { AdvertisementPattern.serviceData(uuid16: $0) }
         }
         return services + registry.manufacturerIDs.map { AdvertisementPattern.manufacturer($0) }
+            + registry.localNamePrefixes.map { AdvertisementPattern.localName(prefix: $0) }
     }
 
     /// Chooses active or passive scanning for the adapter in use (`scan_mode`), now that
@@ -60,7 +62,8 @@ extension AdvertisementMonitor {
         case .active:
             return "scan_mode = active"
         case .auto where offered:
-            return "a format read (Govee) sends its data in scan responses"
+            let names = configuration.registry.profiles.filter(\.needsActiveScanning).map(\.name)
+            return "a format read (\(names.joined(separator: ", "))) sends its data in scan responses"
         case .auto, .passive:
             let reason =
                 "\(adapter.lastElement) offers no AdvertisementMonitorManager1 "

@@ -33,6 +33,10 @@ public actor AdvertisementMonitor {
     /// The fields some profile reads, as BlueZ keys them: checked before anything else.
     private let serviceFields: [String: AdvertisementField]
     private let manufacturerFields: Set<UInt16>
+    /// Whether some profile reads manufacturer data under any company id, by local name.
+    private let readsNamedManufacturerData: Bool
+    /// The fields a format reads together with another (SwitchBot's), and that other.
+    private let companions: [AdvertisementField: AdvertisementField]
     private var observer: UInt64?
     private var staleTimer: LoopTimer?
     private var staleTimerDue: ContinuousClock.Instant?
@@ -58,6 +62,12 @@ public actor AdvertisementMonitor {
             configuration.registry.serviceDataUUIDs.map { ($0.uuidString, .serviceData($0)) },
             uniquingKeysWith: { first, _ in first })
         manufacturerFields = Set(configuration.registry.manufacturerIDs)
+        readsNamedManufacturerData = !configuration.registry.localNamePrefixes.isEmpty
+        let registry = configuration.registry
+        let fields =
+            registry.serviceDataUUIDs.map(AdvertisementField.serviceData)
+            + registry.manufacturerIDs.map(AdvertisementField.manufacturerData)
+        companions = fields.reduce(into: [:]) { all, field in all[field] = registry.companion(of: field) }
     }
 
     /// Starts following the central's advertisements, and chooses the scanning (again
@@ -108,7 +118,15 @@ public actor AdvertisementMonitor {
     func received(
         _ address: BluetoothAddress, _ path: BlueZPath, _ update: AdvertisementUpdate, at now: ContinuousClock.Instant
     ) {
-        guard configuration.devices.admits(address), carriesReadableField(update) else { return }
+        guard configuration.devices.admits(address) else { return }
+        // A device whose name a format reads manufacturer data by (Inkbird, ThermoPro): all
+        // its manufacturer data is that format's, under whatever company id.
+        let namedName =
+            readsNamedManufacturerData && !update.manufacturerData.isEmpty
+            ? (update.name ?? sensors[address]?.name ?? central.assumeIsolated { $0.deviceName(path) }).flatMap {
+                configuration.registry.readsAnyManufacturerData(from: $0) ? $0 : nil
+            } : nil
+        guard namedName != nil || carriesReadableField(update) else { return }
         counts.advertisements += 1
         var track =
             sensors[address]
@@ -117,13 +135,44 @@ public actor AdvertisementMonitor {
         if let name = update.name { track.name = name }
         for (uuid, bytes) in update.serviceData {
             guard let field = serviceFields[uuid] else { continue }
-            consider(bytes, in: field, key: .service(uuid), from: address, &track, at: now)
+            let companion = companions[field]
+            if case .manufacturerData(let company)? = companion, let other = update.manufacturerData[company],
+                track.payload(.manufacturer(company)) != other
+            {
+                // Both fields of a pair changed: read once, with the manufacturer data below.
+                _ = track.payloadChanged(.service(uuid), bytes)
+                continue
+            }
+            consider(
+                bytes, in: field, key: .service(uuid), companion: companionPayload(companion, update, track),
+                from: address, &track, at: now)
         }
-        for (company, bytes) in update.manufacturerData where manufacturerFields.contains(company) {
-            consider(bytes, in: .manufacturerData(company), key: .manufacturer(company), from: address, &track, at: now)
+        if let name = namedName {
+            considerNamed(update.manufacturerData, name: name, from: address, &track, at: now)
+        } else {
+            for (company, bytes) in update.manufacturerData where manufacturerFields.contains(company) {
+                let field = AdvertisementField.manufacturerData(company)
+                consider(
+                    bytes, in: field, key: .manufacturer(company),
+                    companion: companionPayload(companions[field], update, track), from: address, &track, at: now)
+            }
         }
         remember(address, track)
         armStaleTimer(track.deadline(floor: configuration.staleAfter, margin: configuration.staleMargin))
+    }
+
+    /// The payload of a field read together with another: in this update, or as last heard.
+    private func companionPayload(
+        _ field: AdvertisementField?, _ update: AdvertisementUpdate, _ track: SensorTrack
+    ) -> [UInt8]? {
+        switch field {
+        case nil: return nil
+        case .serviceData(let uuid)?:
+            let key = uuid.uuidString
+            return update.serviceData[key] ?? track.payload(.service(key))
+        case .manufacturerData(let company)?:
+            return update.manufacturerData[company] ?? track.payload(.manufacturer(company))
+        }
     }
 
     private func carriesReadableField(_ update: AdvertisementUpdate) -> Bool {
@@ -131,19 +180,42 @@ public actor AdvertisementMonitor {
             || update.manufacturerData.keys.contains { manufacturerFields.contains($0) }
     }
 
+    /// The manufacturer data of a device whose format puts data where the company id goes:
+    /// BlueZ keeps the entries of earlier advertisements under their old keys, so the current
+    /// entry is the only one, or else the only one that changed since the last update (as
+    /// Home Assistant picks it); with several changed (a first sighting) none is known current,
+    /// and the next update tells.
+    private func considerNamed(
+        _ entries: [UInt16: [UInt8]], name: String, from address: BluetoothAddress, _ track: inout SensorTrack,
+        at now: ContinuousClock.Instant
+    ) {
+        let changed = track.manufacturerDataChanges(entries)
+        guard let (company, bytes) = entries.count == 1 ? entries.first : changed else { return }
+        let data = [UInt8(truncatingIfNeeded: company), UInt8(truncatingIfNeeded: company >> 8)] + bytes
+        consider(
+            bytes, in: .manufacturerData(company), key: .anyManufacturer, compared: data, name: name, from: address,
+            &track, at: now)
+    }
+
     /// Decodes one field's payload unless it is the one heard last (and no refresh is due),
     /// and reports what is new.
+    ///
+    /// - Parameters:
+    ///   - compared: What is compared with the last payload of `key`, when not `bytes`.
+    ///   - name: The device's name, for the formats that read manufacturer data by it.
+    ///   - companion: The payload of the field read together with this one (SwitchBot's).
     private func consider(
-        _ bytes: [UInt8], in field: AdvertisementField, key: FieldKey, from address: BluetoothAddress,
-        _ track: inout SensorTrack, at now: ContinuousClock.Instant
+        _ bytes: [UInt8], in field: AdvertisementField, key: FieldKey, compared: [UInt8]? = nil, name: String? = nil,
+        companion: [UInt8]? = nil, from address: BluetoothAddress, _ track: inout SensorTrack,
+        at now: ContinuousClock.Instant
     ) {
-        let changed = track.payloadChanged(key, bytes)
+        let changed = track.payloadChanged(key, compared ?? bytes)
         let refreshDue = track.lastReading.map { now - $0 >= configuration.unchangedRefresh } ?? true
         guard changed || refreshDue else {
             counts.duplicates += 1
             return
         }
-        switch decoder.decode(bytes, in: field, from: address) {
+        switch decoder.decode(bytes, in: field, name: name, companion: companion, from: address) {
         case nil:
             return
         case .failure(let error)?:

@@ -24,6 +24,9 @@ struct SensorTrack {
     /// table holds the track too while it is changed).
     private var firstPayload: (field: FieldKey, bytes: [UInt8])?
     private var morePayloads: [(field: FieldKey, bytes: [UInt8])] = []
+    /// The manufacturer data of the last update, for formats whose company id is data (see
+    /// ``manufacturerDataChanges(_:)``); empty for the others.
+    private var lastManufacturerData: [UInt16: [UInt8]] = [:]
     /// The profile and counter of the last measurement counted.
     private var last: (profile: ProfileID, counter: UInt32?, authenticated: Bool)?
     /// When the last reading was reported.
@@ -76,6 +79,24 @@ struct SensorTrack {
             morePayloads.append((field, bytes))
         }
         return true
+    }
+
+    /// The payload last heard in `field`, if any.
+    func payload(_ field: FieldKey) -> [UInt8]? {
+        if let first = firstPayload, first.field == field { return first.bytes }
+        return morePayloads.first { $0.field == field }?.bytes
+    }
+
+    /// The one entry of `entries` not in the last update's manufacturer data (a new key, or
+    /// new bytes under an old one), or `nil` when none or several are; remembers `entries`.
+    mutating func manufacturerDataChanges(_ entries: [UInt16: [UInt8]]) -> (UInt16, [UInt8])? {
+        defer { lastManufacturerData = entries }
+        var found: (UInt16, [UInt8])?
+        for (company, bytes) in entries where lastManufacturerData[company] != bytes {
+            guard found == nil else { return nil }
+            found = (company, bytes)
+        }
+        return found
     }
 
     /// Judges a decoded reading by the sensor's counter and the rate limit, and counts it.
@@ -131,4 +152,6 @@ struct SensorTrack {
 enum FieldKey: Hashable {
     case service(String)
     case manufacturer(UInt16)
+    /// Manufacturer data whose company id is data (Inkbird, ThermoPro), with the id's bytes.
+    case anyManufacturer
 }

@@ -15,6 +15,9 @@ extension CentralManager {
     /// advertisement, and `assumeIsolated` with a capturing closure allocates twice a call.
     public func device(_ path: BlueZPath) -> Device? { client.assumeIsolated(passing: path) { $0.device($1) } }
 
+    /// The `Name` of the device at `path`, without building its view.
+    public func deviceName(_ path: BlueZPath) -> String? { client.assumeIsolated(passing: path) { $0.deviceName($1) } }
+
     /// The devices on our adapter.
     public func knownDevices() -> [Device] {
         let adapter = adapterPath

@@ -144,6 +144,8 @@ enum Seeds {
         let qingping = AdvertisementField.serviceData(QingpingProfile.serviceUUID)
         let thermoBeacon = AdvertisementField.manufacturerData(ThermoBeaconProfile.companyIDs[0])
         let govee = AdvertisementField.manufacturerData(GoveeH5075Profile.companyID)
+        let switchBotService = AdvertisementField.serviceData(SwitchBotProfile.serviceUUID)
+        let switchBotMaker = AdvertisementField.manufacturerData(SwitchBotProfile.companyID)
         return [
             ("bthome", bthome, false, "40 02 C4 09 03 BF 13"),
             ("bthome-counter", bthome, false, "44 00 02 01 64 05 90 33 00 21 01"),
@@ -158,10 +160,25 @@ enum Seeds {
             ("refused-mibeacon-no-key", miBeacon, false, "5858480b685f12342d585a0b1841e2aa000e00a4964fb5"),
             ("qingping", qingping, false, "8818072240342d5801041801cd0002016107027327"),
             ("thermobeacon", thermoBeacon, false, "00009c0d0000fe44450cc501870217000000"),
+            // SwitchBot: the length of the other field's payload, that payload, then this one's.
+            ("switchbot-meter", switchBotService, false, "0b d7c17d5deb43de03069835 5400e4069835"),
+            ("switchbot-outdoor", switchBotMaker, false, "03 7700e4 aabbccddeeffe00f06983500"),
+            ("switchbot-hub2", switchBotMaker, false, "02 7600 aabbccddeeff00ff66541af182079a3200"),
         ].map { name, field, keyed, hex in
             let index = UInt8(FuzzTarget.advertisementFields.firstIndex(of: field)!)
             return (name, [index | (keyed ? 0x80 : 0)] + bytes(hex: hex))
         }
+            + [
+                // Named senders: the company id's two bytes, which are data, then the payload.
+                ("inkbird-sps", "sps", "fc07 c71200c83d5606"),
+                ("inkbird-tps-no-humidity", "tps", "4808 000000c66e0d06"),
+                ("inkbird-ith-13-b", "ITH-13-B", "4924 1223052f0e0110026400000000000000"),
+                ("thermopro-tp357s", "TP35", "c2ee 0029220b01"),
+            ].map { name, sender, hex in
+                let fields = FuzzTarget.advertisementFields.count
+                let index = UInt8(fields + FuzzTarget.advertisementNames.firstIndex(of: sender)!)
+                return (name, [index] + bytes(hex: hex))
+            }
     }
 
     private static func bytes(hex text: String) -> [UInt8] {

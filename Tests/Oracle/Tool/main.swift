@@ -1,7 +1,10 @@
 // blectl-oracle: blectl's advertisement decoders and the mock's encoders on the command
 // line, for Tests/Oracle/oracle.py, which holds them against Home Assistant's parsers.
 //
-//   blectl-oracle decode          reads `FIELD ADDRESS HEX [KEY]` lines, writes one JSON line each
+//   blectl-oracle decode          reads `FIELD ADDRESS HEX[/COMPANION] [KEY [NAME]]` lines (KEY `-`:
+//                                 none; NAME the local name, to its end; COMPANION the payload
+//                                 of the field read with FIELD, SwitchBot's), writes one JSON
+//                                 line each
 //   blectl-oracle generate FORMAT COUNT SEED
 //                                 writes COUNT `FIELD ADDRESS HEX KEY NAME` lines the mock's
 //                                 encoder made from random measurements (KEY `-`: none);
@@ -46,13 +49,19 @@ func hexBytes(_ text: Substring) throws -> [UInt8] {
 
 /// One line of `decode`: the reading as JSON (`{"reading":{…}}`, `{"error":"…"}` or `null`).
 func decodeLine(_ line: Substring) throws -> String {
-    let words = line.split(separator: " ")
-    guard words.count == 3 || words.count == 4, let address = BluetoothAddress(String(words[1])) else {
-        throw UsageError(description: "decode takes FIELD ADDRESS HEX [KEY]: \(line)")
+    let words = line.split(separator: " ", maxSplits: 4)
+    guard words.count >= 3, let address = BluetoothAddress(String(words[1])) else {
+        throw UsageError(description: "decode takes FIELD ADDRESS HEX [KEY [NAME]]: \(line)")
     }
-    let keys = try words.count == 4 ? [address: AdvertisementKey.fromOracle(String(words[3]))] : [:]
+    let key = words.count >= 4 && words[3] != "-" ? String(words[3]) : nil
+    let keys = try key.map { [address: try AdvertisementKey.fromOracle($0)] } ?? [:]
+    let name = words.count == 5 ? String(words[4]) : nil
     var decoder = AdvertisementDecoder(keys: keys)
-    switch decoder.decode(try hexBytes(words[2]), in: try field(words[0]), from: address) {
+    let hex = words[2].split(separator: "/", maxSplits: 1)
+    let companion = try hex.count == 2 ? hexBytes(hex[1]) : nil
+    switch decoder.decode(
+        try hexBytes(hex[0]), in: try field(words[0]), name: name, companion: companion, from: address)
+    {
     case nil: return "null"
     case .failure(let error)?: return "{\"error\":\"\(error.kind)\"}"
     case .success(let reading)?:
@@ -85,12 +94,20 @@ func generate(_ format: MockAdvertiser.Format, count: Int, seed: UInt64) -> [Str
             address: address, centiCelsius: centiCelsius, centiHumidity: centiHumidity, battery: battery,
             counter: counter)
         let text = address.map { String($0, radix: 16, uppercase: true) }.map { $0.count == 1 ? "0" + $0 : $0 }
-        let fields =
-            serviceData.map { ("s:" + $0.key.dropFirst(4).prefix(4), $0.value) }
-            + manufacturerData.filter { $0.key != 0x004C }.map { ("m:" + hex4($0.key), $0.value) }
+        var fields =
+            serviceData.map { ("s:" + $0.key.dropFirst(4).prefix(4), $0.value.map(hex2).joined()) }
+            + manufacturerData.filter { $0.key != 0x004C }.map { ("m:" + hex4($0.key), $0.value.map(hex2).joined()) }
+        // Fields read together (SwitchBot's): one line, the manufacturer data with the service
+        // data as its companion.
+        if let (company, payload) = manufacturerData.first(where: { $0.key != 0x004C }),
+            AdvertisementRegistry.standard.companion(of: .manufacturerData(company)) != nil,
+            let service = serviceData.values.first
+        {
+            fields = [("m:" + hex4(company), payload.map(hex2).joined() + "/" + service.map(hex2).joined())]
+        }
         let key = format.oracleKey.map { $0.map(hex2).joined() } ?? "-"
         let name = MockPeripheral.advertiser(index: index, format: format).advertisedName ?? "-"
-        return fields.map { "\($0.0) \(text.joined(separator: ":")) \($0.1.map(hex2).joined()) \(key) \(name)" }
+        return fields.map { "\($0.0) \(text.joined(separator: ":")) \($0.1) \(key) \(name)" }
             .joined(separator: "\n")
     }
 }
