@@ -13,8 +13,8 @@
 #        run-e2e.sh --central standin [options]     (rig validation, no binaries)
 #        run-e2e.sh --systemd --deb FILE [options]  (the .deb under real systemd)
 #   --central blectl|standin  the central under test (default blectl)
-#   --scenarios LIST    comma list of 1..8 and 8p (default 1,2,3,4,5,7,8,6; put 7, 8 and 8p
-#                       before 6); "scanprobe" measures the rig
+#   --scenarios LIST    comma list of 1..9 and 8p (default 1,2,3,4,5,7,8,9,6; put 7, 8, 8p
+#                       and 9 before 6); "scanprobe" measures the rig
 #   --keep-logs         keep the guest logs of a passing run (a failing run always keeps them)
 #   --quiet             do not echo the guest console (it is saved to console.log)
 #   --driver-arg ARG    pass ARG to guest/driver.py (repeatable, no spaces in ARG)
@@ -35,7 +35,7 @@ elapsed() { echo "$(date +%s.%N) $T_START" | awk '{printf "%.1f", $1-$2}'; }
 say() { echo "[e2e $(elapsed)s] $*"; }
 setup_error() { say "SETUP ERROR: $*"; exit 2; }
 
-CENTRAL=blectl BIN_DIR="" SCENARIOS=1,2,3,4,5,7,8,6 KEEP=0 QUIET=0 DRIVER_EXTRA="" SYSTEMD=0 DEB=""
+CENTRAL=blectl BIN_DIR="" SCENARIOS=1,2,3,4,5,7,8,9,6 KEEP=0 QUIET=0 DRIVER_EXTRA="" SYSTEMD=0 DEB=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin-dir) BIN_DIR=$2; shift 2;;
