@@ -13,14 +13,15 @@ public enum AdvertisementMonitorEvent: Sendable, Equatable {
     case deviceLost(BlueZPath)
 }
 
-/// A monitor registered with an adapter's `AdvertisementMonitorManager1`.
+/// The monitors registered with an adapter's `AdvertisementMonitorManager1`: one application,
+/// its patterns spread over as many monitors as BlueZ 5.66 can take (``BlueZService/maxPatternsPerMonitor``).
 public struct AdvertisementMonitorRegistration: Sendable, Equatable {
     /// The adapter it is registered with.
     public let adapter: BlueZPath
     /// The root of the application (served with `ObjectManager`).
     let root: ObjectPath
-    /// The monitor object below the root.
-    let monitor: ObjectPath
+    /// The monitor objects below the root, `sensors0`, `sensors1`…
+    let monitors: [ObjectPath]
 }
 
 extension BlueZ.Interface {
@@ -30,14 +31,23 @@ extension BlueZ.Interface {
     static let advertisementMonitor = "org.bluez.AdvertisementMonitor1"
 }
 
-/// Passive scanning: an application of one `or_patterns` monitor, registered with
+/// Passive scanning: an application of `or_patterns` monitors, registered with
 /// `RegisterMonitor` (BlueZ 5.66 doc/advertisement-monitor-api.txt).
 ///
 /// BlueZ then scans passively by itself (no `StartDiscovery`) and updates the device objects
 /// of matching advertisers as discovery does: their data still arrives as `Device1`
-/// `PropertiesChanged`. The monitor's own calls (`Activate`, `DeviceFound`…) are reported to
-/// the caller, and accepted only from the bluetoothd it was registered with.
+/// `PropertiesChanged`. The monitors' own calls (`Activate`, `DeviceFound`…) are reported to
+/// the caller as those of one monitor, and accepted only from the bluetoothd they were
+/// registered with.
 extension BlueZService {
+    /// The most patterns one monitor may hold. bluetoothd 5.66 puts a monitor's patterns in
+    /// one management command whose length it keeps in a `uint8_t` (src/adv_monitor.c,
+    /// `merged_pattern_send_add_pattern`: 1 byte + 34 per pattern). With an 8th pattern the
+    /// length wraps: bluetoothd allocates less than it then writes and aborts ("malloc():
+    /// invalid size (unsorted)", seen in the real-BlueZ e2e rig, scenario 9, with the 12
+    /// patterns of the standard formats in one monitor).
+    public static let maxPatternsPerMonitor = 7
+
     /// Whether `adapter` offers advertisement monitors of type `or_patterns`.
     public func offersAdvertisementMonitors(_ adapter: BlueZPath) -> Bool {
         guard let manager = tree.properties(adapter.objectPath, BlueZ.Interface.advertisementMonitorManager) else {
@@ -47,11 +57,14 @@ extension BlueZService {
         return (try? types.unwrappingVariants.decode([String].self))?.contains("or_patterns") ?? false
     }
 
-    /// Serves a monitor matching any of `patterns` and registers it with `adapter`.
+    /// Serves monitors matching any of `patterns` (at most ``maxPatternsPerMonitor`` each)
+    /// and registers them with `adapter`, as one application.
     ///
-    /// BlueZ reads the monitor (`GetManagedObjects` on the application root) before it
-    /// answers. `events` is called on the connection's executor for each call BlueZ makes on
-    /// the monitor.
+    /// BlueZ reads the monitors (`GetManagedObjects` on the application root) before it
+    /// answers. `events` is called on the connection's executor for the calls BlueZ makes on
+    /// them, as if they were one monitor: `activated` once every monitor is active,
+    /// `released` at the first monitor released (some patterns are no longer heard), each
+    /// once; `deviceFound` and `deviceLost` as they come.
     public func registerAdvertisementMonitor(
         on adapter: BlueZPath, patterns: [AdvertisementPattern],
         events: @escaping @Sendable (AdvertisementMonitorEvent) -> Void
@@ -64,11 +77,15 @@ extension BlueZService {
         }
         guard let owner else { throw .serviceUnavailable("org.bluez has no owner") }
         let root = Self.monitorRoot.appending(adapter.lastElement)!
+        let groups = Self.monitorGroups(patterns)
         let registration = AdvertisementMonitorRegistration(
-            adapter: adapter, root: root, monitor: root.appending("sensors")!)
+            adapter: adapter, root: root, monitors: groups.indices.map { root.appending("sensors\($0)")! })
         let server = await servingObjects()
-        let interface = Self.monitorInterface(patterns, bluetoothd: owner, executor: executor, events: events)
-        try serve(interface, for: registration, on: server)
+        let set = MonitorSet(count: groups.count, events: events)
+        let interfaces = groups.enumerated().map { index, group in
+            Self.monitorInterface(group, index: index, of: set, bluetoothd: owner, executor: executor)
+        }
+        try serve(interfaces, for: registration, on: server)
         do {
             _ = try await call(
                 adapter.objectPath, BlueZ.Interface.advertisementMonitorManager, "RegisterMonitor",
@@ -92,23 +109,37 @@ extension BlueZService {
     /// Stops serving a monitor without telling BlueZ (the bluetoothd that knew it is gone).
     public func forgetAdvertisementMonitor(_ registration: AdvertisementMonitorRegistration) {
         guard let objectServer else { return }
-        try? objectServer.assumeIsolated { try $0.unexport(registration.monitor) }
+        objectServer.assumeIsolated { server in
+            for monitor in registration.monitors { try? server.unexport(monitor) }
+        }
+    }
+
+    /// `patterns` in groups of at most ``maxPatternsPerMonitor``, in order (one group for none).
+    static func monitorGroups(_ patterns: [AdvertisementPattern]) -> [[AdvertisementPattern]] {
+        guard !patterns.isEmpty else { return [[]] }
+        return stride(from: 0, to: patterns.count, by: maxPatternsPerMonitor).map { start in
+            Array(patterns[start..<min(start + maxPatternsPerMonitor, patterns.count)])
+        }
     }
 
     /// The application roots: one per adapter.
     static let monitorRoot: ObjectPath = "/org/blectl/advertisement_monitor"
 
-    /// Serves the monitor below an object manager at the application root (the server shares
+    /// Serves the monitors below an object manager at the application root (the server shares
     /// this executor: done before BlueZ can ask).
     private func serve(
-        _ interface: ExportedInterface, for registration: AdvertisementMonitorRegistration, on server: DBusObjectServer
+        _ interfaces: [ExportedInterface], for registration: AdvertisementMonitorRegistration,
+        on server: DBusObjectServer
     ) throws(BlueZError) {
         do {
             try server.assumeIsolated { server in
                 server.addObjectManager(at: registration.root)
-                try server.export(registration.monitor, [interface])
+                for (monitor, interface) in zip(registration.monitors, interfaces) {
+                    try server.export(monitor, [interface])
+                }
             }
         } catch {
+            forgetAdvertisementMonitor(registration)
             throw BlueZError(any: error)
         }
     }
@@ -121,8 +152,7 @@ extension BlueZService {
     }
 
     private static func monitorInterface(
-        _ patterns: [AdvertisementPattern], bluetoothd: String, executor: EventLoop,
-        events: @escaping @Sendable (AdvertisementMonitorEvent) -> Void
+        _ patterns: [AdvertisementPattern], index: Int, of set: MonitorSet, bluetoothd: String, executor: EventLoop
     ) -> ExportedInterface {
         /// A method BlueZ calls; from anyone else it is refused and reported to nobody.
         func method(
@@ -134,9 +164,10 @@ extension BlueZService {
                     throw DBusError(
                         name: DBusError.Name.accessDenied, message: "\(name) is for bluetoothd (\(bluetoothd)) only")
                 }
-                let event = try event(call)
+                let called = try event(call)
+                guard let reported = set.report(called, from: index) else { return [] }
                 // Handlers run off the loop: events are the connection's, as promised.
-                executor.execute { events(event) }
+                executor.execute { set.events(reported) }
                 return []
             }
         }
@@ -155,5 +186,38 @@ extension BlueZService {
                 ExportedProperty("Type", .string("or_patterns")),
                 ExportedProperty("Patterns", .array(element: "(yyay)", patterns.map(\.dbusValue))),
             ])
+    }
+}
+
+/// The monitors of one registration, reported as one: `activated` once all of them are,
+/// `released` at the first one released.
+final class MonitorSet: Sendable {
+    let count: Int
+    let events: @Sendable (AdvertisementMonitorEvent) -> Void
+    /// The monitors activated, and whether `released` was reported.
+    private let state = Locked((activated: Set<Int>(), released: false))
+
+    init(count: Int, events: @escaping @Sendable (AdvertisementMonitorEvent) -> Void) {
+        self.count = count
+        self.events = events
+    }
+
+    /// What to report of monitor `index`'s call: nil while some monitor is not yet active,
+    /// and for activations and releases after the set's own.
+    func report(_ event: AdvertisementMonitorEvent, from index: Int) -> AdvertisementMonitorEvent? {
+        state.withLock { state in
+            switch event {
+            case .activated:
+                guard !state.activated.contains(index) else { return nil }
+                state.activated.insert(index)
+                return state.activated.count == count ? .activated : nil
+            case .released:
+                guard !state.released else { return nil }
+                state.released = true
+                return .released
+            case .deviceFound, .deviceLost:
+                return event
+            }
+        }
     }
 }

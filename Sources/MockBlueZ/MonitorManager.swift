@@ -61,6 +61,8 @@ extension AdvertisingReport {
 /// src/adv_monitor.c): passive scanning for the advertisements a client's monitors match.
 enum MonitorManager {
     static let monitorInterface = "org.bluez.AdvertisementMonitor1"
+    /// The most patterns bluetoothd 5.66 survives in one monitor (see `registerMonitor`).
+    static let maxPatternsPerMonitor = 7
 
     /// The manager an adapter offers when bluetoothd runs with `--experimental`.
     static func advertisementMonitorManagerInterface(_ daemon: isolated Bluetoothd, _ name: String) -> ExportedInterface
@@ -104,6 +106,18 @@ enum MonitorManager {
         var refused: [ObjectPath] = []
         for (path, interfaces) in objects.sorted(by: { $0.key < $1.key }) {
             guard let properties = interfaces[Self.monitorInterface] else { continue }
+            // bluetoothd 5.66 keeps the length of the management command carrying a monitor's
+            // patterns in a uint8_t (1 + 34 bytes a pattern): an 8th pattern wraps it, and
+            // bluetoothd writes past its buffer and aborts (the real-BlueZ e2e rig, scenario 9).
+            // The mock refuses what would kill it.
+            if case .array(_, let values)? = properties["Patterns"]?.unwrappingVariants,
+                values.count > Self.maxPatternsPerMonitor
+            {
+                log("advertisement monitor \(path) of \(owner) has \(values.count) patterns: bluetoothd 5.66 aborts")
+                throw BluetoothdError.failed(
+                    "\(path) has \(values.count) patterns: bluetoothd 5.66 aborts on more than "
+                        + "\(Self.maxPatternsPerMonitor) in one monitor (a uint8_t length in src/adv_monitor.c)")
+            }
             if let patterns = Self.orPatterns(properties) {
                 app.monitors[path] = patterns
             } else {

@@ -201,6 +201,43 @@ struct PassiveScanningTests {
         }
     }
 
+    @Test("the patterns go to monitors of at most 7 (bluetoothd 5.66 aborts on an 8th), activated as one")
+    func monitorsOfSevenPatterns() async throws {
+        let patterns = (0..<15).map { AdvertisementPattern.manufacturer(UInt16($0)) }
+        #expect(BlueZService.monitorGroups(patterns).map(\.count) == [7, 7, 1])
+        #expect(BlueZService.monitorGroups(Array(patterns.prefix(7))).map(\.count) == [7])
+        #expect(BlueZService.monitorGroups([]).map(\.count) == [0])
+        try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
+            // The 12 patterns of every format but Govee's: one monitor of them all is what
+            // made bluetoothd 5.66 abort in the e2e rig (the mock refuses it).
+            let run = await Self.start(fixture, mode: .passive)
+            #expect(run.adverts.monitorPatterns.count == 12)
+            #expect(await eventually(within: .seconds(5)) { await run.adverts.statistics.scanMode == .passive })
+            #expect(await eventually(within: .seconds(5)) { run.logged.contains { $0.contains("monitor is active") } })
+            let probe = try await DBusConnection.connect(to: .address(fixture.bus.address), label: "probe")
+            let objects = try await probe.call(
+                destination: fixture.central.client.connection.uniqueName,
+                path: "/org/blectl/advertisement_monitor/hci0",
+                interface: "org.freedesktop.DBus.ObjectManager", member: "GetManagedObjects"
+            ).decodeSingle([ObjectPath: [String: [String: DBusValue]]].self)
+            let counts = objects.sorted { $0.key < $1.key }.map { _, interfaces in
+                guard
+                    case .array(_, let values)? = interfaces["org.bluez.AdvertisementMonitor1"]?["Patterns"]?
+                        .unwrappingVariants
+                else { return -1 }
+                return values.count
+            }
+            #expect(counts == [7, 5], "\(objects.keys)")
+            #expect(run.logged.filter { $0.contains("monitor is active") }.count == 1, "\(run.logged)")
+            #expect(run.warnings.isEmpty, "\(run.warnings)")
+            _ = try await run.events.first(within: .seconds(10), reading(from: AdvertisementFixture.address(0)))
+            #expect(fixture.mock.startDiscoveryCalls == 0)
+            await probe.close()
+            await run.adverts.shutdown()
+            #expect(await eventually(within: .seconds(5)) { await fixture.mock.monitorApps().isEmpty })
+        }
+    }
+
     @Test("calls on the monitor from anyone but bluetoothd are refused and change nothing")
     func strangersAreRefused() async throws {
         try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
@@ -210,7 +247,7 @@ struct PassiveScanningTests {
             let stranger = try await DBusConnection.connect(to: .address(fixture.bus.address), label: "stranger")
             do {
                 _ = try await stranger.call(
-                    destination: target, path: "/org/blectl/advertisement_monitor/hci0/sensors",
+                    destination: target, path: "/org/blectl/advertisement_monitor/hci0/sensors0",
                     interface: "org.bluez.AdvertisementMonitor1", member: "Release")
                 Issue.record("Release from another program was accepted")
             } catch let error as DBusError {

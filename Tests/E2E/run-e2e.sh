@@ -13,8 +13,8 @@
 #        run-e2e.sh --central standin [options]     (rig validation, no binaries)
 #        run-e2e.sh --systemd --deb FILE [options]  (the .deb under real systemd)
 #   --central blectl|standin  the central under test (default blectl)
-#   --scenarios LIST    comma list of 1..8 and 8p (default 1,2,3,4,5,7,8,6; put 7, 8 and 8p
-#                       before 6); "scanprobe" measures the rig
+#   --scenarios LIST    comma list of 1..9 and 8p (default 1,2,3,4,5,7,8,9,6; put 7, 8, 8p
+#                       and 9 before 6); "scanprobe" measures the rig
 #   --keep-logs         keep the guest logs of a passing run (a failing run always keeps them)
 #   --quiet             do not echo the guest console (it is saved to console.log)
 #   --driver-arg ARG    pass ARG to guest/driver.py (repeatable, no spaces in ARG)
@@ -35,7 +35,7 @@ elapsed() { echo "$(date +%s.%N) $T_START" | awk '{printf "%.1f", $1-$2}'; }
 say() { echo "[e2e $(elapsed)s] $*"; }
 setup_error() { say "SETUP ERROR: $*"; exit 2; }
 
-CENTRAL=blectl BIN_DIR="" SCENARIOS=1,2,3,4,5,7,8,6 KEEP=0 QUIET=0 DRIVER_EXTRA="" SYSTEMD=0 DEB=""
+CENTRAL=blectl BIN_DIR="" SCENARIOS=1,2,3,4,5,7,8,9,6 KEEP=0 QUIET=0 DRIVER_EXTRA="" SYSTEMD=0 DEB=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin-dir) BIN_DIR=$2; shift 2;;
@@ -338,16 +338,23 @@ summary = {"code": code, "passed": checks.count("PASS"), "checks": len(checks),
            "results": r["results"]}
 json.dump(summary, open(out + "/summary.json", "w"), indent=1)
 print("  suite %s s in the guest" % r.get("suite_s"))
+security = (r.get("security") or {}).get("unit")
+if security:    # the systemd guest: the installed unit's rating, as systemd-analyze prints it
+    summary["security"] = r["security"]
+    json.dump(summary, open(out + "/summary.json", "w"), indent=1)
+    print("  systemd-analyze security blectld.service: %s" % security["line"])
+    print("SECURITY %.1f %s" % (security["exposure"], security["verdict"]))
 print("RETRIES " + ", ".join("%s %d" % kv for kv in retries.items()))
 print("COUNT %d of %d checks passed" % (summary["passed"], summary["checks"]))
 print("VERDICT %d" % code)
 EOF
 )
-echo "$VERDICT" | grep -v '^VERDICT\|^RETRIES\|^COUNT'
+echo "$VERDICT" | grep -v '^VERDICT\|^RETRIES\|^COUNT\|^SECURITY'
 RC=$(echo "$VERDICT" | awk '/^VERDICT/{print $2}')
 RC=${RC:-2}
 RETRIES=$(echo "$VERDICT" | sed -n 's/^RETRIES //p')
 COUNT=$(echo "$VERDICT" | sed -n 's/^COUNT //p')
+SECURITY=$(echo "$VERDICT" | sed -n 's/^SECURITY //p')
 echo "  total wall time: $(elapsed)s"
 keep_last_run
 cp "$OUT/summary.json" "$W/last-summary.json" 2>/dev/null
@@ -356,6 +363,7 @@ if [ "$RC" != 0 ] || [ "$KEEP" = 1 ]; then
   echo "  guest logs kept in $OUT:"
   if [ "$SYSTEMD" = 1 ]; then
     echo "    driver.log console.log journal.txt (the guest's whole journal) commands.log units.txt"
+    echo "    systemd-analyze-security.txt"
     echo "    dbus-monitor.log peripheral-A.log dmesg.txt"
   else
     echo "    driver.log console.log bluetoothd.log (-d) dbus-monitor.log watch.log cli.log"
@@ -365,5 +373,5 @@ else
   rm -rf "$OUT"
 fi
 # The summary: the verdict, the count, every retry, where the logs are.
-echo "$WHAT: ${COUNT:-no checks ran}; retries: ${RETRIES:-unknown}; logs: $LAST_LOGS"
+echo "$WHAT: ${COUNT:-no checks ran}; retries: ${RETRIES:-unknown};${SECURITY:+ systemd-analyze security: $SECURITY;} logs: $LAST_LOGS"
 exit "$RC"

@@ -14,12 +14,14 @@ unit C; only for scenario 6).
   --central standin  guest/standin-central.py, same command lines and JSON; adds
                      rig checks that need the stand-in's BlueZ-level events
 
-Scenarios (--scenarios, default 1,2,3,4,5,7,8,6):
+Scenarios (--scenarios, default 1,2,3,4,5,7,8,9,6):
   1 discover/connect/read  2 notifications  3 peripheral app restart
   4 bluetoothd SIGTERM + SIGKILL restarts   5 adapter power off/on
   6 two peripherals (both UUID spellings)
   7 advertising sensors   8 silent controller (the scan watchdog's recovery ladder: restart
   discovery cures it)   8p the same controller deaf again after that (the power cycle cures it)
+  9 passive scanning (bluetoothd --experimental, scan_mode = passive: the sensor read through
+  an AdvertisementMonitor1, hci0 never scanning actively, nothing connecting)
   scanprobe: a rig measurement (scan reliability with/without re-advertising)
 
 Writes OUT/results.json; exit 0 all pass, 1 a failure, 2 rig setup error.
@@ -330,6 +332,7 @@ class Rig:
         self.W = args.work
         self.bz = BlueZ()
         self.bluetoothd = None
+        self.bluetoothd_experimental = False
         self.periph = {}            # name -> Proc
         self.temp_file = {}         # name -> path
         self.temp = {}              # name -> current °C in the file
@@ -428,8 +431,12 @@ class Rig:
             self.bluetoothd.stop(signal.SIGTERM, 10)
 
     # ------------------------------------------------------------ bluetoothd
-    def start_bluetoothd(self):
-        self.bluetoothd = Proc("bluetoothd", ["/usr/libexec/bluetooth/bluetoothd", "-n", "-d"],
+    def start_bluetoothd(self, experimental=False):
+        """bluetoothd -n -d; with `experimental` also --experimental (scenario 9: the
+        adapters then offer AdvertisementMonitorManager1)."""
+        self.bluetoothd_experimental = experimental
+        self.bluetoothd = Proc("bluetoothd", ["/usr/libexec/bluetooth/bluetoothd", "-n", "-d"]
+                               + (["--experimental"] if experimental else []),
                                os.path.join(self.out, "bluetoothd.log"))
         addrs, by_rig = self.bz.wait_adapters(ALL_HCI, 25,
                                               power_if_needed_after=8)
@@ -1162,15 +1169,23 @@ class Sensor:
         self.addr = rig.addr[PERIPH_B_HCI].upper()
 
     def send(self, fmt, celsius):
+        self.write(fmt, celsius)
+        if "S" not in self.rig.periph or not self.rig.periph["S"].alive():
+            self.rig.wait_ready("S", self.launch())
+
+    def write(self, fmt, celsius):
+        """What the sensor sends from its next measurement on."""
         with open(self.format_file + ".new", "w") as f:
             f.write(fmt + "\n")
         os.rename(self.format_file + ".new", self.format_file)
         self.rig.set_temp("S", celsius)
-        if "S" not in self.rig.periph or not self.rig.periph["S"].alive():
-            _, ready = self.rig.start_peripheral("S", PERIPH_B_HCI, readvertise=1,
-                                                 extra=["--sensor", self.format_file,
-                                                        "--bthome-key", SENSOR_KEY])
-            self.rig.wait_ready("S", ready)
+
+    def launch(self):
+        """Starts the sensor's process; returns its ready file (Rig.wait_ready)."""
+        _, ready = self.rig.start_peripheral("S", PERIPH_B_HCI, readvertise=1,
+                                             extra=["--sensor", self.format_file,
+                                                    "--bthome-key", SENSOR_KEY])
+        return ready
 
     def read(self):
         """The daemon's reading of the sensor (a dict), or the CLI's answer (a string)."""
@@ -1502,6 +1517,139 @@ def check_ladder(rig, res, fault, t_fault, t_silent, t_adv, cure):
     res["status_watchdog"] = ladder
 
 
+# ---------------------------------------------------------------- 9 passive scanning
+# The advertisement monitor blectld serves (BlueZService+AdvertisementMonitor.swift).
+MONITOR_ROOT = "/org/blectl/advertisement_monitor/" + CENTRAL_HCI
+MONITOR_MANAGER = "org.bluez.AdvertisementMonitorManager1"
+# Scenario 9's sensor readings (format, profile, °C), each read from `blectl read`.
+PASSIVE_FORMATS = [("bthome", "bthome", 24.68), ("pvvx", "pvvx", 25.79)]
+PASSIVE_LINE = "advertisements: passive scanning"
+ACTIVATED_LINE = "the advertisement monitor is active"
+
+
+def sc9_passive(rig, res):
+    """passive scanning: bluetoothd --experimental, scan_mode = passive, gatt_thermometers =
+    no; the sensor on hci2 is read through the daemon's AdvertisementMonitor1, hci0 never
+    scans actively, nothing connects (A advertises on hci1 all along)"""
+    rig.steady("A", PERIPH_A_HCI)
+    # Everything down: the daemon, A, and what hci0 remembers (a device bluetoothd kept could
+    # be connected by the kernel's auto-connect, which is not the daemon's doing); bluetoothd
+    # again with --experimental.
+    rig.stop_daemon()
+    rig.stop_peripheral("A")
+    for hci in (PERIPH_A_HCI, PERIPH_B_HCI, SPACER_HCI):
+        rig.bz.remove_device(CENTRAL_HCI, rig.addr[hci])
+    sensor = Sensor(rig)
+    try:
+        rc, clean = rig.bluetoothd.stop(signal.SIGTERM, 10)
+        if not clean:
+            raise RigError("bluetoothd did not exit within 10 s of SIGTERM")
+        rig.start_bluetoothd(experimental=True)
+        if MONITOR_MANAGER not in rig.bz.objects().get(dbus.ObjectPath("/org/bluez/" + CENTRAL_HCI), {}):
+            raise RigError("bluetoothd --experimental: %s offers no %s" % (CENTRAL_HCI, MONITOR_MANAGER))
+        # From here on, hci0 is the daemon's alone. A (connectable, named "Thermometer") and
+        # the sensor start beside the daemon (python's start-up takes seconds under TCG).
+        first = rig.mark("start 9 passive")
+        trace_at = hcitrace.end()
+        _, ready_a = rig.start_peripheral("A", PERIPH_A_HCI)
+        fmt, _, celsius = PASSIVE_FORMATS[0]
+        sensor.write(fmt, celsius)
+        ready_s = sensor.launch()
+        write_daemon_conf("scan_mode = passive", "gatt_thermometers = no")
+        rig.start_daemon()
+        t_up = time.monotonic()
+        end = t_up + rig.args.recovery_limit
+        while not [l for l in rig.daemon.lines_since(rig.daemon.t_start) if ACTIVATED_LINE in l]:
+            if time.monotonic() > end:
+                raise Fail("no %r in the log within %.0f s of the daemon's start (%s)" % (
+                    ACTIVATED_LINE, rig.args.recovery_limit,
+                    [l for l in rig.daemon.lines_since(rig.daemon.t_start) if "scanning" in l][-2:]))
+            rig.check_central_alive()
+            time.sleep(0.1)
+        res["monitor_active_s"] = round(time.monotonic() - t_up, 2)
+        rig.wait_ready("A", ready_a)
+        rig.wait_ready("S", ready_s)
+        times = {}
+        for fmt, profile, celsius in PASSIVE_FORMATS:
+            times[fmt] = sensor.expect(fmt, profile, celsius)
+        adverts = sensor.advertisement_status()
+        if adverts.get("scan_mode") != "passive" or adverts.get("errors"):
+            raise Fail("status --json: advertisements %s, want scan_mode passive, no errors"
+                       % json.dumps(adverts))
+        check_passive(rig, res, first, trace_at)
+    finally:
+        # The suite's bluetoothd (without --experimental), A, the default configuration.
+        rig.stop_peripheral("S")
+        write_daemon_conf()
+        if rig.watcher:
+            rig.watcher.stop()
+            rig.watcher = None
+        if rig.daemon.alive():
+            rig.daemon.stop(signal.SIGTERM, 10)
+        rig.stop_peripheral("A")
+        if rig.bluetoothd.alive():
+            rig.bluetoothd.stop(signal.SIGTERM, 10)
+        rig.start_bluetoothd()
+        _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
+        rig.start_daemon()
+        rig.wait_ready("A", ready)
+    rig.steady("A", PERIPH_A_HCI, timeout=30)
+    res["detail"] = ("monitor active %.2f s after the daemon's socket answered; each format read %s s "
+                     "after it was on the air; %s" % (res["monitor_active_s"], times, res.pop("how")))
+
+
+def check_passive(rig, res, first, trace_at):
+    """How the readings came: on the bus the daemon's RegisterMonitor and bluetoothd's Activate,
+    no StartDiscovery, no Connect, hci0 never Discovering, no device connected; in the HCI
+    trace hci0 set up for passive scanning only, no discovery started, no connection made."""
+    msgs = rig.bus_between(first, rig.mark("check 9 passive"))
+    bluez = rig.bluez_names()
+    adapter = "/org/bluez/" + CENTRAL_HCI
+    problems = []
+    registered = rig.central_calls(msgs, "RegisterMonitor", lambda p: p == adapter)
+    activated = [m for m in msgs if m.kind == "method call" and m.sender in bluez and m.member == "Activate"
+                 and m.destination == rig.central_name and m.path.startswith(MONITOR_ROOT + "/")]
+    if not registered:
+        problems.append("the daemon never called RegisterMonitor on %s" % adapter)
+    if not activated:
+        problems.append("bluetoothd never called Activate on the daemon's monitor")
+    discovery = rig.central_calls(msgs, "StartDiscovery")
+    if discovery:
+        problems.append("the daemon called StartDiscovery %d time(s)" % len(discovery))
+    connects = rig.central_calls(msgs, "Connect")
+    if connects:
+        problems.append("the daemon called Connect on %s" % sorted({m.path for m in connects}))
+    discovering = [m for m in msgs if m.sender in bluez and m.member == "PropertiesChanged"
+                   and m.path == adapter and ("Discovering", "b", True) in busmon.props(m.args[1])]
+    if discovering:
+        problems.append("BlueZ said %s Discovering=true %d time(s)" % (CENTRAL_HCI, len(discovering)))
+    connected = sorted({m.path for m in msgs if m.sender in bluez and m.member == "PropertiesChanged"
+                        and m.path.startswith(adapter + "/dev_")
+                        and ("Connected", "b", True) in busmon.props(m.args[1])})
+    if connected:
+        problems.append("BlueZ said Connected=true for %s" % connected)
+    seen = hcitrace.scanning(hcitrace.HCI_TRACE, trace_at, int(CENTRAL_HCI[3:]))
+    if 1 in seen["scan_types"]:
+        problems.append("HCI trace: %s was set up for active scanning (scan types %s)"
+                        % (CENTRAL_HCI, seen["scan_types"]))
+    if seen["start_discovery"] or seen["discovering_on"]:
+        problems.append("HCI trace: %d mgmt Start Discovery, %d Discovering events on %s"
+                        % (seen["start_discovery"], seen["discovering_on"], CENTRAL_HCI))
+    if seen["create_connection"]:
+        problems.append("HCI trace: %d LE Create Connection on %s" % (seen["create_connection"], CENTRAL_HCI))
+    if problems:
+        raise Fail("not passive: " + "; ".join(problems))
+    if not seen["scan_types"] or not seen["scan_enables"] or not seen["reports"]:
+        raise RigError("the HCI trace shows no passive scanning on %s, yet the readings came: %s"
+                       % (CENTRAL_HCI, seen))
+    res["hci_trace"] = seen
+    res["how"] = ("RegisterMonitor, Activate; no StartDiscovery, no Connect, no Discovering=true "
+                  "on the bus; HCI trace of %s: scan types %s (0 = passive), %d scan enables, "
+                  "%d advertising reports, no mgmt discovery, no LE Create Connection"
+                  % (CENTRAL_HCI, sorted(set(seen["scan_types"])), seen["scan_enables"],
+                     seen["reports"]))
+
+
 # key -> (name, function, slug for the begin/end marks on the bus) or a list of them
 SCENARIOS = {
     "1": ("1 discover/connect/read", sc1_read, "1-read"),
@@ -1514,6 +1662,7 @@ SCENARIOS = {
     "7": ("7 advertising sensors", sc7_adverts, "7-adverts"),
     "8": ("8 silent controller", sc8_silent_controller, "8-silent-controller"),
     "8p": ("8p silent controller, deaf again", sc8p_deaf_again, "8p-deaf-again"),
+    "9": ("9 passive scanning", sc9_passive, "9-passive"),
     "scanprobe": ("scan probe (rig measurement)", scanprobe, "scanprobe"),
 }
 
@@ -1529,6 +1678,10 @@ def reset_after_failure(rig):
         if rig.daemon:
             rc, clean = rig.daemon.stop(signal.SIGTERM, 10)
             log("daemon stopped rc=%s%s" % (rc, "" if clean else " (needed SIGKILL)"))
+        if rig.bluetoothd and rig.bluetoothd.alive() and rig.bluetoothd_experimental:
+            rig.stop_peripheral("S")
+            rig.bluetoothd.stop(signal.SIGTERM, 10)     # back to the suite's bluetoothd
+            rig.stop_peripheral("A")
         if not (rig.bluetoothd and rig.bluetoothd.alive()):
             rig.start_bluetoothd()
         if not (rig.periph.get("A") and rig.periph["A"].alive()):
@@ -1550,8 +1703,9 @@ def main():
     ap.add_argument("--bin-dir", default=None)
     ap.add_argument("--cli-arg", action="append", default=[],
                     help="extra argument put before the verb of every blectl call")
-    # 7 before 6: both use hci2; 8 before 6: it needs A alone, and 6 links hci2 to hci3
-    ap.add_argument("--scenarios", default="1,2,3,4,5,7,8,6")
+    # 7 and 9 before 6: they use hci2; 8 before 6: it needs A alone, and 6 links hci2 to
+    # hci3 (9 restarts bluetoothd, which B's link would not survive: see spacer_link)
+    ap.add_argument("--scenarios", default="1,2,3,4,5,7,8,9,6")
     ap.add_argument("--deadline", type=float, default=300,
                     help="start no scenario after this many seconds (whole suite)")
     # well below the daemon's data watchdog (16 s): a recovery by the watchdog fails
@@ -1614,6 +1768,9 @@ def main():
             continue
         if key.strip() in ("8", "8p") and rig.standin:
             log("scenario 8 left out: the stand-in central has no scan watchdog")
+            continue
+        if key.strip() == "9" and rig.standin:
+            log("scenario 9 left out: the stand-in central reads no advertisements")
             continue
         entry = SCENARIOS[key.strip()]
         plan += entry if isinstance(entry, list) else [entry]

@@ -4,8 +4,8 @@
 The guest booted Debian 12's systemd with dbus as the system bus; systemd-main.sh started
 btvirt (hci0 = the central, hci1 = the peripheral). This driver installs the .deb the way
 the README says (apt install ./blectl_*.deb), then checks the package's units as systemd
-runs them: socket activation, STATUS=, the journal's priorities, the sandbox and the
-bluetooth group, the watchdog, Restart=on-failure, reload and stop.
+runs them: systemd-analyze security, socket activation, STATUS=, the journal's priorities,
+the sandbox and the bluetooth group, the watchdog, Restart=on-failure, reload and stop.
 
 Writes OUT/results.json like driver.py; exit 0 all passed, 1 a failure, 2 setup error.
 """
@@ -225,6 +225,48 @@ def install(g, res):
     # From here on a known state: stopped, told which adapter is the central's.
     g.must("systemctl", "stop", "blectld.service", "blectld.socket")
     g.set_config("adapter = hci0\n")
+
+
+# What the unit must at least be rated (systemd-analyze's verdicts, best first: SAFE below
+# 1.0, OK below 3.0, then MEDIUM, EXPOSED, UNSAFE).
+SECURITY_VERDICTS = ("SAFE", "OK")
+SECURITY_LINE = re.compile(r"Overall exposure level for (\S+): (\d+\.\d+) (\w+)")
+
+
+def analyze_security(g, unit_file):
+    """`systemd-analyze security UNIT` as an administrator runs it; the whole table saved in
+    systemd-analyze-security.txt; returns (exposure, verdict, the overall line)."""
+    r = g.sh("systemd-analyze", "security", "--no-pager", "blectld.service", timeout=120)
+    with open(os.path.join(g.out, "systemd-analyze-security.txt"), "a") as f:
+        f.write("==== systemd-analyze security blectld.service (%s), rc=%d\n%s%s\n"
+                % (unit_file, r.returncode, r.stdout, r.stderr))
+    m = SECURITY_LINE.search(r.stdout)
+    if not m:
+        raise Fail("systemd-analyze security blectld.service (%s) printed no overall exposure (rc=%d): %r"
+                   % (unit_file, r.returncode, (r.stderr or r.stdout).strip()[-200:]))
+    return float(m.group(2)), m.group(3), m.group(0)
+
+
+def security(g, res):
+    """`systemd-analyze security blectld.service` of the installed unit (the figure the README
+    quotes), then with each drop-in the docs tell an administrator to install (docs/mqtt.md,
+    docs/http.md, the README's adapter reset), one at a time. The unit must rate OK or better."""
+    exposure, verdict, line = analyze_security(g, "the unit as installed")
+    res["security"] = {"unit": {"exposure": exposure, "verdict": verdict, "line": line}}
+    with_drop_ins = []
+    for name in ("mqtt", "http", "adapter-reset"):
+        g.install_documented_drop_in(name)
+        try:
+            e, v, _ = analyze_security(g, "with blectld-%s.conf" % name)
+        finally:
+            g.remove_documented_drop_in(name)
+        res["security"][name] = {"exposure": e, "verdict": v}
+        with_drop_ins.append("%s %.1f %s" % (name, e, v))
+    systemd = g.sh("systemctl", "--version").stdout.splitlines()[0]
+    res["detail"] = "%s (%s); with a drop-in: %s" % (line, systemd, ", ".join(with_drop_ins))
+    if verdict not in SECURITY_VERDICTS:
+        raise Fail("systemd-analyze security rates the unit %.1f %s, want %s" % (
+            exposure, verdict, " or ".join(SECURITY_VERDICTS)))
 
 
 def socket_activation(g, res):
@@ -521,6 +563,7 @@ def diagnose(g):
 
 SCENARIOS = [
     ("install: apt install ./blectl_*.deb", install),
+    ("systemd-analyze security", security),
     ("socket activation: first read", socket_activation),
     ("systemctl status: STATUS=", status_line),
     ("journal: priorities", journal_priorities),
@@ -546,8 +589,9 @@ def main():
 
     def save(status):
         with open(os.path.join(args.out, "results.json"), "w") as f:
+            security = next((r["security"] for r in results if "security" in r), None)
             json.dump({"central": "blectl (.deb, systemd)", "results": results, "status": status,
-                       "suite_s": round(time.monotonic() - t_suite, 1)}, f, indent=1)
+                       "security": security, "suite_s": round(time.monotonic() - t_suite, 1)}, f, indent=1)
 
     g = Guest(args)
     for name, scenario in SCENARIOS:
