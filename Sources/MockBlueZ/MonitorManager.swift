@@ -113,7 +113,8 @@ enum MonitorManager {
             if case .array(_, let values)? = properties["Patterns"]?.unwrappingVariants,
                 values.count > Self.maxPatternsPerMonitor
             {
-                log("advertisement monitor \(path) of \(owner) has \(values.count) patterns: bluetoothd 5.66 aborts")
+                daemon.log(
+                    "advertisement monitor \(path) of \(owner) has \(values.count) patterns: bluetoothd 5.66 aborts")
                 throw BluetoothdError.failed(
                     "\(path) has \(values.count) patterns: bluetoothd 5.66 aborts on more than "
                         + "\(Self.maxPatternsPerMonitor) in one monitor (a uint8_t length in src/adv_monitor.c)")

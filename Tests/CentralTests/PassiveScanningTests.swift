@@ -208,10 +208,11 @@ struct PassiveScanningTests {
         #expect(BlueZService.monitorGroups(Array(patterns.prefix(7))).map(\.count) == [7])
         #expect(BlueZService.monitorGroups([]).map(\.count) == [0])
         try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in
-            // The 12 patterns of every format but Govee's: one monitor of them all is what
-            // made bluetoothd 5.66 abort in the e2e rig (the mock refuses it).
+            // The patterns of every format but Govee's (12 when one monitor of them all made
+            // bluetoothd 5.66 abort in the e2e rig; the mock refuses such a monitor).
             let run = await Self.start(fixture, mode: .passive)
-            #expect(run.adverts.monitorPatterns.count == 12)
+            let total = run.adverts.monitorPatterns.count
+            #expect(total > 14, "enough patterns for three monitors")
             #expect(await eventually(within: .seconds(5)) { await run.adverts.statistics.scanMode == .passive })
             #expect(await eventually(within: .seconds(5)) { run.logged.contains { $0.contains("monitor is active") } })
             let probe = try await DBusConnection.connect(to: .address(fixture.bus.address), label: "probe")
@@ -227,7 +228,8 @@ struct PassiveScanningTests {
                 else { return -1 }
                 return values.count
             }
-            #expect(counts == [7, 5], "\(objects.keys)")
+            let expected = stride(from: 0, to: total, by: 7).map { min(7, total - $0) }
+            #expect(counts == expected, "\(objects.keys)")
             #expect(run.logged.filter { $0.contains("monitor is active") }.count == 1, "\(run.logged)")
             #expect(run.warnings.isEmpty, "\(run.warnings)")
             _ = try await run.events.first(within: .seconds(10), reading(from: AdvertisementFixture.address(0)))
