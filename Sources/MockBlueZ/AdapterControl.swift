@@ -12,12 +12,21 @@ struct MockAdapter: Sendable {
     /// When each peripheral advertises next, kept between scans: peripherals go on
     /// advertising while nobody scans, so a new scan hears each at its own phase.
     var advertisingSchedule: [ContinuousClock.Instant] = []
+    /// Advertising reports the controller heard, per peripheral (filtered out or not): a
+    /// test waits for every peripheral to be heard before saying one was not reported.
+    var reportsHeard: [Int] = []
     /// Clients' advertisement monitors (`RegisterMonitor`, with `--experimental`).
     var monitorApps: [MonitorApp] = []
 
     /// Whether the controller listens to advertisements: discovery, or passive scanning
     /// for registered monitors.
     var listening: Bool { powered && (discovering || !monitorApps.isEmpty) }
+
+    /// Counts a report of peripheral `index`.
+    mutating func heard(_ index: Int) {
+        if reportsHeard.count <= index { reportsHeard += repeatElement(0, count: index + 1 - reportsHeard.count) }
+        reportsHeard[index] += 1
+    }
 }
 
 /// Adapters: their objects with the managers bluetoothd registers, AutoEnable, power on and

@@ -117,6 +117,11 @@ actor Bluetoothd {
         for name in adapterOrder { AdapterControl.autoEnable(self, name) }
     }
 
+    /// The reports adapter `name` heard, per peripheral (``MockAdapter/reportsHeard``).
+    func reportsHeard(adapter name: String) -> [Int] {
+        adapters[name]?.reportsHeard ?? []
+    }
+
     /// Stops cleanly, as on SIGTERM: links drop (`Connected=false`), every object is removed,
     /// then the name is released and the connection closed.
     func shutdown() async {

@@ -166,6 +166,7 @@ enum DiscoverySessions {
             do { try await Task.sleep(until: next, clock: clock) } catch { return }
             guard daemon.running, daemon.adapters[name]?.listening == true else { return }
             report(daemon, peripheral: index, adapter: name)
+            daemon.adapters[name]?.heard(index)
             let jitter = daemon.world.withState { $0.jitter(-5...5) }
             let following = max(clock.now, next) + intervals[index] + intervals[index] / 100 * jitter
             queue.rescheduleFirst(following)

@@ -20,6 +20,9 @@ public actor MockBluetoothd {
     private var restart: Task<Void, Never>?
     private var stopped = false
     private var busLost: (@Sendable () -> Void)?
+    /// Connections the bus dropped while watched (``onBusLost(_:)``), counted even after the
+    /// handler ran: what a test waits for before saying the handler ran only once.
+    public private(set) var droppedConnections = 0
 
     private init(bus: BusAddress, scenario: MockScenario, log: @escaping MockLogger) {
         self.bus = bus
@@ -82,6 +85,7 @@ public actor MockBluetoothd {
     }
 
     private func connectionDropped() {
+        droppedConnections += 1
         guard !stopped, let handler = busLost else { return }
         busLost = nil
         handler()
@@ -209,6 +213,13 @@ public actor MockBluetoothd {
         }
     }
 
+    /// The advertising reports adapter `name` has heard, per peripheral in the scenario's
+    /// order (a report filtered out counts); empty while bluetoothd is stopped.
+    public func reportsHeard(adapter name: String) async -> [Int] {
+        guard let daemon else { return [] }
+        return await daemon.reportsHeard(adapter: name)
+    }
+
     /// `StartDiscovery` calls accepted so far (by every bluetoothd of this run).
     public nonisolated var startDiscoveryCalls: Int { world.withState { $0.startDiscoveryCalls } }
 
@@ -296,6 +307,11 @@ public struct MockDeviceInfo: Sendable, Equatable {
     public var connected: Bool
     /// Whether a characteristic of it notifies.
     public var notifying: Bool
+    /// Whether its GATT application is registered (false while a `gatt-restart` fault holds it
+    /// down).
+    public var gattApplicationUp: Bool
+    /// The first handle of its GATT application: a restart registers it at new handles.
+    public var gattHandleBase: UInt16
 
     init(state: PeripheralState, objectPaths: [String], connected: Bool, notifying: Bool) {
         address = state.spec.address
@@ -319,5 +335,7 @@ public struct MockDeviceInfo: Sendable, Equatable {
         self.objectPaths = objectPaths
         self.connected = connected
         self.notifying = notifying
+        gattApplicationUp = state.applicationUp
+        gattHandleBase = state.applicationBase
     }
 }

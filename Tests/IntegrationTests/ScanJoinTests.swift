@@ -9,7 +9,12 @@ struct ScanJoinTests {
         try await DaemonFixture.with { fixture in
             try await fixture.waitForConnected(2)
             let long = Task { try await fixture.blectl(["scan", "--timeout", "40"], timeout: .seconds(60)) }
-            try await Task.sleep(for: .milliseconds(500))
+            // The long scan's window is open before the second scan asks.
+            try await withTimeout(.seconds(10)) {
+                while !fixture.daemon.log().contains("scan requested: discovery open for at least 40") {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
             let start = ContinuousClock.now
             let short = try await fixture.blectl(["scan", "--timeout", "2", "--all"])
             let elapsed = ContinuousClock.now - start

@@ -109,10 +109,9 @@ struct BluetoothdLifecycleTests {
             ) { lost.withLock { $0 } != 0 }
             #expect(notLost)
             await f.bus.crash()
-            let clock = ContinuousClock()
-            let deadline = clock.now + Duration.seconds(5).scaled
-            while lost.withLock({ $0 == 0 }) && clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            try await Task.sleep(for: .milliseconds(100))
+            // Both of the mock's connections (bluetoothd's and the control's) dropped and were
+            // handled: only then does one call of the handler prove there was no second.
+            #expect(await eventually(within: .seconds(5)) { await f.mock.droppedConnections == 2 })
             #expect(lost.withLock { $0 } == 1, "once, though both of the mock's connections dropped")
         }
     }

@@ -118,12 +118,22 @@ struct DiscoveryTests {
             > {
                 let client = try await f.newClient()
                 let mark = f.signals.count
+                let heardBefore = await f.mock.reportsHeard(adapter: "hci0")
                 try await f.call(Standard.hci0, Iface.adapter, "SetDiscoveryFilter", [.propertyMap(filter)], on: client)
                 try await f.call(Standard.hci0, Iface.adapter, "StartDiscovery", on: client)
                 for path in expected {
                     try await f.signals.wait(after: mark, "\(path) reported") { Self.reported($0) == path }
                 }
-                try await Task.sleep(for: .milliseconds(400))
+                // Every peripheral heard in this scan, and a round trip after: a device the
+                // filter let through has been reported by now.
+                let peripherals = await f.mock.devices().count
+                #expect(
+                    await eventually(within: .seconds(5)) {
+                        let heard = await f.mock.reportsHeard(adapter: "hci0")
+                        return heard.count == peripherals
+                            && heard.indices.allSatisfy { heard[$0] > heardBefore.dropFirst($0).first ?? 0 }
+                    })
+                try await f.barrier()
                 await client.close()
                 try await f.signals.wait(after: mark, "Discovering=false") {
                     $0.path == Standard.hci0 && $0.changedValue("Discovering") == .boolean(false)

@@ -174,8 +174,14 @@ struct FaultTests {
             var mark = f.signals.count
             try await f.call(Standard.piFPath, Iface.device, "Disconnect")
             try await f.signals.waitChange(after: mark, Standard.piFPath, Iface.device, "Connected")
+            let before = try #require(await f.mock.devices().first { $0.address == Standard.piF })
             try await f.mock.inject(.gattRestart(address: Standard.piF))
-            try await Task.sleep(for: .milliseconds(300))  // removal and re-registration (fast timings)
+            // The app removed and registered again at new handles, which the mock shows.
+            #expect(
+                await eventually(within: .seconds(5)) {
+                    let now = await f.mock.devices().first { $0.address == Standard.piF }
+                    return now?.gattApplicationUp == true && now?.gattHandleBase != before.gattHandleBase
+                })
             #expect(try await f.managedObjects()[Self.temperature] != nil)  // nothing seen while disconnected
             mark = f.signals.count
             try await f.connect(Standard.piFPath)

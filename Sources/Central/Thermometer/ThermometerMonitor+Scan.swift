@@ -8,6 +8,7 @@ extension ThermometerMonitor {
     public func scan(for duration: Duration) async {
         // Everyone in range is reported again in this window, not only newcomers.
         devices.reportEveryoneAgain(from: .now)
+        log.debug("scan requested: discovery open for at least \(duration)")
         openScanWindow(duration)
         try? await central.executor.sleep(for: duration)
     }
