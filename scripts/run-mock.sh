@@ -15,7 +15,7 @@ log="$dir/blectld.log"
 export BLECTL_SOCKET="$socket"
 
 # One advertising sensor of every format the mock plays (BLECTL_MOCK_OPTIONS overrides).
-export BLECTL_MOCK_OPTIONS="${BLECTL_MOCK_OPTIONS:---advertisers 15}"
+export BLECTL_MOCK_OPTIONS="${BLECTL_MOCK_OPTIONS:---advertisers 23}"
 # The mock's encrypted BTHome (A4:C1:38:AD:00:02) and Xiaomi (A4:C1:38:AD:00:08) sensors
 # have known keys; their owner would put the same lines in /etc/blectl/blectld.conf.
 printf '%s\n' 'bthome_key A4:C1:38:AD:00:02 = 231d39c1d7cc1ab1aee224cd096db932' \

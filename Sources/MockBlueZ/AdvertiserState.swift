@@ -71,7 +71,79 @@ struct AdvertiserState: Sendable {
                 scanResponse ? [GattUUID.sig(0xFD3D): [0x77, 0x00, 0x80 | UInt8(battery)]] : [:],
                 [0x0969: address + [0xE0, 0x0F] + switchBotMeasurement() + [0x00]]
             )
+        case .goveeH5051:
+            (
+                [:],
+                [
+                    0xEC88: [0x00] + littleEndian(centiCelsius, 2) + littleEndian(centiHumidity, 2) + [
+                        UInt8(battery), 0x02, 0x01, 0x01,
+                    ]
+                ]
+            )
+        case .goveeH5100: ([:], [0x0001: [0x01, 0x01] + goveePacked() + [UInt8(battery)]])
+        case .goveeH5106: ([:], [0x0001: [0x01, 0x01] + goveeH5106()])
+        case .goveeB5178: ([:], [0x0001: [0x01, 0x01, 0x00] + goveePacked() + [UInt8(battery), 0x00, 0x03]])
+        case .goveeH5179:
+            (
+                [:],
+                scanResponse
+                    ? [
+                        0x8801: [0xEC, 0x00, 0x01, 0x01] + littleEndian(centiCelsius, 2)
+                            + littleEndian(centiHumidity, 2) + [UInt8(battery)]
+                    ]
+                    : [:]
+            )
+        case .sensorPushHT1: ([:], companyIDIsData(sensorPushHT1()))
+        case .sensorPushHTw: ([:], companyIDIsData(sensorPushHTw()))
+        case .sensorPushHTPxw: ([:], companyIDIsData(sensorPushHTPxw()))
         }
+    }
+
+    /// `data` as BlueZ files it: its first two bytes (little-endian) as the company id.
+    private func companyIDIsData(_ data: [UInt8]) -> [UInt16: [UInt8]] {
+        [UInt16(data[1]) << 8 | UInt16(data[0]): Array(data.dropFirst(2))]
+    }
+
+    /// An HT1's 4 bytes: humidity and temperature readings of 12 and 14 bits, the device type
+    /// 1. A reading at an exact midpoint of 0.01 (where Home Assistant's floating-point
+    /// rounding and blectl's exact rounding part) is moved one step.
+    private func sensorPushHT1() -> [UInt8] {
+        var humidity = dividedNearest((centiHumidity + 600) * 4096, 12_500)
+        if humidity % 1024 == 512 { humidity += 1 }
+        var temperature = dividedNearest((centiCelsius + 4685) * 16_384, 17_572)
+        if temperature % 4096 == 2048 { temperature += 1 }
+        return [
+            UInt8(humidity & 0xFF), UInt8(humidity >> 8 & 0x0F) | UInt8(temperature & 0x0F) << 4,
+            UInt8(temperature >> 4 & 0xFF), UInt8(temperature >> 12 & 3) | 1 << 2,
+        ]
+    }
+
+    /// An HT.w's 5 bytes: page 0 and type 1, then the temperature's 0.0025 °C steps from
+    /// -40 °C plus 66001 times the humidity's 0.0025 % steps.
+    private func sensorPushHTw() -> [UInt8] {
+        [0x04] + littleEndian(centiCelsius * 4 + 16_000 + 66_001 * centiHumidity * 4, 4)
+    }
+
+    /// An HTP.xw's 7 bytes: page 0 and type 0, then temperature, humidity and pressure
+    /// (pascals from 30000) by mixed radix 72001, 40001.
+    private func sensorPushHTPxw() -> [UInt8] {
+        let pascals = 101_325 - 50 * 100 + centiHumidity
+        return [0x00]
+            + littleEndian(centiCelsius * 4 + 16_000 + 72_001 * (centiHumidity * 4 + 40_001 * (pascals - 30_000)), 6)
+    }
+
+    /// Govee's packed measurement's three bytes: whole tenths of a degree × 1000 plus tenths
+    /// of a percent, bit 23 the sign.
+    private func goveePacked() -> [UInt8] {
+        bigEndian(abs(centiCelsius / 10) * 1000 + centiHumidity / 10 | (centiCelsius < 0 ? 0x80_0000 : 0), 3)
+    }
+
+    /// An H5106's 4 bytes: tenths of a degree × 10⁶, tenths of a percent × 1000, a PM2.5 of
+    /// 12 µg/m³; bit 31 the sign.
+    private func goveeH5106() -> [UInt8] {
+        bigEndian(
+            abs(centiCelsius / 10) * 1_000_000 + centiHumidity / 10 * 1000 + 12 | (centiCelsius < 0 ? 0x8000_0000 : 0),
+            4)
     }
 
     /// SwitchBot's three bytes: the tenths (low nibble), the whole degrees with bit 7 set
@@ -175,8 +247,7 @@ struct AdvertiserState: Sendable {
     }
 
     private func govee() -> [UInt8] {
-        let packed = abs(centiCelsius / 10) * 1000 + centiHumidity / 10 | (centiCelsius < 0 ? 0x80_0000 : 0)
-        return [0x00] + bigEndian(packed, 3) + [UInt8(battery), 0x00]
+        [0x00] + goveePacked() + [UInt8(battery), 0x00]
     }
 
     private func littleEndian(_ value: Int, _ count: Int) -> [UInt8] {

@@ -254,7 +254,8 @@ extension CLITests {
             result.errors.contains(
                 "--advertiser-formats takes bthome, bthome-encrypted, pvvx, atc1441, ruuvi, govee-h5075, mibeacon, "
                     + "mibeacon-encrypted, qingping, thermobeacon, inkbird, inkbird-ith, thermopro, "
-                    + "switchbot, switchbot-outdoor, not 'bogus'"),
+                    + "switchbot, switchbot-outdoor, govee-h5051, govee-h5100, govee-h5106, govee-b5178, govee-h5179, "
+                    + "sensorpush-ht1, sensorpush-htw, sensorpush-htpxw, not 'bogus'"),
             "\(result.errors)")
     }
 }
