@@ -96,6 +96,8 @@ struct AdvertiserState: Sendable {
         case .sensorPushHT1: ([:], companyIDIsData(sensorPushHT1()))
         case .sensorPushHTw: ([:], companyIDIsData(sensorPushHTw()))
         case .sensorPushHTPxw: ([:], companyIDIsData(sensorPushHTPxw()))
+        case .bthomeV1: ([GattUUID.sig(0x181C): bthomeV1Objects(packetID: true)], [:])
+        case .bthomeV1Encrypted: ([GattUUID.sig(0x181E): bthomeV1Encrypted(address: address)], [:])
         }
     }
 
@@ -186,6 +188,22 @@ struct AdvertiserState: Sendable {
     private func bthomeObjects(packetID: Bool) -> [UInt8] {
         (packetID ? [0x00, UInt8(truncatingIfNeeded: counter)] : []) + [0x01, UInt8(battery)]
             + [0x02] + littleEndian(centiCelsius, 2) + [0x03] + littleEndian(centiHumidity, 2)
+    }
+
+    /// BTHome v1's objects: a control byte (format, length), the type, the data.
+    private func bthomeV1Objects(packetID: Bool) -> [UInt8] {
+        (packetID ? [0x02, 0x00, UInt8(truncatingIfNeeded: counter)] : []) + [0x02, 0x01, UInt8(battery)]
+            + [0x23, 0x02] + littleEndian(centiCelsius, 2) + [0x03, 0x03] + littleEndian(centiHumidity, 2)
+    }
+
+    /// BTHome v1 encrypted: the objects sealed with the associated data 0x11 and the nonce
+    /// address, `1E 18`, counter; then the counter and the tag.
+    private func bthomeV1Encrypted(address: [UInt8]) -> [UInt8] {
+        let counterBytes = littleEndian(Int(counter), 4)
+        let sealed = CCMSealer.seal(
+            bthomeV1Objects(packetID: false), nonce: address + [0x1E, 0x18] + counterBytes,
+            key: MockAdvertiser.bthomeKey, associatedData: [0x11])
+        return sealed.dropLast(4) + counterBytes + sealed.suffix(4)
     }
 
     /// Device information 0x41 (v2, encrypted), the sealed objects, the counter, the tag.

@@ -68,6 +68,10 @@ public struct MockAdvertiser: Sendable, Equatable {
         /// SensorPush HTP.xw (named `SensorPush HTP.xw …`): temperature, humidity and pressure
         /// packed by mixed radix.
         case sensorPushHTPxw = "sensorpush-htpxw"
+        /// BTHome v1 service data (0x181C), unencrypted: packet id, battery, temperature, humidity.
+        case bthomeV1 = "bthome-v1"
+        /// BTHome v1 encrypted (0x181E) with ``MockAdvertiser/bthomeKey`` (AES-CCM, Nettle).
+        case bthomeV1Encrypted = "bthome-v1-encrypted"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -107,7 +111,7 @@ extension MockPeripheral {
         let suffix = hexByte(index >> 8) + hexByte(index + 1)
         let formatName =
             switch format {
-            case .bthome, .bthomeEncrypted: "BTHome " + suffix
+            case .bthome, .bthomeEncrypted, .bthomeV1, .bthomeV1Encrypted: "BTHome " + suffix
             case .pvvx, .atc1441: "ATC_AD" + suffix
             case .ruuvi: "Ruuvi " + suffix
             case .goveeH5075: "GVH5075_" + suffix

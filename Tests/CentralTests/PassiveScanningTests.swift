@@ -82,7 +82,8 @@ struct PassiveScanningTests {
             let run = await Self.start(fixture, mode: .auto)
             #expect(
                 run.adverts.monitorPatterns.map(\.description) == [
-                    "0x16@0 d2fc", "0x16@0 1a18", "0x16@0 95fe", "0x16@0 cdfd", "0xff@0 9904",
+                    "0x16@0 d2fc", "0x16@0 1c18", "0x16@0 1e18", "0x16@0 1a18", "0x16@0 95fe", "0x16@0 cdfd",
+                    "0xff@0 9904",
                     // Govee's 0xEC88 (the H5051 advertises; the H5075 and H5074 only answer scans) and 0x0001.
                     "0xff@0 88ec", "0xff@0 0100", "0xff@0 1000", "0xff@0 1100", "0xff@0 1400", "0xff@0 1500",
                     "0xff@0 1800", "0xff@0 1b00", "0xff@0 3000",

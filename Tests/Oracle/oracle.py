@@ -62,6 +62,8 @@ def within_rounding(ours, theirs, tolerance):
 PARSERS = {
     "s:fe95": (lambda key: XiaomiBluetoothDeviceData(bindkey=key), {"voltage"}),
     "s:fcd2": (lambda key: BTHomeBluetoothDeviceData(bindkey=key), set()),
+    "s:181c": (lambda key: BTHomeBluetoothDeviceData(bindkey=key), set()),
+    "s:181e": (lambda key: BTHomeBluetoothDeviceData(bindkey=key), set()),
     "m:ec88": (lambda key: GoveeBluetoothDeviceData(), set()),
     "m:0001": (lambda key: GoveeBluetoothDeviceData(), set()),
     "m:8801": (lambda key: GoveeBluetoothDeviceData(), set()),
@@ -93,7 +95,7 @@ SWITCHBOT = {"switchbot", "switchbot-outdoor"}
 FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mibeacon-encrypted", "mibeacon-objects",
            "qingping", "thermobeacon", "inkbird", "inkbird-ith", "thermopro", "switchbot", "switchbot-outdoor",
            "govee-h5051", "govee-h5100", "govee-h5106", "govee-b5178", "govee-h5179",
-           "sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw"]
+           "sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw", "bthome-v1", "bthome-v1-encrypted"]
 
 
 def service_info(field, address, payload, name, family=""):

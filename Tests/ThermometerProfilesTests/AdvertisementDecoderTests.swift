@@ -15,13 +15,15 @@ struct AdvertisementDecoderTests {
         let registry = AdvertisementRegistry.standard
         #expect(
             registry.profiles.map(\.id) == [
-                "bthome", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074", "govee-h5051", "govee-h5100",
+                "bthome", "bthome-v1", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074", "govee-h5051",
+                "govee-h5100",
                 "govee-h5106", "govee-b5178", "govee-h5179", "mibeacon", "qingping", "thermobeacon", "inkbird",
                 "thermopro", "switchbot", "sensorpush",
             ])
         #expect(
             registry.serviceDataUUIDs == [
-                BluetoothUUID(UInt16(0xFCD2)), BluetoothUUID(UInt16(0x181A)), BluetoothUUID(UInt16(0xFE95)),
+                BluetoothUUID(UInt16(0xFCD2)), BluetoothUUID(UInt16(0x181C)), BluetoothUUID(UInt16(0x181E)),
+                BluetoothUUID(UInt16(0x181A)), BluetoothUUID(UInt16(0xFE95)),
                 BluetoothUUID(UInt16(0xFDCD)), BluetoothUUID(UInt16(0xFD3D)),
             ])
         #expect(

@@ -146,12 +146,16 @@ enum Seeds {
         let govee = AdvertisementField.manufacturerData(GoveeH5075Profile.companyID)
         let switchBotService = AdvertisementField.serviceData(SwitchBotProfile.serviceUUID)
         let switchBotMaker = AdvertisementField.manufacturerData(SwitchBotProfile.companyID)
+        let bthomeV1 = AdvertisementField.serviceData(BTHomeV1Profile.plainUUID)
+        let bthomeV1Encrypted = AdvertisementField.serviceData(BTHomeV1Profile.encryptedUUID)
         let govee0001 = AdvertisementField.manufacturerData(GoveeH5100Profile.companyID)
         let goveeH5179 = AdvertisementField.manufacturerData(GoveeH5179Profile.companyID)
         return [
             ("bthome", bthome, false, "40 02 C4 09 03 BF 13"),
             ("bthome-counter", bthome, false, "44 00 02 01 64 05 90 33 00 21 01"),
             ("bthome-encrypted", bthome, true, "41 a4 72 66 c9 5f 73 00 11 22 33 78 23 72 14"),
+            ("bthome-v1", bthomeV1, false, "0200b4 02015d 23025d09 0303b718"),
+            ("bthome-v1-encrypted", bthomeV1Encrypted, true, "fba435e4d3c312fb0011223357d90a99"),
             ("pvvx", environmental, false, "dc3312342d58 2f09 aa17 3d0b 4b 7c 05"),
             ("atc1441", environmental, false, "582d341233dc 00e0 3e 49 0b2c 2e"),
             ("ruuvi", ruuvi, false, "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"),
