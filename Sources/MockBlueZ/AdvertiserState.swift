@@ -98,6 +98,27 @@ struct AdvertiserState: Sendable {
         case .sensorPushHTPxw: ([:], companyIDIsData(sensorPushHTPxw()))
         case .bthomeV1: ([GattUUID.sig(0x181C): bthomeV1Objects(packetID: true)], [:])
         case .bthomeV1Encrypted: ([GattUUID.sig(0x181E): bthomeV1Encrypted(address: address)], [:])
+        case .pvvxEncrypted:
+            (
+                [
+                    GattUUID.sig(0x181A): pvvxEncrypted(
+                        address: address,
+                        littleEndian(centiCelsius, 2) + littleEndian(centiHumidity, 2) + [UInt8(battery), 0x00])
+                ], [:]
+            )
+        case .atc1441Encrypted:
+            // The firmware's rounding (C division: toward zero): (hundredths + 25) / 50 half units,
+            // the temperature 80 of them above -40 °C.
+            (
+                [
+                    GattUUID.sig(0x181A): pvvxEncrypted(
+                        address: address,
+                        [
+                            UInt8((centiCelsius + 25) / 50 + 80), UInt8((centiHumidity + 25) / 50),
+                            UInt8(battery),
+                        ])
+                ], [:]
+            )
         }
     }
 
@@ -188,6 +209,16 @@ struct AdvertiserState: Sendable {
     private func bthomeObjects(packetID: Bool) -> [UInt8] {
         (packetID ? [0x00, UInt8(truncatingIfNeeded: counter)] : []) + [0x01, UInt8(battery)]
             + [0x02] + littleEndian(centiCelsius, 2) + [0x03] + littleEndian(centiHumidity, 2)
+    }
+
+    /// The pvvx firmware's encrypted custom formats: the counter, `data` sealed with the bind key,
+    /// the associated data 0x11 and the nonce address (least significant byte first) and the
+    /// advertisement structure's header (length, 0x16, 0x181A, counter); then the tag.
+    private func pvvxEncrypted(address: [UInt8], _ data: [UInt8]) -> [UInt8] {
+        let header: [UInt8] = [UInt8(3 + 1 + data.count + 4), 0x16, 0x1A, 0x18, UInt8(truncatingIfNeeded: counter)]
+        let sealed = CCMSealer.seal(
+            data, nonce: address.reversed() + header, key: MockAdvertiser.bthomeKey, associatedData: [0x11])
+        return [header[4]] + sealed
     }
 
     /// BTHome v1's objects: a control byte (format, length), the type, the data.

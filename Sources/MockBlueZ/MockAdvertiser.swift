@@ -72,6 +72,10 @@ public struct MockAdvertiser: Sendable, Equatable {
         case bthomeV1 = "bthome-v1"
         /// BTHome v1 encrypted (0x181E) with ``MockAdvertiser/bthomeKey`` (AES-CCM, Nettle).
         case bthomeV1Encrypted = "bthome-v1-encrypted"
+        /// pvvx custom encrypted (0x181A, 11 bytes) with ``MockAdvertiser/bthomeKey`` as bind key.
+        case pvvxEncrypted = "pvvx-encrypted"
+        /// pvvx firmware's atc1441 encrypted (0x181A, 8 bytes: half degrees, half percents).
+        case atc1441Encrypted = "atc1441-encrypted"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -112,7 +116,7 @@ extension MockPeripheral {
         let formatName =
             switch format {
             case .bthome, .bthomeEncrypted, .bthomeV1, .bthomeV1Encrypted: "BTHome " + suffix
-            case .pvvx, .atc1441: "ATC_AD" + suffix
+            case .pvvx, .atc1441, .pvvxEncrypted, .atc1441Encrypted: "ATC_AD" + suffix
             case .ruuvi: "Ruuvi " + suffix
             case .goveeH5075: "GVH5075_" + suffix
             case .miBeacon, .miBeaconEncrypted: "LYWSD03MMC " + suffix

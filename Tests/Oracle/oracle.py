@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from Cryptodome.Cipher import AES
 from bleak.backends.device import BLEDevice
 from bleak.backends.scanner import AdvertisementData
 from bthome_ble import BTHomeBluetoothDeviceData
@@ -91,11 +92,13 @@ DEVICES = {None, "primary"}
 # Formats whose two fields are read together (hex `PAYLOAD/COMPANION`), by PySwitchbot's
 # parse_advertisement_data, as Home Assistant's switchbot integration calls it.
 SWITCHBOT = {"switchbot", "switchbot-outdoor"}
-# The mock's formats Home Assistant has a parser for (pvvx and atc1441 it has not).
+# The mock's formats Home Assistant has a parser for (pvvx and atc1441 it has not), and the
+# encrypted pvvx formats, held against the firmware's description (REFERENCES).
 FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mibeacon-encrypted", "mibeacon-objects",
            "qingping", "thermobeacon", "inkbird", "inkbird-ith", "thermopro", "switchbot", "switchbot-outdoor",
            "govee-h5051", "govee-h5100", "govee-h5106", "govee-b5178", "govee-h5179",
-           "sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw", "bthome-v1", "bthome-v1-encrypted"]
+           "sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw", "bthome-v1", "bthome-v1-encrypted",
+           "pvvx-encrypted", "atc1441-encrypted"]
 
 
 def service_info(field, address, payload, name, family=""):
@@ -131,10 +134,37 @@ def switchbot(case):
             if key in ("temperature", "humidity", "battery") and value is not None}
 
 
+def pvvx_firmware(case):
+    """The pvvx firmware's encrypted custom formats, which no Home Assistant library reads:
+    decrypted here as the firmware's custom_beacon.c seals them (and Passive BLE Monitor
+    opens them), with pycryptodomex, apart from blectl's Nettle."""
+    payload, key = bytes.fromhex(case["hex"]), case.get("key")
+    if len(payload) not in (8, 11) or not key:
+        return {}
+    address = bytes.fromhex(case["address"].replace(":", ""))
+    nonce = address[::-1] + bytes([3 + len(payload), 0x16, 0x1A, 0x18, payload[0]])
+    cipher = AES.new(bytes.fromhex(key), AES.MODE_CCM, nonce=nonce, mac_len=4)
+    cipher.update(b"\x11")
+    try:
+        data = cipher.decrypt_and_verify(payload[1:-4], payload[-4:])
+    except ValueError:
+        return {}
+    if len(data) == 6:
+        return {"celsius": int.from_bytes(data[0:2], "little", signed=True) / 100,
+                "humidity": int.from_bytes(data[2:4], "little") / 100, "battery": float(data[4])}
+    return {"celsius": data[0] / 2 - 40, "humidity": data[1] / 2, "battery": float(data[2] & 0x7F)}
+
+
+# Formats no Home Assistant library reads, held against a reference of their own instead.
+REFERENCES = {"pvvx-encrypted": pvvx_firmware, "atc1441-encrypted": pvvx_firmware}
+
+
 def home_assistant(case):
     """The values Home Assistant's parser shows for an advertisement, in blectl's keys."""
     if case["family"] in SWITCHBOT:
         return switchbot(case)
+    if case["family"] in REFERENCES:
+        return REFERENCES[case["family"]](case)
     make, ignored = NAMED.get(case["family"]) or PARSERS[case["field"]]
     key = bytes.fromhex(case["key"]) if case.get("key") else None
     info = service_info(case["field"], case["address"], bytes.fromhex(case["hex"]), case.get("name", ""),

@@ -15,7 +15,8 @@ struct AdvertisementDecoderTests {
         let registry = AdvertisementRegistry.standard
         #expect(
             registry.profiles.map(\.id) == [
-                "bthome", "bthome-v1", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074", "govee-h5051",
+                "bthome", "bthome-v1", "pvvx", "atc1441", "pvvx-encrypted", "ruuvi", "govee-h5075", "govee-h5074",
+                "govee-h5051",
                 "govee-h5100",
                 "govee-h5106", "govee-b5178", "govee-h5179", "mibeacon", "qingping", "thermobeacon", "inkbird",
                 "thermopro", "switchbot", "sensorpush",
@@ -30,7 +31,7 @@ struct AdvertisementDecoderTests {
             registry.manufacturerIDs == [0x0499, 0xEC88, 0x0001, 0x8801] + ThermoBeaconProfile.companyIDs + [0x0969])
         #expect(registry.needsActiveScanning)
         #expect(!AdvertisementRegistry(profiles: [BTHomeProfile(), RuuviProfile()]).needsActiveScanning)
-        #expect(registry.profiles(reading: environmentalField).map(\.id) == ["pvvx", "atc1441"])
+        #expect(registry.profiles(reading: environmentalField).map(\.id) == ["pvvx", "atc1441", "pvvx-encrypted"])
         #expect(registry.profiles(reading: .manufacturerData(0x004C)).isEmpty)
         #expect(
             registry.localNamePrefixes == [

@@ -50,6 +50,7 @@ let goodAdvertisements: [([UInt8], AdvertisementField, String?)] = [
     (bytes(hex: "ec0001010a0aa40664"), AdvertisementField.manufacturerData(GoveeH5179Profile.companyID), nil),
     (bytes(hex: "c9a546"), AdvertisementField.manufacturerData(0x9A04), "SensorPush HT.w 0CA1"),
     (bytes(hex: "0200b4 02015d 23025d09 0303b718"), AdvertisementField.serviceData(BTHomeV1Profile.plainUUID), nil),
+    (PVVXEncryptedVectors.custom, environmentalField, nil),
 ]
 
 /// Decodes one payload with a fresh standard decoder.

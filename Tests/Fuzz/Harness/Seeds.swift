@@ -157,6 +157,8 @@ enum Seeds {
             ("bthome-v1", bthomeV1, false, "0200b4 02015d 23025d09 0303b718"),
             ("bthome-v1-encrypted", bthomeV1Encrypted, true, "fba435e4d3c312fb0011223357d90a99"),
             ("pvvx", environmental, false, "dc3312342d58 2f09 aa17 3d0b 4b 7c 05"),
+            // Encrypted with the keyed sender's key (the mock's): the custom and atc1441 variants.
+            ("pvvx-encrypted", environmental, true, "4a 84bf32423520 00cf1cee"),
             ("atc1441", environmental, false, "582d341233dc 00e0 3e 49 0b2c 2e"),
             ("ruuvi", ruuvi, false, "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"),
             ("govee-h5075", govee, false, "00 0418ee 64 00"),
