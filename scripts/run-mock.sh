@@ -15,10 +15,14 @@ log="$dir/blectld.log"
 export BLECTL_SOCKET="$socket"
 
 # One advertising sensor of every format the mock plays (BLECTL_MOCK_OPTIONS overrides).
-export BLECTL_MOCK_OPTIONS="${BLECTL_MOCK_OPTIONS:---advertisers 15}"
-# The mock's encrypted BTHome (A4:C1:38:AD:00:02) and Xiaomi (A4:C1:38:AD:00:08) sensors
-# have known keys; their owner would put the same lines in /etc/blectl/blectld.conf.
+export BLECTL_MOCK_OPTIONS="${BLECTL_MOCK_OPTIONS:---advertisers 27}"
+# The mock's encrypted BTHome (A4:C1:38:AD:00:02), Xiaomi (A4:C1:38:AD:00:08), BTHome v1
+# (A4:C1:38:AD:00:19) and pvvx (A4:C1:38:AD:00:1A, :1B: the firmware's bind key) sensors have
+# known keys; their owner would put the same lines in /etc/blectl/blectld.conf.
 printf '%s\n' 'bthome_key A4:C1:38:AD:00:02 = 231d39c1d7cc1ab1aee224cd096db932' \
+    'bthome_key A4:C1:38:AD:00:19 = 231d39c1d7cc1ab1aee224cd096db932' \
+    'bthome_key A4:C1:38:AD:00:1A = 231d39c1d7cc1ab1aee224cd096db932' \
+    'bthome_key A4:C1:38:AD:00:1B = 231d39c1d7cc1ab1aee224cd096db932' \
     'mibeacon_key A4:C1:38:AD:00:08 = 814aac74c4f17b6c1581e1ab87816b99' >"$dir/blectld.conf"
 chmod 600 "$dir/blectld.conf" # keys: blectld refuses a file every user can read
 set -- --log-level info

@@ -71,7 +71,102 @@ struct AdvertiserState: Sendable {
                 scanResponse ? [GattUUID.sig(0xFD3D): [0x77, 0x00, 0x80 | UInt8(battery)]] : [:],
                 [0x0969: address + [0xE0, 0x0F] + switchBotMeasurement() + [0x00]]
             )
+        case .goveeH5051:
+            (
+                [:],
+                [
+                    0xEC88: [0x00] + littleEndian(centiCelsius, 2) + littleEndian(centiHumidity, 2) + [
+                        UInt8(battery), 0x02, 0x01, 0x01,
+                    ]
+                ]
+            )
+        case .goveeH5100: ([:], [0x0001: [0x01, 0x01] + goveePacked() + [UInt8(battery)]])
+        case .goveeH5106: ([:], [0x0001: [0x01, 0x01] + goveeH5106()])
+        case .goveeB5178: ([:], [0x0001: [0x01, 0x01, 0x00] + goveePacked() + [UInt8(battery), 0x00, 0x03]])
+        case .goveeH5179:
+            (
+                [:],
+                scanResponse
+                    ? [
+                        0x8801: [0xEC, 0x00, 0x01, 0x01] + littleEndian(centiCelsius, 2)
+                            + littleEndian(centiHumidity, 2) + [UInt8(battery)]
+                    ]
+                    : [:]
+            )
+        case .sensorPushHT1: ([:], companyIDIsData(sensorPushHT1()))
+        case .sensorPushHTw: ([:], companyIDIsData(sensorPushHTw()))
+        case .sensorPushHTPxw: ([:], companyIDIsData(sensorPushHTPxw()))
+        case .bthomeV1: ([GattUUID.sig(0x181C): bthomeV1Objects(packetID: true)], [:])
+        case .bthomeV1Encrypted: ([GattUUID.sig(0x181E): bthomeV1Encrypted(address: address)], [:])
+        case .pvvxEncrypted:
+            (
+                [
+                    GattUUID.sig(0x181A): pvvxEncrypted(
+                        address: address,
+                        littleEndian(centiCelsius, 2) + littleEndian(centiHumidity, 2) + [UInt8(battery), 0x00])
+                ], [:]
+            )
+        case .atc1441Encrypted:
+            // The firmware's rounding (C division: toward zero): (hundredths + 25) / 50 half units,
+            // the temperature 80 of them above -40 °C.
+            (
+                [
+                    GattUUID.sig(0x181A): pvvxEncrypted(
+                        address: address,
+                        [
+                            UInt8((centiCelsius + 25) / 50 + 80), UInt8((centiHumidity + 25) / 50),
+                            UInt8(battery),
+                        ])
+                ], [:]
+            )
         }
+    }
+
+    /// `data` as BlueZ files it: its first two bytes (little-endian) as the company id.
+    private func companyIDIsData(_ data: [UInt8]) -> [UInt16: [UInt8]] {
+        [UInt16(data[1]) << 8 | UInt16(data[0]): Array(data.dropFirst(2))]
+    }
+
+    /// An HT1's 4 bytes: humidity and temperature readings of 12 and 14 bits, the device type
+    /// 1. A reading at an exact midpoint of 0.01 (where Home Assistant's floating-point
+    /// rounding and blectl's exact rounding part) is moved one step.
+    private func sensorPushHT1() -> [UInt8] {
+        var humidity = dividedNearest((centiHumidity + 600) * 4096, 12_500)
+        if humidity % 1024 == 512 { humidity += 1 }
+        var temperature = dividedNearest((centiCelsius + 4685) * 16_384, 17_572)
+        if temperature % 4096 == 2048 { temperature += 1 }
+        return [
+            UInt8(humidity & 0xFF), UInt8(humidity >> 8 & 0x0F) | UInt8(temperature & 0x0F) << 4,
+            UInt8(temperature >> 4 & 0xFF), UInt8(temperature >> 12 & 3) | 1 << 2,
+        ]
+    }
+
+    /// An HT.w's 5 bytes: page 0 and type 1, then the temperature's 0.0025 °C steps from
+    /// -40 °C plus 66001 times the humidity's 0.0025 % steps.
+    private func sensorPushHTw() -> [UInt8] {
+        [0x04] + littleEndian(centiCelsius * 4 + 16_000 + 66_001 * centiHumidity * 4, 4)
+    }
+
+    /// An HTP.xw's 7 bytes: page 0 and type 0, then temperature, humidity and pressure
+    /// (pascals from 30000) by mixed radix 72001, 40001.
+    private func sensorPushHTPxw() -> [UInt8] {
+        let pascals = 101_325 - 50 * 100 + centiHumidity
+        return [0x00]
+            + littleEndian(centiCelsius * 4 + 16_000 + 72_001 * (centiHumidity * 4 + 40_001 * (pascals - 30_000)), 6)
+    }
+
+    /// Govee's packed measurement's three bytes: whole tenths of a degree × 1000 plus tenths
+    /// of a percent, bit 23 the sign.
+    private func goveePacked() -> [UInt8] {
+        bigEndian(abs(centiCelsius / 10) * 1000 + centiHumidity / 10 | (centiCelsius < 0 ? 0x80_0000 : 0), 3)
+    }
+
+    /// An H5106's 4 bytes: tenths of a degree × 10⁶, tenths of a percent × 1000, a PM2.5 of
+    /// 12 µg/m³; bit 31 the sign.
+    private func goveeH5106() -> [UInt8] {
+        bigEndian(
+            abs(centiCelsius / 10) * 1_000_000 + centiHumidity / 10 * 1000 + 12 | (centiCelsius < 0 ? 0x8000_0000 : 0),
+            4)
     }
 
     /// SwitchBot's three bytes: the tenths (low nibble), the whole degrees with bit 7 set
@@ -114,6 +209,32 @@ struct AdvertiserState: Sendable {
     private func bthomeObjects(packetID: Bool) -> [UInt8] {
         (packetID ? [0x00, UInt8(truncatingIfNeeded: counter)] : []) + [0x01, UInt8(battery)]
             + [0x02] + littleEndian(centiCelsius, 2) + [0x03] + littleEndian(centiHumidity, 2)
+    }
+
+    /// The pvvx firmware's encrypted custom formats: the counter, `data` sealed with the bind key,
+    /// the associated data 0x11 and the nonce address (least significant byte first) and the
+    /// advertisement structure's header (length, 0x16, 0x181A, counter); then the tag.
+    private func pvvxEncrypted(address: [UInt8], _ data: [UInt8]) -> [UInt8] {
+        let header: [UInt8] = [UInt8(3 + 1 + data.count + 4), 0x16, 0x1A, 0x18, UInt8(truncatingIfNeeded: counter)]
+        let sealed = CCMSealer.seal(
+            data, nonce: address.reversed() + header, key: MockAdvertiser.bthomeKey, associatedData: [0x11])
+        return [header[4]] + sealed
+    }
+
+    /// BTHome v1's objects: a control byte (format, length), the type, the data.
+    private func bthomeV1Objects(packetID: Bool) -> [UInt8] {
+        (packetID ? [0x02, 0x00, UInt8(truncatingIfNeeded: counter)] : []) + [0x02, 0x01, UInt8(battery)]
+            + [0x23, 0x02] + littleEndian(centiCelsius, 2) + [0x03, 0x03] + littleEndian(centiHumidity, 2)
+    }
+
+    /// BTHome v1 encrypted: the objects sealed with the associated data 0x11 and the nonce
+    /// address, `1E 18`, counter; then the counter and the tag.
+    private func bthomeV1Encrypted(address: [UInt8]) -> [UInt8] {
+        let counterBytes = littleEndian(Int(counter), 4)
+        let sealed = CCMSealer.seal(
+            bthomeV1Objects(packetID: false), nonce: address + [0x1E, 0x18] + counterBytes,
+            key: MockAdvertiser.bthomeKey, associatedData: [0x11])
+        return sealed.dropLast(4) + counterBytes + sealed.suffix(4)
     }
 
     /// Device information 0x41 (v2, encrypted), the sealed objects, the counter, the tag.
@@ -175,8 +296,7 @@ struct AdvertiserState: Sendable {
     }
 
     private func govee() -> [UInt8] {
-        let packed = abs(centiCelsius / 10) * 1000 + centiHumidity / 10 | (centiCelsius < 0 ? 0x80_0000 : 0)
-        return [0x00] + bigEndian(packed, 3) + [UInt8(battery), 0x00]
+        [0x00] + goveePacked() + [UInt8(battery), 0x00]
     }
 
     private func littleEndian(_ value: Int, _ count: Int) -> [UInt8] {

@@ -46,6 +46,36 @@ public struct MockAdvertiser: Sendable, Equatable {
         /// SwitchBot Indoor/Outdoor Meter: only the model and battery in service data 0xFD3D,
         /// the temperature and humidity only in manufacturer data 0x0969.
         case switchBotOutdoor = "switchbot-outdoor"
+        /// Govee H5051 (manufacturer data 0xEC88, 9 bytes): hundredths, in the advertisement.
+        case goveeH5051 = "govee-h5051"
+        /// Govee H5100 (manufacturer data 0x0001, 6 bytes, named `GVH5100_…`): Govee's packed
+        /// temperature and humidity, battery.
+        case goveeH5100 = "govee-h5100"
+        /// Govee H5106 (manufacturer data 0x0001, 6 bytes, named `GVH5106_…`): temperature,
+        /// humidity and PM2.5 packed in 32 bits.
+        case goveeH5106 = "govee-h5106"
+        /// Govee B5178 (manufacturer data 0x0001, 9 bytes): the display unit's packed
+        /// measurement (sensor 0).
+        case goveeB5178 = "govee-b5178"
+        /// Govee H5179 (manufacturer data 0x8801, 9 bytes), only in the scan response.
+        case goveeH5179 = "govee-h5179"
+        /// SensorPush HT1 (named `s`): humidity and temperature readings of 12 and 14 bits,
+        /// where BlueZ reads the company id, so its key changes with them.
+        case sensorPushHT1 = "sensorpush-ht1"
+        /// SensorPush HT.w (named `SensorPush HT.w …`): temperature and humidity packed by
+        /// mixed radix, their low bytes in the company id.
+        case sensorPushHTw = "sensorpush-htw"
+        /// SensorPush HTP.xw (named `SensorPush HTP.xw …`): temperature, humidity and pressure
+        /// packed by mixed radix.
+        case sensorPushHTPxw = "sensorpush-htpxw"
+        /// BTHome v1 service data (0x181C), unencrypted: packet id, battery, temperature, humidity.
+        case bthomeV1 = "bthome-v1"
+        /// BTHome v1 encrypted (0x181E) with ``MockAdvertiser/bthomeKey`` (AES-CCM, Nettle).
+        case bthomeV1Encrypted = "bthome-v1-encrypted"
+        /// pvvx custom encrypted (0x181A, 11 bytes) with ``MockAdvertiser/bthomeKey`` as bind key.
+        case pvvxEncrypted = "pvvx-encrypted"
+        /// pvvx firmware's atc1441 encrypted (0x181A, 8 bytes: half degrees, half percents).
+        case atc1441Encrypted = "atc1441-encrypted"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -85,8 +115,8 @@ extension MockPeripheral {
         let suffix = hexByte(index >> 8) + hexByte(index + 1)
         let formatName =
             switch format {
-            case .bthome, .bthomeEncrypted: "BTHome " + suffix
-            case .pvvx, .atc1441: "ATC_AD" + suffix
+            case .bthome, .bthomeEncrypted, .bthomeV1, .bthomeV1Encrypted: "BTHome " + suffix
+            case .pvvx, .atc1441, .pvvxEncrypted, .atc1441Encrypted: "ATC_AD" + suffix
             case .ruuvi: "Ruuvi " + suffix
             case .goveeH5075: "GVH5075_" + suffix
             case .miBeacon, .miBeaconEncrypted: "LYWSD03MMC " + suffix
@@ -98,6 +128,15 @@ extension MockPeripheral {
             case .thermoPro: "TP357S (" + suffix + ")"
             case .switchBot: "WoSensorTH " + suffix
             case .switchBotOutdoor: "WoIOSensorTH " + suffix
+            case .goveeH5051: "GVH5051_" + suffix
+            case .goveeH5100: "GVH5100_" + suffix
+            case .goveeH5106: "GVH5106_" + suffix
+            case .goveeB5178: "B5178" + suffix
+            case .goveeH5179: "Govee_H5179_" + suffix
+            // HT1s all name themselves `s`.
+            case .sensorPushHT1: "s"
+            case .sensorPushHTw: "SensorPush HT.w " + suffix
+            case .sensorPushHTPxw: "SensorPush HTP.xw " + suffix
             }
         let name: String? = namePrefix.map { $0 + suffix } ?? formatName
         var peripheral = MockPeripheral(

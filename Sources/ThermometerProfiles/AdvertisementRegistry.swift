@@ -5,21 +5,30 @@ public struct AdvertisementRegistry: Sendable {
     /// The profiles in lookup order; on a shared field the first to claim a payload wins.
     public private(set) var profiles: [any AdvertisementProfile]
 
-    /// Every known format: BTHome v2, pvvx, atc1441, RuuviTag data format 5, Govee H5075 and
-    /// H5074, Xiaomi MiBeacon, Qingping, ThermoBeacon, Inkbird, ThermoPro, SwitchBot.
+    /// Every known format: BTHome v2 and v1, pvvx (plain and encrypted), atc1441, RuuviTag data format 5, Govee H5075,
+    /// H5074, H5051, H5100, H5106, B5178 and H5179, Xiaomi MiBeacon, Qingping, ThermoBeacon,
+    /// Inkbird, ThermoPro, SwitchBot, SensorPush.
     public static let standard = AdvertisementRegistry(profiles: [
         BTHomeProfile(),
+        BTHomeV1Profile(),
         PVVXProfile(),
         ATC1441Profile(),
+        PVVXEncryptedProfile(),
         RuuviProfile(),
         GoveeH5075Profile(),
         GoveeH5074Profile(),
+        GoveeH5051Profile(),
+        GoveeH5100Profile(),
+        GoveeH5106Profile(),
+        GoveeB5178Profile(),
+        GoveeH5179Profile(),
         XiaomiMiBeaconProfile(),
         QingpingProfile(),
         ThermoBeaconProfile(),
         InkbirdProfile(),
         ThermoProProfile(),
         SwitchBotProfile(),
+        SensorPushProfile(),
     ])
 
     /// Creates a registry that looks profiles up in the given order.

@@ -23,10 +23,18 @@ public struct GoveeH5074Profile: AdvertisementProfile {
         _ payload: [UInt8], from address: BluetoothAddress, keyring: inout AdvertisementKeyring
     ) -> Result<AdvertisementReading, ReadingError>? {
         decodeFixedLength(payload, length: Self.payloadLength, family: Self.family) { builder throws(ReadingError) in
-            try builder.add(.temperature, payload.signedLittleEndian(at: 1, count: 2), per: 100)
-            try builder.add(.humidity, payload.unsignedLittleEndian(at: 3, count: 2), per: 100)
-            try builder.add(.battery, Int(payload[5]))
+            try Self.addMeasurement(payload, at: 1, to: &builder)
             return nil
         }
+    }
+
+    /// Adds the five bytes at `offset`: temperature sint16 × 0.01 °C, humidity uint16 × 0.01 %,
+    /// battery uint8 %, little-endian (this layout, which H5051 and H5179 share at other offsets).
+    static func addMeasurement(
+        _ payload: [UInt8], at offset: Int, to builder: inout QuantitiesBuilder
+    ) throws(ReadingError) {
+        try builder.add(.temperature, payload.signedLittleEndian(at: offset, count: 2), per: 100)
+        try builder.add(.humidity, payload.unsignedLittleEndian(at: offset + 2, count: 2), per: 100)
+        try builder.add(.battery, Int(payload[offset + 4]))
     }
 }

@@ -82,11 +82,16 @@ struct PassiveScanningTests {
             let run = await Self.start(fixture, mode: .auto)
             #expect(
                 run.adverts.monitorPatterns.map(\.description) == [
-                    "0x16@0 d2fc", "0x16@0 1a18", "0x16@0 95fe", "0x16@0 cdfd", "0xff@0 9904", "0xff@0 1000",
-                    "0xff@0 1100", "0xff@0 1400", "0xff@0 1500", "0xff@0 1800", "0xff@0 1b00", "0xff@0 3000",
+                    "0x16@0 d2fc", "0x16@0 1c18", "0x16@0 1e18", "0x16@0 1a18", "0x16@0 95fe", "0x16@0 cdfd",
+                    "0xff@0 9904",
+                    // Govee's 0xEC88 (the H5051 advertises; the H5075 and H5074 only answer scans) and 0x0001.
+                    "0xff@0 88ec", "0xff@0 0100", "0xff@0 1000", "0xff@0 1100", "0xff@0 1400", "0xff@0 1500",
+                    "0xff@0 1800", "0xff@0 1b00", "0xff@0 3000",
                     // The names of the devices whose manufacturer data is read under any company id.
                     "0x9@0 737073", "0x9@0 747073", "0x9@0 4954482d31312d42", "0x9@0 4954482d31332d42",
                     "0x9@0 4954482d32312d42", "0x9@0 4942532d50303242", "0x9@0 54503335", "0x9@0 54503339",
+                    // SensorPush: `s` (an HT1), `SensorPush HT.w`, `SensorPush HTP.xw`.
+                    "0x9@0 73", "0x9@0 53656e736f72507573682048542e77", "0x9@0 53656e736f7250757368204854502e7877",
                 ])
             // BTHome (plain and encrypted), pvvx, ATC1441 and Ruuvi, heard passively.
             for index in 0..<5 {
@@ -184,7 +189,7 @@ struct PassiveScanningTests {
             let run = await Self.start(fixture, mode: .passive, registry: .standard)
             #expect(
                 run.warnings.contains {
-                    $0.contains("govee-h5075, govee-h5074, switchbot send their data in scan responses")
+                    $0.contains("govee-h5075, govee-h5074, govee-h5179, switchbot send their data in scan responses")
                 })
             // Two measurements of every other sensor, and still nothing of the Govee's.
             for index in 0..<5 {

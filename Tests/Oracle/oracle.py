@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from Cryptodome.Cipher import AES
 from bleak.backends.device import BLEDevice
 from bleak.backends.scanner import AdvertisementData
 from bthome_ble import BTHomeBluetoothDeviceData
@@ -26,6 +27,7 @@ from inkbird_ble import INKBIRDBluetoothDeviceData
 from qingping_ble import QingpingBluetoothDeviceData
 from habluetooth import BluetoothServiceInfoBleak
 from ruuvitag_ble import RuuvitagBluetoothDeviceData
+from sensorpush_ble import SensorPushBluetoothDeviceData
 from switchbot import parse_advertisement_data as switchbot_parse
 from thermobeacon_ble import ThermoBeaconBluetoothDeviceData
 from thermopro_ble import ThermoProBluetoothDeviceData
@@ -61,7 +63,11 @@ def within_rounding(ours, theirs, tolerance):
 PARSERS = {
     "s:fe95": (lambda key: XiaomiBluetoothDeviceData(bindkey=key), {"voltage"}),
     "s:fcd2": (lambda key: BTHomeBluetoothDeviceData(bindkey=key), set()),
+    "s:181c": (lambda key: BTHomeBluetoothDeviceData(bindkey=key), set()),
+    "s:181e": (lambda key: BTHomeBluetoothDeviceData(bindkey=key), set()),
     "m:ec88": (lambda key: GoveeBluetoothDeviceData(), set()),
+    "m:0001": (lambda key: GoveeBluetoothDeviceData(), set()),
+    "m:8801": (lambda key: GoveeBluetoothDeviceData(), set()),
     "m:0499": (lambda key: RuuvitagBluetoothDeviceData(), set()),
     "s:fdcd": (lambda key: QingpingBluetoothDeviceData(), set()),
     # thermobeacon-ble computes a battery percentage from the voltage the sensor sends.
@@ -73,16 +79,29 @@ NAMED = {
     "inkbird": (lambda key: INKBIRDBluetoothDeviceData(), set()),
     "inkbird-ith": (lambda key: INKBIRDBluetoothDeviceData(), set()),
     "thermopro": (lambda key: ThermoProBluetoothDeviceData(), set()),
+    **{family: (lambda key: SensorPushBluetoothDeviceData(), set())
+       for family in ("sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw")},
 }
+# The service UUIDs SensorPush sensors advertise beside their data: the parser tells an HT1
+# (named `s`) by its own.
+SENSORPUSH_UUIDS = {"s": "ef090000-11d6-42ba-93b8-9dd7ec090aa9"}
+SENSORPUSH_V2_UUID = "ef090000-11d6-42ba-93b8-9dd7ec090ab0"
+# The devices of an advertisement blectl reads: govee-ble shows a B5178's remote sensor as a
+# second device ("remote"), which blectl, one reading per address, leaves out.
+DEVICES = {None, "primary"}
 # Formats whose two fields are read together (hex `PAYLOAD/COMPANION`), by PySwitchbot's
 # parse_advertisement_data, as Home Assistant's switchbot integration calls it.
 SWITCHBOT = {"switchbot", "switchbot-outdoor"}
-# The mock's formats Home Assistant has a parser for (pvvx and atc1441 it has not).
+# The mock's formats Home Assistant has a parser for (pvvx and atc1441 it has not), and the
+# encrypted pvvx formats, held against the firmware's description (REFERENCES).
 FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mibeacon-encrypted", "mibeacon-objects",
-           "qingping", "thermobeacon", "inkbird", "inkbird-ith", "thermopro", "switchbot", "switchbot-outdoor"]
+           "qingping", "thermobeacon", "inkbird", "inkbird-ith", "thermopro", "switchbot", "switchbot-outdoor",
+           "govee-h5051", "govee-h5100", "govee-h5106", "govee-b5178", "govee-h5179",
+           "sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw", "bthome-v1", "bthome-v1-encrypted",
+           "pvvx-encrypted", "atc1441-encrypted"]
 
 
-def service_info(field, address, payload, name):
+def service_info(field, address, payload, name, family=""):
     """What Home Assistant's Bluetooth stack hands a parser for one advertisement."""
     kind, code = field.split(":")
     uuid = f"0000{code}-0000-1000-8000-00805f9b34fb"
@@ -90,6 +109,8 @@ def service_info(field, address, payload, name):
     manufacturer_data = {int(code, 16): payload} if kind == "m" else {}
     # ThermoBeacons advertise their service UUID beside the data; the parser looks for it.
     uuids = list(service_data) + (["0000fff0-0000-1000-8000-00805f9b34fb"] if kind == "m" else [])
+    if family.startswith("sensorpush"):
+        uuids.append(SENSORPUSH_UUIDS.get(name, SENSORPUSH_V2_UUID))
     return BluetoothServiceInfoBleak(
         name=name, address=address, rssi=-60, manufacturer_data=manufacturer_data, service_data=service_data,
         service_uuids=uuids, source="oracle", device=BLEDevice(address, name, None),
@@ -113,18 +134,46 @@ def switchbot(case):
             if key in ("temperature", "humidity", "battery") and value is not None}
 
 
+def pvvx_firmware(case):
+    """The pvvx firmware's encrypted custom formats, which no Home Assistant library reads:
+    decrypted here as the firmware's custom_beacon.c seals them (and Passive BLE Monitor
+    opens them), with pycryptodomex, apart from blectl's Nettle."""
+    payload, key = bytes.fromhex(case["hex"]), case.get("key")
+    if len(payload) not in (8, 11) or not key:
+        return {}
+    address = bytes.fromhex(case["address"].replace(":", ""))
+    nonce = address[::-1] + bytes([3 + len(payload), 0x16, 0x1A, 0x18, payload[0]])
+    cipher = AES.new(bytes.fromhex(key), AES.MODE_CCM, nonce=nonce, mac_len=4)
+    cipher.update(b"\x11")
+    try:
+        data = cipher.decrypt_and_verify(payload[1:-4], payload[-4:])
+    except ValueError:
+        return {}
+    if len(data) == 6:
+        return {"celsius": int.from_bytes(data[0:2], "little", signed=True) / 100,
+                "humidity": int.from_bytes(data[2:4], "little") / 100, "battery": float(data[4])}
+    return {"celsius": data[0] / 2 - 40, "humidity": data[1] / 2, "battery": float(data[2] & 0x7F)}
+
+
+# Formats no Home Assistant library reads, held against a reference of their own instead.
+REFERENCES = {"pvvx-encrypted": pvvx_firmware, "atc1441-encrypted": pvvx_firmware}
+
+
 def home_assistant(case):
     """The values Home Assistant's parser shows for an advertisement, in blectl's keys."""
     if case["family"] in SWITCHBOT:
         return switchbot(case)
+    if case["family"] in REFERENCES:
+        return REFERENCES[case["family"]](case)
     make, ignored = NAMED.get(case["family"]) or PARSERS[case["field"]]
     key = bytes.fromhex(case["key"]) if case.get("key") else None
-    info = service_info(case["field"], case["address"], bytes.fromhex(case["hex"]), case.get("name", ""))
+    info = service_info(case["field"], case["address"], bytes.fromhex(case["hex"]), case.get("name", ""),
+                        case["family"])
     update = make(key).update(info)
     values = {}
     for device_key, value in update.entity_values.items():
         name = QUANTITIES.get(device_key.key)
-        if not name or name in ignored or not isinstance(value.native_value, (int, float)):
+        if not name or name in ignored or device_key.device_id not in DEVICES or not isinstance(value.native_value, (int, float)):
             continue
         unit = update.entity_descriptions[device_key].native_unit_of_measurement
         values[name] = float(value.native_value) * SCALE.get(str(unit), 1)

@@ -15,22 +15,28 @@ struct AdvertisementDecoderTests {
         let registry = AdvertisementRegistry.standard
         #expect(
             registry.profiles.map(\.id) == [
-                "bthome", "pvvx", "atc1441", "ruuvi", "govee-h5075", "govee-h5074", "mibeacon", "qingping",
-                "thermobeacon", "inkbird", "thermopro", "switchbot",
+                "bthome", "bthome-v1", "pvvx", "atc1441", "pvvx-encrypted", "ruuvi", "govee-h5075", "govee-h5074",
+                "govee-h5051",
+                "govee-h5100",
+                "govee-h5106", "govee-b5178", "govee-h5179", "mibeacon", "qingping", "thermobeacon", "inkbird",
+                "thermopro", "switchbot", "sensorpush",
             ])
         #expect(
             registry.serviceDataUUIDs == [
-                BluetoothUUID(UInt16(0xFCD2)), BluetoothUUID(UInt16(0x181A)), BluetoothUUID(UInt16(0xFE95)),
+                BluetoothUUID(UInt16(0xFCD2)), BluetoothUUID(UInt16(0x181C)), BluetoothUUID(UInt16(0x181E)),
+                BluetoothUUID(UInt16(0x181A)), BluetoothUUID(UInt16(0xFE95)),
                 BluetoothUUID(UInt16(0xFDCD)), BluetoothUUID(UInt16(0xFD3D)),
             ])
-        #expect(registry.manufacturerIDs == [0x0499, 0xEC88] + ThermoBeaconProfile.companyIDs + [0x0969])
+        #expect(
+            registry.manufacturerIDs == [0x0499, 0xEC88, 0x0001, 0x8801] + ThermoBeaconProfile.companyIDs + [0x0969])
         #expect(registry.needsActiveScanning)
         #expect(!AdvertisementRegistry(profiles: [BTHomeProfile(), RuuviProfile()]).needsActiveScanning)
-        #expect(registry.profiles(reading: environmentalField).map(\.id) == ["pvvx", "atc1441"])
+        #expect(registry.profiles(reading: environmentalField).map(\.id) == ["pvvx", "atc1441", "pvvx-encrypted"])
         #expect(registry.profiles(reading: .manufacturerData(0x004C)).isEmpty)
         #expect(
             registry.localNamePrefixes == [
-                "sps", "tps", "ITH-11-B", "ITH-13-B", "ITH-21-B", "IBS-P02B", "TP35", "TP39",
+                "sps", "tps", "ITH-11-B", "ITH-13-B", "ITH-21-B", "IBS-P02B", "TP35", "TP39", "s",
+                "SensorPush HT.w", "SensorPush HTP.xw",
             ])
         #expect(
             registry.readsAnyManufacturerData(from: "ith-13-b")

@@ -43,6 +43,14 @@ let goodAdvertisements: [([UInt8], AdvertisementField, String?)] = [
     (bytes(hex: "c71200c83d5606"), AdvertisementField.manufacturerData(0x07FC), "sps"),
     (bytes(hex: "0029220b01"), AdvertisementField.manufacturerData(0xEEC2), "TP357S (2142)"),
     (bytes(hex: "5400e4069835"), AdvertisementField.serviceData(SwitchBotProfile.serviceUUID), nil),
+    (bytes(hex: "00ba0af90f63020101"), goveeField, nil),
+    (bytes(hex: "010103465464"), AdvertisementField.manufacturerData(GoveeH5100Profile.companyID), "GVH5100_7738"),
+    (bytes(hex: "01010ed13298"), AdvertisementField.manufacturerData(GoveeH5100Profile.companyID), "GVH5106_4E05"),
+    (bytes(hex: "010100002af7640003"), AdvertisementField.manufacturerData(GoveeH5100Profile.companyID), nil),
+    (bytes(hex: "ec0001010a0aa40664"), AdvertisementField.manufacturerData(GoveeH5179Profile.companyID), nil),
+    (bytes(hex: "c9a546"), AdvertisementField.manufacturerData(0x9A04), "SensorPush HT.w 0CA1"),
+    (bytes(hex: "0200b4 02015d 23025d09 0303b718"), AdvertisementField.serviceData(BTHomeV1Profile.plainUUID), nil),
+    (PVVXEncryptedVectors.custom, environmentalField, nil),
 ]
 
 /// Decodes one payload with a fresh standard decoder.

@@ -83,7 +83,7 @@ struct GoveeH5074Tests {
         try expectReading(decode(expected.payload, in: goveeField), expected, profile: "govee-h5074")
     }
 
-    @Test("0xEC88 payloads of other lengths are neither Govee format", arguments: [1, 5, 8, 9, 20])
+    @Test("0xEC88 payloads of other lengths are no Govee format (9 bytes are H5051's)", arguments: [1, 5, 8, 10, 20])
     func otherLengths(_ length: Int) {
         #expect(decode([UInt8](repeating: 0x01, count: length), in: goveeField) == nil)
     }

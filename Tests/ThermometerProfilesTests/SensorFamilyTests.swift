@@ -23,8 +23,10 @@ struct SensorFamilyTests {
     func advertisementsKeepToTheirFamily() throws {
         var decoded: Set<ProfileID> = []
         for (payload, field, name) in goodAdvertisements {
-            // The key only for the encrypted packet: with it, the plain one is a downgrade.
-            let keys = payload == EncryptedVectors.counter1000 ? EncryptedVectors.keys : [:]
+            // The keys only for the encrypted packets: with them, the plain ones are downgrades.
+            let keys =
+                payload == EncryptedVectors.counter1000
+                ? EncryptedVectors.keys : payload == PVVXEncryptedVectors.custom ? PVVXEncryptedVectors.keys : [:]
             var decoder = AdvertisementDecoder(keys: keys)
             let result = decoder.decode(payload, in: field, name: name, from: sensorAddress)
             let reading = try #require(result).get()

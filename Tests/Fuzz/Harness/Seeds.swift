@@ -146,15 +146,29 @@ enum Seeds {
         let govee = AdvertisementField.manufacturerData(GoveeH5075Profile.companyID)
         let switchBotService = AdvertisementField.serviceData(SwitchBotProfile.serviceUUID)
         let switchBotMaker = AdvertisementField.manufacturerData(SwitchBotProfile.companyID)
+        let bthomeV1 = AdvertisementField.serviceData(BTHomeV1Profile.plainUUID)
+        let bthomeV1Encrypted = AdvertisementField.serviceData(BTHomeV1Profile.encryptedUUID)
+        let govee0001 = AdvertisementField.manufacturerData(GoveeH5100Profile.companyID)
+        let goveeH5179 = AdvertisementField.manufacturerData(GoveeH5179Profile.companyID)
         return [
             ("bthome", bthome, false, "40 02 C4 09 03 BF 13"),
             ("bthome-counter", bthome, false, "44 00 02 01 64 05 90 33 00 21 01"),
             ("bthome-encrypted", bthome, true, "41 a4 72 66 c9 5f 73 00 11 22 33 78 23 72 14"),
+            ("bthome-v1", bthomeV1, false, "0200b4 02015d 23025d09 0303b718"),
+            ("bthome-v1-encrypted", bthomeV1Encrypted, true, "fba435e4d3c312fb0011223357d90a99"),
             ("pvvx", environmental, false, "dc3312342d58 2f09 aa17 3d0b 4b 7c 05"),
+            // Encrypted with the keyed sender's key (the mock's): the custom and atc1441 variants.
+            ("pvvx-encrypted", environmental, true, "4a 84bf32423520 00cf1cee"),
             ("atc1441", environmental, false, "582d341233dc 00e0 3e 49 0b2c 2e"),
             ("ruuvi", ruuvi, false, "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"),
             ("govee-h5075", govee, false, "00 0418ee 64 00"),
             ("govee-h5074", govee, false, "00 c408 231d 64 02"),
+            ("govee-h5051", govee, false, "00 ba0a f90f 63 020101"),
+            ("govee-h5108", govee0001, false, "0101 03c730 64 0000"),
+            ("govee-b5178", govee0001, false, "0101 00 002af7 64 0003"),
+            // A B5178's remote sensor: not read (one reading per address).
+            ("refused-govee-b5178-remote", govee0001, false, "0101 01 002af7 64 0003"),
+            ("govee-h5179", goveeH5179, false, "ec000101 0a0a a406 64"),
             ("mibeacon", miBeacon, false, "40 50 5b05 01 0d10 04 fe00 4802"),
             // Encrypted, from a sender without a key: refused.
             ("refused-mibeacon-no-key", miBeacon, false, "5858480b685f12342d585a0b1841e2aa000e00a4964fb5"),
@@ -174,6 +188,9 @@ enum Seeds {
                 ("inkbird-tps-no-humidity", "tps", "4808 000000c66e0d06"),
                 ("inkbird-ith-13-b", "ITH-13-B", "4924 1223052f0e0110026400000000000000"),
                 ("thermopro-tp357s", "TP35", "c2ee 0029220b01"),
+                ("sensorpush-ht1", "s", "3448 6205"),
+                ("sensorpush-htw", "SensorPush HT.w", "049a c9a546"),
+                ("sensorpush-htpxw", "SensorPush HTP.xw", "00fd 9b1e53d5ba"),
             ].map { name, sender, hex in
                 let fields = FuzzTarget.advertisementFields.count
                 let index = UInt8(fields + FuzzTarget.advertisementNames.firstIndex(of: sender)!)

@@ -169,7 +169,7 @@ extension MockAdvertiser.Format {
     /// The key the mock's sensors of this format encrypt with.
     var oracleKey: [UInt8]? {
         switch self {
-        case .bthomeEncrypted: MockAdvertiser.bthomeKey
+        case .bthomeEncrypted, .bthomeV1Encrypted, .pvvxEncrypted, .atc1441Encrypted: MockAdvertiser.bthomeKey
         case .miBeaconEncrypted: MiBeaconEncoder.mockKey
         default: nil
         }
