@@ -72,6 +72,36 @@ struct SensorConfig: Encodable {
     }
 }
 
+/// `homeassistant/sensor/blectl_<device_id>/reception/config`: the share of an advertising
+/// sensor's measurements (or advertisements) received over the last hour, a diagnostic entity.
+struct ReceptionConfig: Encodable {
+    var name = "Reception"
+    var uniqueID: String
+    var objectID: String
+    var defaultEntityID: String
+    var stateTopic: String
+    var valueTemplate = "{{ value_json.percent_last_hour }}"
+    var unitOfMeasurement = "%"
+    var stateClass = "measurement"
+    var entityCategory = "diagnostic"
+    var icon = "mdi:signal-variant"
+    var expireAfter: Int?
+    var device: DiscoveryDevice
+
+    private enum CodingKeys: String, CodingKey {
+        case name, device, icon
+        case uniqueID = "unique_id"
+        case objectID = "object_id"
+        case defaultEntityID = "default_entity_id"
+        case stateTopic = "state_topic"
+        case valueTemplate = "value_template"
+        case unitOfMeasurement = "unit_of_measurement"
+        case stateClass = "state_class"
+        case entityCategory = "entity_category"
+        case expireAfter = "expire_after"
+    }
+}
+
 /// `homeassistant/binary_sensor/blectl_<gateway>/connectivity/config`: the gateway's status.
 struct ConnectivityConfig: Encodable {
     var name = "Connectivity"
@@ -156,6 +186,11 @@ struct KnownDevice: Equatable {
     var lastReadingTime: Timestamp?
     /// The `expire_after` its configs were last published with (nil: not published yet).
     var announcedExpireAfter: Int??
+    /// Whether it is an advertising sensor whose reception is counted (a `status` said so):
+    /// its configs then include the diagnostic reception entity.
+    var countsReception = false
+    /// Whether a `status` was read since its first reading (to learn ``countsReception``).
+    var receptionChecked = false
 
     init(address: String, profile: ProfileID) {
         self.address = address
@@ -222,7 +257,7 @@ struct DiscoveryBuilder {
         let block = DiscoveryDevice(
             identifiers: [node], connections: [["mac", device.address]], name: device.name ?? device.address,
             model: family.modelLabel, manufacturer: family.manufacturer, viaDevice: gatewayIdentifier)
-        return Quantity.allCases.filter(device.quantities.contains).map { quantity in
+        var configs = Quantity.allCases.filter(device.quantities.contains).map { quantity in
             let kind = SensorKind(quantity)
             let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), kind.object)
             let config = SensorConfig(
@@ -234,6 +269,17 @@ struct DiscoveryBuilder {
                 topics.discovery(component: entity.component, node: node, object: kind.object), Payload.bytes(config)
             )
         }
+        if device.countsReception {
+            let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), "reception")
+            // Published once a minute while readings come: at least three minutes.
+            let config = ReceptionConfig(
+                uniqueID: "\(node)_reception", objectID: entity.object, defaultEntityID: entity.full,
+                stateTopic: topics.reception(deviceID), expireAfter: expireAfter(device).map { max($0, 180) },
+                device: block)
+            configs.append(
+                (topics.discovery(component: entity.component, node: node, object: "reception"), Payload.bytes(config)))
+        }
+        return configs
     }
 
     /// `expire_after` in seconds: as configured, else three times the device's interval and
