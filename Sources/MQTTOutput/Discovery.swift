@@ -44,7 +44,9 @@ struct DiscoveryDevice: Encodable, Equatable {
     }
 }
 
-/// `homeassistant/sensor/blectl_<device_id>/<quantity>/config`.
+/// `homeassistant/sensor/blectl_<device_id>/<quantity>/config`, and an advertising sensor's
+/// `…/reception/config`: the share of its measurements (or advertisements) received over the
+/// last hour, a diagnostic entity (docs/mqtt.md, "Reception").
 struct SensorConfig: Encodable {
     var name: String
     var uniqueID: String
@@ -52,40 +54,14 @@ struct SensorConfig: Encodable {
     var defaultEntityID: String
     var stateTopic: String
     var valueTemplate: String
-    var deviceClass: String
+    /// None for the Reception entity: Home Assistant has no class for it.
+    var deviceClass: String?
     var unitOfMeasurement: String
     var stateClass = "measurement"
     var expireAfter: Int?
-    var device: DiscoveryDevice
-
-    private enum CodingKeys: String, CodingKey {
-        case name, device
-        case uniqueID = "unique_id"
-        case objectID = "object_id"
-        case defaultEntityID = "default_entity_id"
-        case stateTopic = "state_topic"
-        case valueTemplate = "value_template"
-        case deviceClass = "device_class"
-        case unitOfMeasurement = "unit_of_measurement"
-        case stateClass = "state_class"
-        case expireAfter = "expire_after"
-    }
-}
-
-/// `homeassistant/sensor/blectl_<device_id>/reception/config`: the share of an advertising
-/// sensor's measurements (or advertisements) received over the last hour, a diagnostic entity.
-struct ReceptionConfig: Encodable {
-    var name = "Reception"
-    var uniqueID: String
-    var objectID: String
-    var defaultEntityID: String
-    var stateTopic: String
-    var valueTemplate = "{{ value_json.percent_last_hour }}"
-    var unitOfMeasurement = "%"
-    var stateClass = "measurement"
-    var entityCategory = "diagnostic"
-    var icon = "mdi:signal-variant"
-    var expireAfter: Int?
+    /// `diagnostic` for the Reception entity, none for measurements.
+    var entityCategory: String? = nil
+    var icon: String? = nil
     var device: DiscoveryDevice
 
     private enum CodingKeys: String, CodingKey {
@@ -95,10 +71,11 @@ struct ReceptionConfig: Encodable {
         case defaultEntityID = "default_entity_id"
         case stateTopic = "state_topic"
         case valueTemplate = "value_template"
+        case deviceClass = "device_class"
         case unitOfMeasurement = "unit_of_measurement"
         case stateClass = "state_class"
-        case entityCategory = "entity_category"
         case expireAfter = "expire_after"
+        case entityCategory = "entity_category"
     }
 }
 
@@ -272,10 +249,12 @@ struct DiscoveryBuilder {
         if device.countsReception {
             let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), "reception")
             // Published once a minute while readings come: at least three minutes.
-            let config = ReceptionConfig(
-                uniqueID: "\(node)_reception", objectID: entity.object, defaultEntityID: entity.full,
-                stateTopic: topics.reception(deviceID), expireAfter: expireAfter(device).map { max($0, 180) },
-                device: block)
+            let config = SensorConfig(
+                name: "Reception", uniqueID: "\(node)_reception", objectID: entity.object,
+                defaultEntityID: entity.full, stateTopic: topics.reception(deviceID),
+                valueTemplate: "{{ value_json.percent_last_hour }}", deviceClass: nil, unitOfMeasurement: "%",
+                expireAfter: expireAfter(device).map { max($0, 180) }, entityCategory: "diagnostic",
+                icon: "mdi:signal-variant", device: block)
             configs.append(
                 (topics.discovery(component: entity.component, node: node, object: "reception"), Payload.bytes(config)))
         }
