@@ -21,8 +21,12 @@ extension CLITests {
 
     @Test("30 % of the advertisements lost: status counts received and missed, and the hour's ratio is 0.70 ± 0.05")
     func receptionUnderLoss() async throws {
-        try await DaemonFixture.with(mockOptions: Self.lossyAdvertisers, arguments: ["--log-level", "info"]) {
-            fixture in
+        let emitLog = FileManager.default.temporaryDirectory.appendingPathComponent("blectl-emit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: emitLog) }
+        var final: [String: [String: Any]] = [:]
+        try await DaemonFixture.with(
+            mockOptions: Self.lossyAdvertisers + " --emit-log \(emitLog.path)", arguments: ["--log-level", "info"]
+        ) { fixture in
             let countered = (1...5).map { "A4:C1:38:AD:00:0\($0)" }
             let govee = "A4:C1:38:AD:00:06"
             // Until the sensors with a counter have 1,500 measurements sent between them.
@@ -66,6 +70,31 @@ extension CLITests {
             let text = try await fixture.blectl(["status"])
             #expect(text.output.contains("LAST HOUR") && text.output.contains("(by counter)"), "\(text.output)")
             #expect(text.output.contains("(by interval)") && text.output.contains("% received"), "\(text.output)")
+            // The controller goes silent: nothing more is sent or heard, and the counts stand still.
+            try await fixture.inject("silence", [("cure", .string("controller-reset"))])
+            try await Task.sleep(for: .seconds(1))
+            final = try await Self.receptionSensors(fixture)
+        }
+        // Against the mock's own record of what was heard (written as it stops): every report
+        // heard is one received, and received + missed is every counter value the sensor went
+        // through, exactly.
+        #expect(await eventually(within: .seconds(10)) { ((try? Data(contentsOf: emitLog))?.count ?? 0) > 16 })
+        let data = [UInt8](try Data(contentsOf: emitLog))
+        var heard: [Int: [UInt32]] = [:]
+        for offset in stride(from: 16, to: data.count - 15, by: 16) {
+            let word = { (at: Int) in (0..<4).reduce(UInt32(0)) { $0 | UInt32(data[offset + at + $1]) << (8 * $1) } }
+            heard[Int(word(0) & 0x7FFF_FFFF), default: []].append(word(4))
+        }
+        for index in 0..<5 {
+            let address = "A4:C1:38:AD:00:0\(index + 1)"
+            let counters = try #require(heard[index], "\(address) in the emit log")
+            let sensor = try #require(final[address])
+            let sent = Int(counters.last! - counters.first!) + 1
+            print(
+                "reception: \(address) heard \(counters.count) of \(sent) by the mock; blectld: \(sensor["received"] ?? "?") "
+                    + "received, \(sensor["missed"] ?? "?") missed")
+            #expect(sensor["received"] as? Int == counters.count, "\(address): \(sensor)")
+            #expect(sensor["missed"] as? Int == sent - counters.count, "\(address): \(sensor)")
         }
     }
 
