@@ -160,4 +160,11 @@ import ThermometerProfiles
         window.add(received: 5, missed: 5, at: start + .seconds(20000))
         #expect(window.totals(at: start + .seconds(20000)) == (5, 5))
     }
+
+    @Test func theReceptionStateIsSmallAndFixed() {
+        // Inline: counts, the period, twelve buckets of two 32-bit counts; no array to grow.
+        print(
+            "reception: Reception \(MemoryLayout<Reception>.size) bytes, SensorTrack \(MemoryLayout<SensorTrack>.size)")
+        #expect(MemoryLayout<Reception>.size <= 192)
+    }
 }
