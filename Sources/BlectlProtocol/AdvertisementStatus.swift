@@ -14,6 +14,24 @@ public struct AdvertisementStatus: Codable, Equatable, Sendable {
         public var staleAfter: Double
         /// Whether it is lost now.
         public var lost: Bool
+        /// When it was last heard (absent from daemons before the reception counts).
+        public var lastHeard: Timestamp?
+        /// Its advertising interval as learned from its recent gaps (seconds), once known.
+        public var interval: Double?
+        /// How its misses are counted: `counter` (gaps in its own counter) or `interval`
+        /// (advertisements its interval says were sent and were not heard); absent while
+        /// nothing is counted (no reading yet, or no counter while scanning passively).
+        public var countedBy: String?
+        /// Measurements (by counter) or advertisements (by interval) heard since blectld first heard it.
+        public var received: Int?
+        /// Measurements or advertisements it sent that were not heard.
+        public var missed: Int?
+        /// ``received`` over the last hour.
+        public var receivedLastHour: Int?
+        /// ``missed`` over the last hour.
+        public var missedLastHour: Int?
+        /// The last hour's received / (received + missed), 0 to 1; absent when nothing was counted.
+        public var ratioLastHour: Double?
 
         /// Creates an entry.
         public init(
@@ -31,6 +49,26 @@ public struct AdvertisementStatus: Codable, Equatable, Sendable {
             case address, profile, readings, lost
             case lostPackets = "lost_packets"
             case staleAfter = "stale_after"
+            case lastHeard = "last_heard"
+            case interval
+            case countedBy = "counted_by"
+            case received, missed
+            case receivedLastHour = "received_last_hour"
+            case missedLastHour = "missed_last_hour"
+            case ratioLastHour = "ratio_last_hour"
+        }
+
+        /// Sets the reception counts, and the last hour's ratio from them (to four places).
+        public mutating func setReception(
+            countedBy: String?, received: Int, missed: Int, receivedLastHour: Int, missedLastHour: Int
+        ) {
+            self.countedBy = countedBy
+            (self.received, self.missed) = (received, missed)
+            (self.receivedLastHour, self.missedLastHour) = (receivedLastHour, missedLastHour)
+            let heard = receivedLastHour + missedLastHour
+            ratioLastHour =
+                countedBy == nil || heard == 0
+                ? nil : (Double(receivedLastHour) / Double(heard) * 10_000).rounded() / 10_000
         }
     }
 

@@ -98,18 +98,29 @@ public final class CentralBridge: CentralControl {
 
 extension AdvertisementStatus {
     /// The monitor's counts as `status` shows them.
-    init(_ statistics: AdvertisementStatistics) {
+    init(_ statistics: AdvertisementStatistics, now: Timestamp = .now()) {
         self.init(
             scanMode: statistics.scanMode.rawValue, advertisements: statistics.advertisements,
             readings: statistics.readings,
             duplicates: statistics.duplicates, lostPackets: statistics.lostPackets, errors: statistics.errors,
             forgotten: statistics.forgotten,
             sensors: statistics.sensors.map { sensor in
-                Sensor(
+                var entry = Sensor(
                     address: sensor.address.description, profile: sensor.profile?.rawValue, readings: sensor.readings,
-                    lostPackets: sensor.lostPackets,
-                    staleAfter: Double(sensor.staleAfter.components.seconds) + Double(
-                        sensor.staleAfter.components.attoseconds) / 1e18, lost: sensor.lost)
+                    lostPackets: sensor.lostPackets, staleAfter: Self.seconds(sensor.staleAfter), lost: sensor.lost)
+                let silent = sensor.silentFor.components
+                entry.lastHeard = Timestamp(
+                    millisecondsSince1970: now.millisecondsSince1970 - silent.seconds * 1000 - silent.attoseconds
+                        / 1_000_000_000_000_000)
+                entry.interval = sensor.interval.map(Self.seconds)
+                entry.setReception(
+                    countedBy: sensor.countedBy?.rawValue, received: sensor.received, missed: sensor.missed,
+                    receivedLastHour: sensor.receivedLastHour, missedLastHour: sensor.missedLastHour)
+                return entry
             })
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

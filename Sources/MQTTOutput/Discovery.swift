@@ -44,7 +44,9 @@ struct DiscoveryDevice: Encodable, Equatable {
     }
 }
 
-/// `homeassistant/sensor/blectl_<device_id>/<quantity>/config`.
+/// `homeassistant/sensor/blectl_<device_id>/<quantity>/config`, and an advertising sensor's
+/// `…/reception/config`: the share of its measurements (or advertisements) received over the
+/// last hour, a diagnostic entity (docs/mqtt.md, "Reception").
 struct SensorConfig: Encodable {
     var name: String
     var uniqueID: String
@@ -52,14 +54,18 @@ struct SensorConfig: Encodable {
     var defaultEntityID: String
     var stateTopic: String
     var valueTemplate: String
-    var deviceClass: String
+    /// None for the Reception entity: Home Assistant has no class for it.
+    var deviceClass: String?
     var unitOfMeasurement: String
     var stateClass = "measurement"
     var expireAfter: Int?
+    /// `diagnostic` for the Reception entity, none for measurements.
+    var entityCategory: String? = nil
+    var icon: String? = nil
     var device: DiscoveryDevice
 
     private enum CodingKeys: String, CodingKey {
-        case name, device
+        case name, device, icon
         case uniqueID = "unique_id"
         case objectID = "object_id"
         case defaultEntityID = "default_entity_id"
@@ -69,6 +75,7 @@ struct SensorConfig: Encodable {
         case unitOfMeasurement = "unit_of_measurement"
         case stateClass = "state_class"
         case expireAfter = "expire_after"
+        case entityCategory = "entity_category"
     }
 }
 
@@ -156,6 +163,11 @@ struct KnownDevice: Equatable {
     var lastReadingTime: Timestamp?
     /// The `expire_after` its configs were last published with (nil: not published yet).
     var announcedExpireAfter: Int??
+    /// Whether it is an advertising sensor whose reception is counted (a `status` said so):
+    /// its configs then include the diagnostic reception entity.
+    var countsReception = false
+    /// Whether a `status` was read since its first reading (to learn ``countsReception``).
+    var receptionChecked = false
 
     init(address: String, profile: ProfileID) {
         self.address = address
@@ -222,7 +234,7 @@ struct DiscoveryBuilder {
         let block = DiscoveryDevice(
             identifiers: [node], connections: [["mac", device.address]], name: device.name ?? device.address,
             model: family.modelLabel, manufacturer: family.manufacturer, viaDevice: gatewayIdentifier)
-        return Quantity.allCases.filter(device.quantities.contains).map { quantity in
+        var configs = Quantity.allCases.filter(device.quantities.contains).map { quantity in
             let kind = SensorKind(quantity)
             let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), kind.object)
             let config = SensorConfig(
@@ -234,6 +246,19 @@ struct DiscoveryBuilder {
                 topics.discovery(component: entity.component, node: node, object: kind.object), Payload.bytes(config)
             )
         }
+        if device.countsReception {
+            let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), "reception")
+            // Published once a minute while readings come: at least three minutes.
+            let config = SensorConfig(
+                name: "Reception", uniqueID: "\(node)_reception", objectID: entity.object,
+                defaultEntityID: entity.full, stateTopic: topics.reception(deviceID),
+                valueTemplate: "{{ value_json.percent_last_hour }}", deviceClass: nil, unitOfMeasurement: "%",
+                expireAfter: expireAfter(device).map { max($0, 180) }, entityCategory: "diagnostic",
+                icon: "mdi:signal-variant", device: block)
+            configs.append(
+                (topics.discovery(component: entity.component, node: node, object: "reception"), Payload.bytes(config)))
+        }
+        return configs
     }
 
     /// `expire_after` in seconds: as configured, else three times the device's interval and

@@ -31,6 +31,36 @@ struct ErrorPayload: Encodable {
     }
 }
 
+/// An advertising sensor's reception as published on `…/reception` (docs/mqtt.md): the
+/// counts of `status`, the last hour's share received as a percentage, and `gateway`.
+struct ReceptionPayload: Encodable {
+    let sensor: AdvertisementStatus.Sensor
+    let gateway: String
+
+    private enum CodingKeys: String, CodingKey {
+        case address, gateway, received, missed
+        case countedBy = "counted_by"
+        case receivedLastHour = "received_last_hour"
+        case missedLastHour = "missed_last_hour"
+        case ratioLastHour = "ratio_last_hour"
+        case percentLastHour = "percent_last_hour"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sensor.address, forKey: .address)
+        try container.encode(gateway, forKey: .gateway)
+        try container.encodeIfPresent(sensor.countedBy, forKey: .countedBy)
+        try container.encodeIfPresent(sensor.received, forKey: .received)
+        try container.encodeIfPresent(sensor.missed, forKey: .missed)
+        try container.encodeIfPresent(sensor.receivedLastHour, forKey: .receivedLastHour)
+        try container.encodeIfPresent(sensor.missedLastHour, forKey: .missedLastHour)
+        try container.encodeIfPresent(sensor.ratioLastHour, forKey: .ratioLastHour)
+        try container.encodeIfPresent(
+            sensor.ratioLastHour.map { ($0 * 1000).rounded() / 10 }, forKey: .percentLastHour)
+    }
+}
+
 /// Payloads as bytes: the protocol's JSON encoder, compact, absent fields left out.
 enum Payload {
     /// A reading as published on `…/state`: ``StatePayload``'s bytes, written by hand (every

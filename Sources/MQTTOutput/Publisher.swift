@@ -40,6 +40,8 @@ final class Publisher: @unchecked Sendable {
     /// Messages the broker has not acknowledged yet: message id → `seq`.
     var outstanding: [Int32: UInt64] = [:]
     var devices: [String: KnownDevice] = [:]
+    /// When the advertising sensors' reception was last read from `status`, and whether a read is on its way.
+    var receptionRead: (at: ContinuousClock.Instant?, pending: Bool) = (nil, false)
 
     var delay: Duration
     var retryTimer: LoopTimer?
@@ -214,6 +216,7 @@ final class Publisher: @unchecked Sendable {
         switch item.event {
         case .reading(let reading):
             announce(reading)
+            receptionDue(reading.address)
             topic = topics.state(deviceID)
             payload = Payload.state(reading, gateway: configuration.gateway, rssi: item.rssi)
             retain = configuration.retainState
@@ -248,6 +251,53 @@ final class Publisher: @unchecked Sendable {
             device.announcedExpireAfter = .some(expireAfter)
         }
         devices[reading.address] = device
+    }
+
+    /// Reads the advertising sensors' reception from `status` when a reading comes and it was
+    /// last read a minute ago, or a few seconds ago for a device not yet seen in one: driven by
+    /// readings, so a gateway hearing nothing reads nothing.
+    private func receptionDue(_ address: String) {
+        guard !receptionRead.pending, let hub else { return }
+        let now = ContinuousClock.now
+        if let last = receptionRead.at {
+            let checked = devices[address]?.receptionChecked ?? true
+            guard now - last >= (checked ? Self.receptionPeriod : Self.receptionFirstDelay) else { return }
+        }
+        receptionRead = (now, true)
+        let asked = Array(devices.keys)
+        Task {
+            let sensors = await hub.status().advertisements?.sensors ?? []
+            self.loop.execute { self.receptionArrived(sensors, asked: asked) }
+        }
+    }
+
+    /// How often each advertising sensor's reception is published while it is heard.
+    static let receptionPeriod: Duration = .seconds(60)
+    /// How soon after a new device's first reading its reception is read.
+    static let receptionFirstDelay: Duration = .seconds(2)
+
+    /// Publishes the reception of every advertising sensor with readings published (retained:
+    /// Home Assistant shows it as soon as it subscribes), and its diagnostic entity's config
+    /// the first time; `asked` are the devices known when `status` was asked for.
+    private func receptionArrived(_ sensors: [AdvertisementStatus.Sensor], asked: [String]) {
+        receptionRead.pending = false
+        for address in asked { devices[address]?.receptionChecked = true }
+        guard state == .connected, !stopped, let connection else { return }
+        for sensor in sensors where sensor.ratioLastHour != nil {
+            guard var device = devices[sensor.address] else { continue }
+            if !device.countsReception, topics.discovers {
+                device.countsReception = true
+                devices[sensor.address] = device
+                publishRetained(discovery.deviceConfigs(device))
+            }
+            let topic = topics.reception(Topics.deviceID(sensor.address))
+            let payload = Payload.bytes(ReceptionPayload(sensor: sensor, gateway: configuration.gateway))
+            if case .failure(let failure) = connection.publish(
+                topic: topic, payload: payload, qos: configuration.qos, retain: true)
+            {
+                log.warning("MQTT: cannot publish on \(topic): \(failure.description)")
+            }
+        }
     }
 
     /// The gateway's config and every known device's: on connecting, and when Home

@@ -13,6 +13,9 @@ struct Topics: Sendable {
     /// `blectl/<device_id>/error`: one JSON object per reading error.
     func error(_ deviceID: String) -> String { "\(prefix)/\(deviceID)/error" }
 
+    /// `blectl/<device_id>/reception`: an advertising sensor's received and missed counts.
+    func reception(_ deviceID: String) -> String { "\(prefix)/\(deviceID)/reception" }
+
     /// `homeassistant/status`: Home Assistant's own `online` / `offline`.
     var homeAssistantStatus: String { "\(discoveryPrefix)/status" }
 

@@ -195,6 +195,12 @@ enum DiscoverySessions {
             // Signal strength wanders within ±6 dBm of the peripheral's typical value.
             world.peripherals[index].rssi = min(max(world.peripherals[index].rssi + step, spec.rssi - 6), spec.rssi + 6)
             world.peripherals[index].advertiser?.advance(using: &world.random)
+            // The sensor advertised (its counter moved on), but nobody heard it.
+            if let loss = spec.advertiser?.loss, loss > 0,
+                Double.random(in: 0..<1, using: &world.lossRandom[index]) < loss
+            {
+                return nil
+            }
             return world.peripherals[index]
         }
         guard let state = heard else { return }

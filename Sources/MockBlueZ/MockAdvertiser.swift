@@ -92,12 +92,16 @@ public struct MockAdvertiser: Sendable, Equatable {
     /// A humidity the sensor keeps sending, in %, instead of its walk: a sensor artefact such
     /// as a RuuviTag's 100.5 % in condensation. Ruuvi, pvvx and BTHome carry up to 163 %.
     public var stuckHumidity: Double?
+    /// The share of its advertisements nobody hears (0 to 1), drawn from the scenario's seed:
+    /// the sensor advertises and counts on, the gateway misses them.
+    public var loss: Double = 0
 
     /// Creates an advertiser.
-    public init(format: Format, startCelsius: Double = 21.5, repeats: Int = 2) {
+    public init(format: Format, startCelsius: Double = 21.5, repeats: Int = 2, loss: Double = 0) {
         self.format = format
         self.startCelsius = startCelsius
         self.repeats = max(1, repeats)
+        self.loss = min(max(loss, 0), 1)
     }
 }
 
@@ -159,14 +163,23 @@ extension MockScenario {
     /// advertising every `interval` (nil: the timings' interval), in `formats` in turn (empty:
     /// every format in turn), named `namePrefix` and their index (nil: as their format's
     /// sensors name themselves).
+    ///
+    /// - Parameters:
+    ///   - repeats: advertisements per measurement (nil: the advertiser's default, 2).
+    ///   - loss: the share of each one's advertisements nobody hears (``MockAdvertiser/loss``).
     public mutating func addAdvertisers(
         _ count: Int, interval: Duration? = nil, formats: [MockAdvertiser.Format] = MockAdvertiser.Format.allCases,
-        namePrefix: String? = nil
+        namePrefix: String? = nil, repeats: Int? = nil, loss: Double = 0
     ) {
         let formats = formats.isEmpty ? MockAdvertiser.Format.allCases : formats
         for index in 0..<max(0, count) {
             var sensor = MockPeripheral.advertiser(
                 index: index, format: formats[index % formats.count], namePrefix: namePrefix)
+            if case .advertiser(var advertiser) = sensor.kind {
+                if let repeats { advertiser.repeats = max(1, repeats) }
+                advertiser.loss = min(max(loss, 0), 1)
+                sensor.kind = .advertiser(advertiser)
+            }
             sensor.advertisingInterval = interval
             peripherals.append(sensor)
         }

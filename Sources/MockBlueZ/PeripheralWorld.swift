@@ -37,6 +37,10 @@ struct WorldState: Sendable {
     /// state: it outlives a bluetoothd restart).
     var silentControllers: [String: MockSilenceCure] = [:]
     var random: SplitMix64
+    /// Decide which advertisements are lost (``MockAdvertiser/loss``), by peripheral: sequences
+    /// of their own, so that a loss leaves the random walks as they are, and each sensor's
+    /// losses are the same run after run whatever the order the others advertise in.
+    var lossRandom: [SplitMix64]
     /// `StartDiscovery` calls accepted so far, by every bluetoothd of the run.
     var startDiscoveryCalls = 0
     /// When the world began: peripherals' ``MockPeripheral/advertisingStart`` counts from here.
@@ -47,6 +51,10 @@ struct WorldState: Sendable {
         notifyInterval = scenario.notifyInterval
         unitWritesTakeEffect = scenario.unitWritesTakeEffect
         random = SplitMix64(seed: scenario.seed)
+        // Seeds drawn from a generator, not the seed plus the index: SplitMix64 steps its state
+        // by a constant, so neighbouring seeds would give every sensor the same sequence shifted.
+        var seeds = SplitMix64(seed: scenario.seed ^ 0x1055_1055_1055_1055)
+        lossRandom = scenario.peripherals.map { _ in SplitMix64(seed: seeds.next()) }
     }
 
     func index(of address: String) -> Int? {

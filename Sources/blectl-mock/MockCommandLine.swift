@@ -26,6 +26,13 @@ enum MockCommandLine {
                 + "govee-h5179, sensorpush-ht1, sensorpush-htw, sensorpush-htpxw, bthome-v1, bthome-v1-encrypted, "
                 + "pvvx-encrypted, atc1441-encrypted (default all of them)"),
         .value(
+            "advertiser-repeats", "N",
+            help: "advertisements per measurement of each advertising sensor (default 2)"),
+        .value(
+            "advertiser-loss", "RATIO",
+            help: "the share of each advertising sensor's advertisements that is not heard, 0 to 1 (default 0; "
+                + "drawn from --seed)"),
+        .value(
             "advertiser-name", "PREFIX",
             help: "advertising sensors name themselves PREFIX and their number (default: by format, e.g. ATC_AD; "
                 + "the Inkbird, ThermoPro, Govee H5100/H5106 and SensorPush formats need their own names)"),
@@ -122,9 +129,17 @@ enum MockCommandLine {
                 throw UsageError("--advertiser-interval is at least 10ms")
             }
         }
+        let loss = try parsed.value("advertiser-loss").map { text throws(UsageError) -> Double in
+            guard let ratio = Double(text), (0...1).contains(ratio) else {
+                throw UsageError("--advertiser-loss needs a share from 0 to 1, not '\(text)'")
+            }
+            return ratio
+        }
         scenario.addAdvertisers(
             try count("advertisers", parsed, default: 6, range: 0...10_000), interval: advertiserInterval,
-            formats: try advertiserFormats(parsed), namePrefix: parsed.value("advertiser-name"))
+            formats: try advertiserFormats(parsed), namePrefix: parsed.value("advertiser-name"),
+            repeats: try count("advertiser-repeats", parsed, default: 2, range: 1...100),
+            loss: loss ?? 0)
         if let flood = try flood(parsed) { scenario.add(flood) }
         if let text = parsed.value("notify-interval") {
             let interval = try duration(text, option: "notify-interval")

@@ -26,6 +26,15 @@ enum StatusCommand {
         if let adverts = status.advertisements { rows.append(["Advertising:", advertisementLine(adverts)]) }
         if let watchdog = status.scanWatchdog { rows.append(["Scan watchdog:", watchdogLine(watchdog, terminal)]) }
         for line in terminal.table(rows) { terminal.print(line) }
+        if let sensors = status.advertisements?.sensors, !sensors.isEmpty {
+            let table =
+                [["", "ADDRESS", "PROFILE", "LAST HEARD", "INTERVAL", "RECEIVED", "MISSED", "LAST HOUR"]]
+                + sensors.map(sensorRow)
+            for line in terminal.table(table, paint: { row, _, text in row == 0 ? terminal.paint(text, .bold) : text })
+            {
+                terminal.print(line)
+            }
+        }
         guard !status.connected.isEmpty else { return .success }
         var table = [["", "NAME", "ADDRESS", "TEMPERATURE", "UPDATED"]]
         for peripheral in status.connected {
@@ -51,6 +60,21 @@ enum StatusCommand {
         line += ", " + count(adverts.lostPackets, "lost packet")
         if adverts.errors > 0 { line += ", " + count(adverts.errors, "reading error") }
         return line
+    }
+
+    /// An advertising sensor's row: when it was last heard, its interval, what it sent that was
+    /// received and missed (`by counter` or `by interval`), and the share received in the last hour.
+    static func sensorRow(_ sensor: AdvertisementStatus.Sensor) -> [String] {
+        let heard = sensor.lastHeard.map { Format.age(seconds: Format.secondsSince($0)) } ?? "–"
+        let interval = sensor.interval.map { Format.seconds(($0 * 100).rounded() / 100) } ?? "–"
+        guard let basis = sensor.countedBy, let received = sensor.received, let missed = sensor.missed else {
+            return ["", sensor.address, sensor.profile ?? "–", heard, interval, "–", "–", "–"]
+        }
+        let ratio = sensor.ratioLastHour.map { "\(Int(($0 * 100).rounded())) % received" } ?? "–"
+        return [
+            "", sensor.address, sensor.profile ?? "–", heard, interval, Format.count(received),
+            "\(Format.count(missed)) (by \(basis))", ratio,
+        ]
     }
 
     /// `connected to mqtt://broker:1883 as kitchen, backlog 0` or `disconnected (why), backlog 12`.

@@ -91,23 +91,42 @@ struct AdvertisementBadInputTests {
     func counters() async throws {
         try await Self.withMonitor { monitor, log, fixture in
             let address = "A4:C1:38:00:00:11"
+            // A sensor that measures once a second: each packet at the time its counter says
+            // (a step the time cannot hold is a restart: docs/advertisements.md).
+            let start = ContinuousClock.now
             // The same counter with other bytes (a device re-sending a measurement with, say,
             // a new battery level) is the same measurement too.
-            for (id, celsius) in [(10, 2000), (10, 2000), (11, 2010), (11, 2020), (14, 2040), (5, 2100), (6, 2110)] {
+            let first: [(Int, Int, Double)] = [
+                (10, 2000, 0), (10, 2000, 0.5), (11, 2010, 1), (11, 2020, 1.5), (14, 2040, 4), (5, 2100, 5),
+                (6, 2110, 6),
+            ]
+            for (id, celsius, seconds) in first {
                 await Self.send(
                     monitor, fixture, address,
-                    service: [Self.bthome: Self.bthomePacket(id: UInt8(id), centiCelsius: Int16(celsius))])
+                    service: [Self.bthome: Self.bthomePacket(id: UInt8(id), centiCelsius: Int16(celsius))],
+                    at: start + .seconds(seconds))
             }
             #expect(Self.readings(log, address).map(\.celsius) == [20, 20.1, 20.4, 21, 21.1])
             let statistics = await monitor.statistics
             #expect(statistics.lostPackets == 2)
             #expect(statistics.duplicates == 2)
             #expect(statistics.sensors.first?.lostPackets == 2)
-            // The 8-bit packet id wraps: gaps of 93, 99 and 53, then none across 255 → 0.
-            for id in [100, 200, 254, 255, 0, 1] {
-                await Self.send(monitor, fixture, address, service: [Self.bthome: Self.bthomePacket(id: UInt8(id))])
+            #expect(statistics.sensors.first?.missed == 2 && statistics.sensors.first?.received == 5)
+            // The 8-bit packet id wraps: gaps of 93, 99 and 53, then none across 255 → 0; a gap
+            // of 118; then 120 → 200 a second later, a step of 80 that one second cannot hold:
+            // the sensor restarted (a one-byte counter's restart can look like a step forward).
+            let second: [(Int, Double)] = [
+                (100, 100), (200, 200), (254, 254), (255, 255), (0, 256), (1, 257), (120, 376), (200, 377),
+            ]
+            for (id, seconds) in second {
+                await Self.send(
+                    monitor, fixture, address, service: [Self.bthome: Self.bthomePacket(id: UInt8(id))],
+                    at: start + .seconds(seconds))
             }
-            #expect(await monitor.statistics.lostPackets == 2 + 93 + 99 + 53)
+            let after = await monitor.statistics
+            #expect(after.lostPackets == 2 + 93 + 99 + 53 + 118)
+            #expect(after.sensors.first?.missed == 2 + 93 + 99 + 53 + 118)
+            #expect(after.sensors.first?.countedBy == .counter)
         }
     }
 

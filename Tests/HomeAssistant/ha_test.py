@@ -217,6 +217,16 @@ def blectld_readings(bin_dir, sock):
     return {row["address"]: row for row in rows}
 
 
+def blectld_reception(bin_dir, sock):
+    """The advertising sensors whose reception blectld counts (status --json), by address:
+    each has a diagnostic Reception entity (docs/mqtt.md)."""
+    out = subprocess.run([os.path.join(bin_dir, "blectl"), "--socket", sock, "status", "--json"],
+                         capture_output=True, text=True, timeout=60)
+    status = json.loads(out.stdout) if out.stdout.strip() else {}
+    sensors = (status.get("advertisements") or {}).get("sensors") or []
+    return {sensor["address"]: sensor for sensor in sensors if sensor.get("ratio_last_hour") is not None}
+
+
 def fnv1a(text):
     value = 2166136261
     for byte in text.encode():
@@ -262,8 +272,14 @@ def number(text):
         return None
 
 
-def mismatches(ha, before, after):
+def reception_entity(address):
+    return f"sensor.blectl_{address.lower().replace(':', '')}_reception"
+
+
+def mismatches(ha, before, after, reception=None):
     """For every entity expected, what differs between Home Assistant and blectld (empty: nothing).
+
+    Every advertising sensor in `reception` has its Reception entity: a percentage, 0 to 100.
 
     A value matches blectld's reading from just before or just after Home Assistant's
     states were fetched: a reading may arrive in between.
@@ -286,6 +302,18 @@ def mismatches(ha, before, after):
             found.append(f"{entity}: device_class {attributes.get('device_class')!r}, not {device_class!r}")
         if attributes.get("unit_of_measurement") != unit:
             found.append(f"{entity}: unit {attributes.get('unit_of_measurement')!r}, not {unit!r}")
+    for address in reception or {}:
+        entity = reception_entity(address)
+        state = states.get(entity)
+        problems[entity] = found = []
+        if state is None:
+            found.append(f"{entity} ({address} reception): no such entity in Home Assistant")
+            continue
+        value = number(state["state"])
+        if value is None or not 0 <= value <= 100:
+            found.append(f"{entity}: {state['state']!r}, not a percentage")
+        if state["attributes"].get("unit_of_measurement") != "%":
+            found.append(f"{entity}: unit {state['attributes'].get('unit_of_measurement')!r}, not '%'")
     gateway = f"binary_sensor.blectl_{slug(GATEWAY)}_connectivity"
     state = states.get(gateway)
     ok = state and state["state"] == "on" and state["attributes"].get("device_class") == "connectivity"
@@ -369,13 +397,18 @@ def run(args, work, checks):
             return readings if len(expected_entities(readings)) >= args.min_entities else None
 
         readings = wait("blectld reading every mock device", all_read, 120)
-        print(f"ha test: blectld reads {len(readings)} devices, {len(expected_entities(readings))} values")
+        # Every mock device is an advertising sensor but the two Pis: one Reception entity each.
+        reception = wait("blectld counting every advertising sensor's reception",
+                         lambda: (found := blectld_reception(args.bin, sock)) and len(found) >= len(readings) - 2
+                         and found, 60)
+        print(f"ha test: blectld reads {len(readings)} devices, {len(expected_entities(readings))} values, "
+              f"{len(reception)} reception entities")
         problems = {}
 
         def matched():
             nonlocal problems, readings
             before = blectld_readings(args.bin, sock)
-            problems = mismatches(ha, before, readings := blectld_readings(args.bin, sock))
+            problems = mismatches(ha, before, readings := blectld_readings(args.bin, sock), reception)
             return not any(problems.values())
 
         try:

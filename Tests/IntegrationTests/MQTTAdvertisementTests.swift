@@ -44,4 +44,37 @@ extension MQTTTests {
             }
         }
     }
+
+    @Test("an advertising sensor's reception: a diagnostic Reception config and retained counts on …/reception")
+    func receptionEntity() async throws {
+        try await MQTTBroker.with { broker in
+            try await DaemonFixture.with(
+                mockOptions: "--fast --thermometers 1 --others 0 --advertisers 3 --advertiser-interval 200ms",
+                arguments: Self.arguments(broker), configuration: CLITests.advertiserConfiguration
+            ) { fixture in
+                try await fixture.waitForMQTT { $0["state"] as? String == "connected" }
+                let subscriber = try MQTTSubscriber(broker, topic: "#")
+                defer { Task { await subscriber.stop() } }
+                let config = "homeassistant/sensor/blectl_a4c138ad0001/reception/config"
+                let state = "blectl/a4c138ad0001/reception"
+                try await subscriber.wait("the BTHome sensor's reception config and counts") { messages in
+                    Set(messages.map(\.topic)).isSuperset(of: [config, state])
+                }
+                let object = try #require(subscriber.on(config).last?.json)
+                #expect(object["entity_category"] as? String == "diagnostic")
+                #expect(object["unit_of_measurement"] as? String == "%")
+                #expect(object["state_topic"] as? String == state)
+                #expect(object["value_template"] as? String == "{{ value_json.percent_last_hour }}")
+                let counts = try #require(subscriber.on(state).last?.json)
+                #expect(counts["counted_by"] as? String == "counter")
+                #expect((counts["percent_last_hour"] as? Double).map { (0...100).contains($0) } == true, "\(counts)")
+                #expect(counts["received"] is Int && counts["gateway"] is String, "\(counts)")
+                // A GATT thermometer has no reception: no config, no counts.
+                let pi = try await fixture.blectl(["read", "--json", "--timeout", "10", "DC:A6:32:00:00:01"])
+                #expect(pi.status == 0)
+                #expect(subscriber.on("homeassistant/sensor/blectl_dca632000001/reception/config").isEmpty)
+                #expect(subscriber.on("blectl/dca632000001/reception").isEmpty)
+            }
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import BlectlProtocol
 import Foundation
 @testable import MQTTOutput
 import SensorModel
@@ -68,5 +69,41 @@ import Testing
         #expect(ids(renamed) == ["binary_sensor.blectl_kitchen_pi_5ade2e11_connectivity"] + ids(first).dropFirst())
         #expect(EntityID.slug("küche") == "k_che_e34b7ca1")
         #expect(EntityID.slug("-") == "280c9438", "nothing but the hash")
+    }
+
+    @Test("an advertising sensor whose reception is counted has a diagnostic Reception entity in %; others have none")
+    func reception() throws {
+        var sensor = Self.device(Self.addresses[2])
+        sensor.countsReception = true
+        let configs = try Self.configs(gateway: "kitchen", devices: [Self.device(Self.addresses[0]), sensor])
+        let receptions = configs.filter { $0.topic.hasSuffix("/reception/config") }
+        try #require(receptions.count == 1)
+        let (topic, object) = receptions[0]
+        #expect(topic == "homeassistant/sensor/blectl_a4c138ad0001/reception/config")
+        #expect(object["default_entity_id"] as? String == "sensor.blectl_a4c138ad0001_reception")
+        #expect(object["unique_id"] as? String == "blectl_a4c138ad0001_reception")
+        #expect(object["entity_category"] as? String == "diagnostic")
+        #expect(object["unit_of_measurement"] as? String == "%")
+        #expect(object["state_class"] as? String == "measurement")
+        #expect(object["device_class"] == nil)
+        #expect(object["state_topic"] as? String == "blectl/a4c138ad0001/reception")
+        #expect(object["value_template"] as? String == "{{ value_json.percent_last_hour }}")
+        #expect((object["expire_after"] as? Int ?? 0) >= 180)
+        // The same device block as its measurements: one device in Home Assistant.
+        let device = try #require(object["device"] as? [String: Any])
+        #expect(device["identifiers"] as? [String] == ["blectl_a4c138ad0001"])
+    }
+
+    @Test("the reception payload: status's counts, the ratio as a percentage to 0.1, the gateway")
+    func receptionPayload() throws {
+        var sensor = AdvertisementStatus.Sensor(
+            address: "A4:C1:38:AD:00:01", profile: "bthome", readings: 70, lostPackets: 30, staleAfter: 60, lost: false)
+        sensor.setReception(countedBy: "counter", received: 70, missed: 30, receivedLastHour: 2, missedLastHour: 1)
+        let bytes = Payload.bytes(ReceptionPayload(sensor: sensor, gateway: "kitchen"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(object["percent_last_hour"] as? Double == 66.7)
+        #expect(object["ratio_last_hour"] as? Double == 0.6667)
+        #expect(object["received"] as? Int == 70 && object["missed"] as? Int == 30)
+        #expect(object["counted_by"] as? String == "counter" && object["gateway"] as? String == "kitchen")
     }
 }

@@ -75,6 +75,21 @@ public struct AdvertisementStatistics: Sendable, Equatable {
         public var staleAfter: Duration
         /// Whether it is lost (silent for longer than that).
         public var lost: Bool
+        /// How long ago it was last heard.
+        public var silentFor: Duration = .zero
+        /// Its advertising interval, as learned from its recent gaps.
+        public var interval: Duration?
+        /// How its misses are counted; nil before its first reading (or, scanning passively,
+        /// for a sensor without a counter: nothing is counted).
+        public var countedBy: ReceptionBasis?
+        /// Measurements (by counter) or advertisements (by interval) heard since first heard.
+        public var received = 0
+        /// Measurements or advertisements it sent and nobody heard.
+        public var missed = 0
+        /// ``received`` over the last hour (55 to 60 minutes: five-minute buckets).
+        public var receivedLastHour = 0
+        /// ``missed`` over the last hour.
+        public var missedLastHour = 0
     }
 
     /// The scanning in use: ``ScanMode/active`` or ``ScanMode/passive``.

@@ -100,13 +100,22 @@ public actor AdvertisementMonitor {
     public var statistics: AdvertisementStatistics {
         var result = counts
         result.scanMode = scan.inUse
+        let now = ContinuousClock.now
         result.sensors = sensors.keys.sorted().compactMap { address in
             sensors[address].map { track in
-                AdvertisementStatistics.Sensor(
+                var sensor = AdvertisementStatistics.Sensor(
                     address: address, profile: track.profile, readings: track.readings,
                     lostPackets: track.lostPackets,
                     staleAfter: track.staleAfter(floor: configuration.staleAfter, margin: configuration.staleMargin),
                     lost: track.isLost)
+                let reception = track.reception
+                sensor.silentFor = max(.zero, now - track.lastHeard)
+                sensor.interval = track.interval
+                // Scanning passively, a sensor without a counter is heard only when its data changes.
+                sensor.countedBy = reception.basis == .interval && scan.inUse != .active ? nil : reception.basis
+                (sensor.received, sensor.missed) = (reception.received, reception.missed)
+                (sensor.receivedLastHour, sensor.missedLastHour) = reception.lastHour(at: now)
+                return sensor
             }
         }
         return result
@@ -131,7 +140,7 @@ public actor AdvertisementMonitor {
         var track =
             sensors[address]
             ?? SensorTrack(name: update.name ?? central.assumeIsolated { $0.device(path)?.name }, heardAt: now)
-        track.heard(at: now)
+        track.heard(at: now, countsGaps: scan.inUse == .active)
         if let name = update.name { track.name = name }
         for (uuid, bytes) in update.serviceData {
             guard let field = serviceFields[uuid] else { continue }

@@ -38,26 +38,38 @@ struct SensorTrack {
     private var gapIndex = 0
     private(set) var readings = 0
     private(set) var lostPackets = 0
+    /// What the sensor sent and what of it was heard (``Reception``).
+    private(set) var reception: Reception
     /// Whether the sensor was reported lost (and not heard since).
     private(set) var isLost = false
 
     init(name: String?, heardAt now: ContinuousClock.Instant) {
         self.name = name
         lastHeard = now
+        reception = Reception(at: now)
     }
 
     var profile: ProfileID? { last?.profile }
 
+    /// The advertising interval learned from the recent gaps, once three are known.
+    var interval: Duration? { Reception.interval(gaps) }
+
     /// Notes an advertisement heard at `now`; a lost sensor starts afresh (its counter and
     /// payloads forgotten: what it sent while away is not counted as lost).
-    mutating func heard(at now: ContinuousClock.Instant) {
+    ///
+    /// - Parameter countsGaps: whether every advertisement is heard (active scanning with
+    ///   duplicates), so that a sensor without a counter has its misses counted by interval;
+    ///   scanning passively, bluetoothd reports only changed data.
+    mutating func heard(at now: ContinuousClock.Instant, countsGaps: Bool = true) {
         if isLost {
             isLost = false
             firstPayload = nil
             morePayloads = []
             last = nil
+            if countsGaps, reception.basis == .interval { reception.advertised(gap: nil, interval: nil, at: now) }
         } else {
             let gap = now - lastHeard
+            if countsGaps, reception.basis == .interval { reception.advertised(gap: gap, interval: interval, at: now) }
             let (seconds, attoseconds) = gap.components
             gaps[gapIndex] = UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
             gapIndex = (gapIndex + 1) % gaps.count
@@ -115,13 +127,17 @@ struct SensorTrack {
                 let modulus = reading.counterModulus
                 let step = (UInt64(counter) &+ modulus &- UInt64(previous)) % modulus
                 if step == 0 { return .repeated }
-                // More than half way round is a counter that went back (a restart): a new
-                // measurement, and nothing known lost.
-                if step <= modulus / 2 { lost = Int(step - 1) }
-            default:
+                // A counter that went back (a restart) is a new measurement, nothing known lost.
+                lost = reception.measured(step: step, modulus: modulus, at: now)
+            case (_, .some):
+                reception.first(by: .counter, at: now)
+            case (_, nil):
                 // No counter: the payload changed (a new measurement) or the refresh is due.
                 if !payloadChanged, let lastReading, now - lastReading < unchangedRefresh { return .repeated }
+                if reception.basis != .interval { reception.first(by: .interval, at: now) }
             }
+        } else {
+            reception.first(by: reading.counter == nil ? .interval : .counter, at: now)
         }
         self.last = (profile, reading.counter, reading.isAuthenticated)
         lostPackets += lost

@@ -29,6 +29,10 @@ enum MetricsPage {
                 Double(reading.time.millisecondsSince1970) / 1000)
         }
         writeCounters(snapshot.tracked, to: &out)
+        if let adverts = snapshot.status.advertisements {
+            let names = Dictionary(devices.map { ($0.address, $0.name ?? "") }, uniquingKeysWith: { first, _ in first })
+            writeReception(adverts.sensors, names: names, to: &out)
+        }
         writeDaemon(snapshot.status, to: &out)
         if let process {
             out.single(
@@ -100,6 +104,44 @@ enum MetricsPage {
                     "blectl_disconnects_total",
                     ["address": device.address, "name": device.name ?? "", "reason": reason],
                     Double(count))
+            }
+        }
+    }
+
+    /// What each advertising sensor sent that was received and missed (docs/advertisements.md,
+    /// "Received and missed"), and the share received over the last hour.
+    private static func writeReception(
+        _ sensors: [AdvertisementStatus.Sensor], names: [String: String], to out: inout PrometheusText
+    ) {
+        let counted = sensors.filter { $0.countedBy != nil }
+        let families: [(String, PrometheusText.Kind, String, (AdvertisementStatus.Sensor) -> Double?)] = [
+            (
+                "blectl_sensor_received_total", .counter,
+                "Measurements (by the sensor's counter) or advertisements (by its interval) received from each advertising sensor.",
+                { $0.received.map(Double.init) }
+            ),
+            (
+                "blectl_sensor_missed_total", .counter,
+                "Measurements or advertisements each advertising sensor sent that were not received.",
+                { $0.missed.map(Double.init) }
+            ),
+            (
+                "blectl_sensor_reception_ratio", .gauge,
+                "Share of each advertising sensor's measurements or advertisements received over the last hour, 0 to 1.",
+                \.ratioLastHour
+            ),
+        ]
+        for (name, kind, help, value) in families {
+            out.family(name, kind, help: help)
+            for sensor in counted {
+                guard let value = value(sensor) else { continue }
+                out.sample(
+                    name,
+                    [
+                        "address": sensor.address, "name": names[sensor.address] ?? "",
+                        "counted_by": sensor.countedBy ?? "",
+                    ],
+                    value)
             }
         }
     }

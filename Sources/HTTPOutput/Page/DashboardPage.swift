@@ -62,7 +62,10 @@ struct DashboardPage {
             html += "<p class=\"none\">No thermometers yet. blectld connects to them as it finds them; "
             html += "this page shows them as they report.</p>\n"
         }
-        for device in devices { html += section(device) }
+        let sensors = Dictionary(
+            (snapshot.status.advertisements?.sensors ?? []).map { ($0.address, $0) },
+            uniquingKeysWith: { first, _ in first })
+        for device in devices { html += section(device, sensor: sensors[device.view.address]) }
         html += "<footer>blectld \(escaped(snapshot.status.version)) · updated "
         html += "<time datetime=\"\(snapshot.time.rfc3339)\">\(clock(snapshot.time)) UTC</time> · "
         html += "<a href=\"/metrics\">metrics</a> · <a href=\"/api/devices\">api</a></footer>\n</main>"
@@ -99,7 +102,7 @@ struct DashboardPage {
         }.joined(separator: " ")
     }
 
-    private func section(_ device: Device) -> String {
+    private func section(_ device: Device, sensor: AdvertisementStatus.Sensor?) -> String {
         let view = device.view
         let name = view.name ?? "(unnamed)"
         var html =
@@ -109,7 +112,7 @@ struct DashboardPage {
         if let profile = view.latest?.measurement.profile {
             html += " · <span class=\"profile\">\(escaped(profile.rawValue))</span>"
         }
-        html += "</p>\n" + values(view) + "<p class=\"state\">\(state(view))</p>\n"
+        html += "</p>\n" + values(view) + "<p class=\"state\">\(state(view))\(reception(sensor))</p>\n"
         html += plot(device, name: name) + "\n</section>\n"
         return html
     }
@@ -151,6 +154,16 @@ struct DashboardPage {
         }
         if view.isStale, view.latest != nil { parts.append("no recent reading") }
         return escaped(parts.joined(separator: " · "))
+    }
+
+    /// An advertising sensor's share missed over the last hour (` · 30 % missed in 1 h`),
+    /// when something was counted; nothing for a device that is not one.
+    private func reception(_ sensor: AdvertisementStatus.Sensor?) -> String {
+        guard let sensor, let ratio = sensor.ratioLastHour, let basis = sensor.countedBy else { return "" }
+        let missed = Int(((1 - ratio) * 100).rounded())
+        let what = basis == "counter" ? "measurements" : "advertisements"
+        return " · <span class=\"reception\" data-ratio=\"\(ratio)\" title=\"\(what) missed over the last hour, "
+            + "by the sensor's \(escaped(basis))\">\(missed) % missed in 1 h</span>"
     }
 
     private func plot(_ device: Device, name: String) -> String {

@@ -24,6 +24,7 @@ enum PageStyle {
         .age{color:var(--muted);font-size:.9rem}
         .device:not(.stale) .state{color:var(--ok)}
         .stale .state,.stale .temperature{color:var(--warn)}
+        .reception{color:var(--muted)}
         .address,.profile{font-family:ui-monospace,monospace}
         svg.plot{width:100%;height:auto;display:block;margin-top:.5rem}
         svg .line{fill:none;stroke:var(--line);stroke-width:2;stroke-linejoin:round;stroke-linecap:round}
