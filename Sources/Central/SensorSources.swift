@@ -16,7 +16,7 @@ extension ThermometerMonitor: SensorSource {
 }
 
 /// The advertising sensors, decoded from what the adapter hears.
-extension AdvertisementMonitor: SensorSource {
+extension AdvertisingSensorMonitor: SensorSource {
     /// `"advertisements"`.
     public nonisolated var sourceName: String { "advertisements" }
 }

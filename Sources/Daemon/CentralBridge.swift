@@ -10,7 +10,7 @@ public final class CentralBridge: CentralControl {
     private let hub: Hub
     private let monitor: ThermometerMonitor
     /// The advertising sensors' monitor, when some advertisement format is read.
-    private let advertisements: AdvertisementMonitor?
+    private let advertisements: AdvertisingSensorMonitor?
 
     /// Creates the monitor over `central` and starts forwarding its events to `hub`.
     ///
@@ -30,7 +30,7 @@ public final class CentralBridge: CentralControl {
         self.monitor = monitor
         self.advertisements = advertisements.map {
             // Both monitors run on the central's executor: the switch is synchronous.
-            AdvertisementMonitor(
+            AdvertisingSensorMonitor(
                 central: central, configuration: $0, log: log,
                 discovery: { on in monitor.assumeIsolated { $0.keepScanning(on) } }, report: report)
         }

@@ -14,11 +14,11 @@ struct AdvertisementBadInputTests {
     /// A monitor over a central on an empty mock world, and the events it reports.
     static func withMonitor(
         _ configuration: AdvertisementConfiguration = AdvertisementFixture.configuration(),
-        _ body: (AdvertisementMonitor, EventLog, MockFixture) async throws -> Void
+        _ body: (AdvertisingSensorMonitor, EventLog, MockFixture) async throws -> Void
     ) async throws {
         try await MockFixture.with(scenario: MockFixture.scenario(thermometers: 0, others: 0)) { fixture in
             let log = EventLog()
-            let monitor = AdvertisementMonitor(
+            let monitor = AdvertisingSensorMonitor(
                 central: fixture.central, configuration: configuration, log: Log(level: .critical)
             ) { log.record($0) }
             try await body(monitor, log, fixture)
@@ -32,7 +32,7 @@ struct AdvertisementBadInputTests {
     }
 
     static func send(
-        _ monitor: AdvertisementMonitor, _ fixture: MockFixture, _ address: String, service: [String: [UInt8]] = [:],
+        _ monitor: AdvertisingSensorMonitor, _ fixture: MockFixture, _ address: String, service: [String: [UInt8]] = [:],
         manufacturer: [UInt16: [UInt8]] = [:], at now: ContinuousClock.Instant = .now
     ) async {
         let parsed = BluetoothAddress(address)!

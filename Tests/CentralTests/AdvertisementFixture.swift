@@ -33,14 +33,14 @@ enum AdvertisementFixture {
     static func start(
         _ fixture: MockFixture, configuration: AdvertisementConfiguration = configuration(),
         thermometers: ThermometerConfiguration = quickConfiguration()
-    ) async -> (AdvertisementMonitor, ThermometerMonitor, EventLog) {
+    ) async -> (AdvertisingSensorMonitor, ThermometerMonitor, EventLog) {
         let log = EventLog()
         var thermometers = thermometers
         thermometers.keepsScanning = true
         let monitor = ThermometerMonitor(
             central: fixture.central, configuration: thermometers, log: Log(level: .warning)
         ) { log.record($0) }
-        let adverts = AdvertisementMonitor(
+        let adverts = AdvertisingSensorMonitor(
             central: fixture.central, configuration: configuration, log: Log(level: .warning)
         ) { log.record($0) }
         await adverts.start()
@@ -48,7 +48,7 @@ enum AdvertisementFixture {
         return (adverts, monitor, log)
     }
 
-    static func stop(_ adverts: AdvertisementMonitor, _ monitor: ThermometerMonitor) async {
+    static func stop(_ adverts: AdvertisingSensorMonitor, _ monitor: ThermometerMonitor) async {
         await adverts.shutdown()
         await monitor.shutdown()
     }

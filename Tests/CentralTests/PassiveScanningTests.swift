@@ -14,7 +14,7 @@ struct PassiveScanningTests {
     /// The advertisement monitor alone (no thermometer monitor: nobody else starts discovery),
     /// recording what it asks of discovery and what it logs.
     struct Run {
-        let adverts: AdvertisementMonitor
+        let adverts: AdvertisingSensorMonitor
         let events: EventLog
         /// Each call of the monitor's discovery switch: true for discovery kept on.
         let discovery: Locked<[Bool]>
@@ -46,7 +46,7 @@ struct PassiveScanningTests {
         let discovery = Locked<[Bool]>([])
         let lines = Locked<[String]>([])
         let log = Log(level: .debug) { level, line in lines.withLock { $0.append("\(level): \(line)") } }
-        let adverts = AdvertisementMonitor(
+        let adverts = AdvertisingSensorMonitor(
             central: fixture.central, configuration: configuration, log: log,
             discovery: { on in discovery.withLock { $0.append(on) } }
         ) { events.record($0) }

@@ -5,7 +5,7 @@ import Testing
 import UnixSupport
 
 @Suite("Advertising sensors against the mock")
-struct AdvertisementMonitorTests {
+struct AdvertisingSensorMonitorTests {
     @Test("every format reaches a reading with its quantities; the encrypted one with the configured key")
     func everyFormat() async throws {
         try await MockFixture.with(scenario: AdvertisementFixture.scenario()) { fixture in

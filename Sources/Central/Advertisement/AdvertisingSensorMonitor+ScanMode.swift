@@ -20,7 +20,7 @@ struct ScanState {
     var generation = 0
 }
 
-extension AdvertisementMonitor {
+extension AdvertisingSensorMonitor {
     /// The patterns of an advertisement monitor for the formats read: their 16-bit service
     /// data UUIDs (AD type 0x16), their manufacturers (0xFF), and the complete local names
     /// (0x09) of the devices whose manufacturer data is read under any company id.

@@ -3,9 +3,12 @@ public import SensorModel
 import ThermometerProfiles
 public import UnixSupport
 
-/// Reads sensors that broadcast their measurements in advertisements (BTHome, pvvx,
-/// ATC1441, Ruuvi, Govee), beside the GATT thermometers' monitor, and reports them the
+/// Reads sensors that broadcast their measurements in advertisements (every format of the
+/// ``AdvertisementRegistry``), beside the GATT thermometers' monitor, and reports them the
 /// same way.
+///
+/// Not BlueZ's `AdvertisementMonitor1`: passive scanning registers those through the BlueZ
+/// client layer on this monitor's behalf.
 ///
 /// It follows the central's ``CentralEvent/advertised(_:_:_:)`` events, heard through
 /// discovery kept on by the thermometer monitor (active scanning, see
@@ -15,7 +18,7 @@ public import UnixSupport
 /// counts the ones it missed, and learns how long each sensor may stay silent before it is
 /// reported lost. It runs on the D-Bus connection's executor, for every advertisement of
 /// every sensor in range: the work per advertisement is a few dictionary lookups.
-public actor AdvertisementMonitor {
+public actor AdvertisingSensorMonitor {
     /// The central underneath.
     public nonisolated let central: CentralManager
     /// The central's executor: the monitor runs on the D-Bus connection's event loop.
