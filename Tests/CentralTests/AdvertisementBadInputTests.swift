@@ -32,7 +32,8 @@ struct AdvertisementBadInputTests {
     }
 
     static func send(
-        _ monitor: AdvertisingSensorMonitor, _ fixture: MockFixture, _ address: String, service: [String: [UInt8]] = [:],
+        _ monitor: AdvertisingSensorMonitor, _ fixture: MockFixture, _ address: String,
+        service: [String: [UInt8]] = [:],
         manufacturer: [UInt16: [UInt8]] = [:], at now: ContinuousClock.Instant = .now
     ) async {
         let parsed = BluetoothAddress(address)!
