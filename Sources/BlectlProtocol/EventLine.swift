@@ -112,6 +112,19 @@ extension Reading {
                 object.appendKey(prefix)
                 object.append(contentsOf: "null".utf8)
             }
+        case .uncalibrated:
+            guard let uncalibrated = measurement.uncalibrated else { break }
+            object.appendKey(prefix)
+            object.append(UInt8(ascii: "{"))
+            for (quantity, key) in OwnMember.quantitiesInKeyOrder {
+                guard let value = uncalibrated[quantity] else { continue }
+                guard let text = JSONValue.numberText(value) else { return false }
+                if object.last != UInt8(ascii: "{") { object.append(UInt8(ascii: ",")) }
+                object.appendJSONString(key)
+                object.append(UInt8(ascii: ":"))
+                object.append(contentsOf: text.utf8)
+            }
+            object.append(UInt8(ascii: "}"))
         }
         return true
     }
@@ -198,15 +211,19 @@ public struct JSONMemberPlan: Sendable {
 
 /// A reading's own members in its JSON object.
 enum OwnMember {
-    case address, name, raw, unit, profile, seq, time
+    case address, name, raw, unit, profile, seq, time, uncalibrated
     case quantity(Quantity)
 
     /// Every member with its key, in the order the encoder writes them (the keys' UTF-8 order).
     static let inKeyOrder: [(member: OwnMember, key: String)] = {
         let members: [OwnMember] =
-            [.address, .name, .raw, .unit, .profile, .seq, .time] + Quantity.allCases.map(quantity)
+            [.address, .name, .raw, .unit, .profile, .seq, .time, .uncalibrated] + Quantity.allCases.map(quantity)
         return members.map { ($0, $0.key) }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }()
+
+    /// Every quantity with its key, in the keys' UTF-8 order (the members of `uncalibrated`).
+    static let quantitiesInKeyOrder: [(quantity: Quantity, key: String)] =
+        Quantity.allCases.map { ($0, $0.key) }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
 
     var key: String {
         switch self {
@@ -217,6 +234,7 @@ enum OwnMember {
         case .profile: "profile"
         case .seq: "seq"
         case .time: "time"
+        case .uncalibrated: "uncalibrated"
         case .quantity(let quantity): quantity.key
         }
     }

@@ -11,11 +11,13 @@ extension Measurement {
         static let raw = FieldKey(stringValue: "raw")
         static let unit = FieldKey(stringValue: "unit")
         static let profile = FieldKey(stringValue: "profile")
+        static let uncalibrated = FieldKey(stringValue: "uncalibrated")
         static func quantity(_ quantity: Quantity) -> FieldKey { FieldKey(stringValue: quantity.key) }
     }
 
     /// Writes `celsius` (`null` when not measured), `raw`, `unit`, `profile`, and each other
-    /// quantity the profile carries (`humidity`, `battery`, …; left out when absent).
+    /// quantity the profile carries (`humidity`, `battery`, …; left out when absent), and
+    /// `uncalibrated` (the offset quantities' values before calibration) when an offset applied.
     public func encodeFields(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldKey.self)
         try container.encodeIfPresent(celsius, forKey: .quantity(.temperature))
@@ -25,18 +27,35 @@ extension Measurement {
         try container.encode(raw, forKey: .raw)
         try container.encode(unit, forKey: .unit)
         try container.encode(profile, forKey: .profile)
+        if let uncalibrated {
+            var nested = container.nestedContainer(keyedBy: FieldKey.self, forKey: .uncalibrated)
+            for (quantity, value) in uncalibrated.present {
+                try nested.encode(value, forKey: .quantity(quantity))
+            }
+        }
     }
 
-    /// Reads the fields ``encodeFields(to:)`` writes; `profile` may be missing (older peers).
+    /// Reads the fields ``encodeFields(to:)`` writes; `profile` and `uncalibrated` may be
+    /// missing (older peers; no offset applied).
     public init(fieldsFrom decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: FieldKey.self)
+        self.init(
+            profile: try container.decodeIfPresent(ProfileID.self, forKey: .profile) ?? .unknown,
+            quantities: try Self.quantities(in: container),
+            unit: try container.decode(TemperatureUnit.self, forKey: .unit),
+            raw: try container.decode(String.self, forKey: .raw))
+        if container.contains(.uncalibrated), try !container.decodeNil(forKey: .uncalibrated) {
+            uncalibrated = try Self.quantities(
+                in: container.nestedContainer(keyedBy: FieldKey.self, forKey: .uncalibrated))
+        }
+    }
+
+    /// Each quantity's value in `container`, by its key; absent keys leave it absent.
+    private static func quantities(in container: KeyedDecodingContainer<FieldKey>) throws -> Quantities {
         var quantities = Quantities()
         for quantity in Quantity.allCases {
             quantities[quantity] = try container.decodeIfPresent(Double.self, forKey: .quantity(quantity))
         }
-        self.init(
-            profile: try container.decodeIfPresent(ProfileID.self, forKey: .profile) ?? .unknown,
-            quantities: quantities, unit: try container.decode(TemperatureUnit.self, forKey: .unit),
-            raw: try container.decode(String.self, forKey: .raw))
+        return quantities
     }
 }

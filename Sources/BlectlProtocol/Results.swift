@@ -28,6 +28,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var advertisements: AdvertisementStatus?
     /// The scan watchdog's recovery ladder; null when the watchdog is off.
     public var scanWatchdog: ScanWatchdogStatus?
+    /// The calibration offsets in force, by address and quantity; null when none is configured.
+    public var calibration: [CalibrationOffset]?
 
     /// Creates a status.
     public init(
@@ -46,10 +48,28 @@ public struct StatusResult: Codable, Equatable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case daemon, version, adapter, state, reason, connected, started, history, mqtt, socket, advertisements
+        case calibration
         case lastSeq = "last_seq"
         case scanWatchdog = "scan_watchdog"
     }
 
+}
+
+/// One calibration offset in `status`: added to a quantity of a device's readings.
+public struct CalibrationOffset: Codable, Equatable, Sendable {
+    /// The device's address.
+    public var address: String
+    /// The quantity offset: `temperature` or `humidity`.
+    public var quantity: String
+    /// What is added, in the quantity's unit (°C, %RH).
+    public var offset: Double
+
+    /// Creates an offset.
+    public init(address: String, quantity: String, offset: Double) {
+        self.address = address
+        self.quantity = quantity
+        self.offset = offset
+    }
 }
 
 /// The socket server's part of `status`.

@@ -36,7 +36,12 @@ extension Hub {
                 time: time, address: address, name: name ?? table[address]?.name, reason: reason)
             broadcast(.disconnected(change))
         case .reading(let address, let name, let measurement):
-            record(measurement, address: address.description, name: name)
+            // One dictionary lookup per reading, and only when a calibration is configured.
+            if !calibrations.isEmpty, let calibration = calibrations[address] {
+                record(calibration.applied(to: measurement), address: address.description, name: name)
+            } else {
+                record(measurement, address: address.description, name: name)
+            }
         case .readingError(let address, let name, let error):
             recordFailure(address: address.description, name: name, error: error, at: time)
         }

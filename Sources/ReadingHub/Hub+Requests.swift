@@ -20,6 +20,15 @@ extension Hub {
         var status = StatusResult(
             adapter: adapterName, state: adapterState, connected: connected, lastSeq: lastSeq, started: started)
         status.reason = adapterReason
+        if !calibrations.isEmpty {
+            status.calibration = calibrations.flatMap { address, calibration in
+                calibration.offsets.present.map { offset in
+                    CalibrationOffset(
+                        address: address.description, quantity: Calibration.name(of: offset.quantity),
+                        offset: offset.value)
+                }
+            }.sorted { ($0.address, $0.quantity) < ($1.address, $1.quantity) }
+        }
         return status
     }
 

@@ -39,6 +39,8 @@ public actor Hub {
         public var sightingRefresh: Duration = .seconds(10)
         /// Names shown for devices instead of their own (configured aliases).
         public var aliases: [BluetoothAddress: String] = [:]
+        /// Offsets added to devices' readings (configured calibrations).
+        public var calibrations: [BluetoothAddress: Calibration] = [:]
 
         /// The defaults.
         public init() {}
@@ -74,6 +76,7 @@ public actor Hub {
     let started: Timestamp
     var central: (any CentralControl)?
     var aliases: [BluetoothAddress: String] { limits.aliases }
+    var calibrations: [BluetoothAddress: Calibration] { limits.calibrations }
     var historySource: (any HistorySource)?
 
     var adapterName: String?

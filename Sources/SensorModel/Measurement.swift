@@ -12,6 +12,9 @@ public struct Measurement: Sendable, Equatable {
     /// The value as the device sent it: the text for text profiles (`"112.5 F"`), the bytes
     /// in lower-case hex otherwise.
     public var raw: String
+    /// The values as decoded, before a configured calibration offset changed them: only the
+    /// quantities that were offset; nil when no offset applied.
+    public var uncalibrated: Quantities?
 
     /// Creates a measurement.
     public init(profile: ProfileID, quantities: Quantities, unit: TemperatureUnit = .celsius, raw: String) {

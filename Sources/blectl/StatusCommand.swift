@@ -25,6 +25,9 @@ enum StatusCommand {
         if let mqtt = status.mqtt { rows.append(["MQTT:", mqttLine(mqtt, terminal)]) }
         if let adverts = status.advertisements { rows.append(["Advertising:", advertisementLine(adverts)]) }
         if let watchdog = status.scanWatchdog { rows.append(["Scan watchdog:", watchdogLine(watchdog, terminal)]) }
+        for (index, offset) in (status.calibration ?? []).enumerated() {
+            rows.append([index == 0 ? "Calibration:" : "", calibrationLine(offset)])
+        }
         for line in terminal.table(rows) { terminal.print(line) }
         if let sensors = status.advertisements?.sensors, !sensors.isEmpty {
             let table =
@@ -49,6 +52,12 @@ enum StatusCommand {
             terminal.print(line)
         }
         return .success
+    }
+
+    /// `DC:A6:32:00:00:01 temperature +1.5 °C`: one offset in force.
+    static func calibrationLine(_ offset: CalibrationOffset) -> String {
+        let unit = offset.quantity == "temperature" ? " °C" : offset.quantity == "humidity" ? " %RH" : ""
+        return "\(offset.address) \(offset.quantity) \(offset.offset < 0 ? "" : "+")\(offset.offset)\(unit)"
     }
 
     /// `6 sensors heard (active scanning), 1204 readings, 3 lost packets, 1 reading error`.

@@ -18,9 +18,14 @@ import Testing
             for (offset, quantity) in Quantity.allCases.enumerated() where (index >> offset) & 1 == 1 {
                 quantities[quantity] = numbers[(index + offset) % numbers.count]
             }
-            let measurement = Measurement(
+            var measurement = Measurement(
                 profile: profiles[index % profiles.count], quantities: quantities,
                 unit: index % 3 == 0 ? .fahrenheit : .celsius, raw: ["4000d1", "", "\u{1}", "21.4 C"][index % 4])
+            if index % 5 == 1 {  // a calibrated reading: the values before the offsets beside it
+                measurement.uncalibrated = Quantities([
+                    .temperature: numbers[index % numbers.count], .humidity: numbers[(index + 3) % numbers.count],
+                ])
+            }
             readings.append(
                 Reading(
                     seq: UInt64(index) * 1_000_003 + (index == 7 ? UInt64.max - 1_000_003 * 7 : 0),
@@ -79,5 +84,28 @@ import Testing
                 }
             }
         }
+    }
+}
+
+@Suite("Calibrated readings in JSON")
+struct CalibratedReadingJSONTests {
+    @Test("uncalibrated carries the offset quantities' decoded values, round trips, and is optional")
+    func roundTrip() throws {
+        var measurement = Measurement(
+            profile: "atc1441", quantities: Quantities([.temperature: 21.5, .humidity: 50.6]), raw: "a4c1")
+        measurement.uncalibrated = Quantities([.temperature: 21.2, .humidity: 48.1])
+        let reading = Reading(
+            seq: 3, time: Timestamp(rfc3339: "2026-11-30T01:02:03.456Z")!, address: "A4:C1:38:00:00:01",
+            name: nil, measurement: measurement)
+        let text = String(decoding: try JSONLines.encode(reading), as: UTF8.self)
+        #expect(text.contains(#""uncalibrated":{"celsius":21.2,"humidity":48.1}"#), "\(text)")
+        #expect(try JSONLines.decode(Reading.self, from: Array(text.utf8)) == reading)
+        let line = try Event.reading(reading).jsonLine()
+        #expect(line == (try JSONLines.encode(Event.reading(reading))))
+        var plain = reading
+        plain.measurement.uncalibrated = nil
+        let plainText = String(decoding: try JSONLines.encode(plain), as: UTF8.self)
+        #expect(!plainText.contains("uncalibrated"))
+        #expect(try JSONLines.decode(Reading.self, from: Array(plainText.utf8)).measurement.uncalibrated == nil)
     }
 }

@@ -281,4 +281,37 @@ struct ConfigurationTests {
             }
         }
     }
+
+    @Test("Calibration: an offset per device and quantity, bounded, each once, with clear errors")
+    func calibration() throws {
+        let config = try configuration(
+            file: """
+                calibrate A4:C1:38:00:00:01 temperature = +0.3
+                calibrate a4:c1:38:00:00:01 Humidity = -2.5
+                calibrate DC:A6:32:00:00:01 temperature = -20
+                """)
+        let sensor = try #require(config.hub.calibrations[BluetoothAddress("A4:C1:38:00:00:01")!])
+        #expect(sensor.offsets[.temperature] == 0.3 && sensor.offsets[.humidity] == -2.5)
+        let pi = try #require(config.hub.calibrations[BluetoothAddress("DC:A6:32:00:00:01")!])
+        #expect(pi.offsets[.temperature] == -20 && pi.offsets[.humidity] == nil)
+        for (text, message) in [
+            ("calibrate A4:C1:38:00:00:01 pressure = 1", ":1: calibrate A4:C1:38:00:00:01: unknown 'pressure'"),
+            ("calibrate A4:C1:38:00:00:01 = 1", "expected temperature or humidity before '='"),
+            ("alias A4:C1:38:00:00:01 temperature = Shed", "unexpected 'temperature'"),
+            ("calibrate A4:C1:38:00:00:01 temperature = 20.5", "out of range (-20…+20)"),
+            ("calibrate A4:C1:38:00:00:01 humidity = -50.1", "out of range (-50…+50)"),
+            ("calibrate A4:C1:38:00:00:01 temperature = warm", "not a number: 'warm'"),
+            ("calibrate A4:C1:38:00:00:01 temperature = inf", "not a number"),
+            (
+                "calibrate A4:C1:38:00:00:01 temperature = 1\ncalibrate A4:C1:38:00:00:01 temperature = 2",
+                ":2: 'calibrate A4:C1:38:00:00:01 temperature' is already set on line 1"
+            ),
+        ] {
+            #expect {
+                try configuration(file: text)
+            } throws: { error in
+                "\(error)".contains(message)
+            }
+        }
+    }
 }

@@ -22,8 +22,10 @@ extension DaemonConfiguration {
             let words = line[..<equals].split(whereSeparator: { $0 == " " || $0 == "\t" })
             let key = String((words.first ?? "").lowercased().map { $0 == "-" ? "_" : $0 })
             let value = Self.unquoted(line[line.index(after: equals)...].trimmed)
-            if words.count == 2 {
-                try applyDevice(key, String(words[1]), value, path: path, line: number, lineOfKey: &lineOfKey)
+            if words.count == 2 || words.count == 3 {
+                let qualifier = words.count == 3 ? String(words[2]).lowercased() : nil
+                try applyDevice(
+                    key, String(words[1]), qualifier, value, path: path, line: number, lineOfKey: &lineOfKey)
                 continue
             }
             guard words.count == 1, let setting = ConfigurationSetting.named(key) else {
@@ -45,9 +47,10 @@ extension DaemonConfiguration {
         }
     }
 
-    /// A `key ADDRESS = value` line.
+    /// A `key ADDRESS = value` line, or `key ADDRESS WHAT = value` (`qualifier`: `WHAT`).
     private mutating func applyDevice(
-        _ key: String, _ addressText: String, _ value: String, path: String, line: Int, lineOfKey: inout [String: Int]
+        _ key: String, _ addressText: String, _ qualifier: String?, _ value: String, path: String, line: Int,
+        lineOfKey: inout [String: Int]
     ) throws(ConfigurationError) {
         guard let setting = DeviceSetting.named(key) else {
             throw .file(path: path, line: line, message: "unknown key '\(key)'")
@@ -55,15 +58,27 @@ extension DaemonConfiguration {
         guard let address = BluetoothAddress(addressText) else {
             throw .file(path: path, line: line, message: "\(key): not a Bluetooth address: '\(addressText)'")
         }
-        let where_ = "\(key) \(address)"
+        let choices = setting.qualifiers.joined(separator: " or ")
+        switch (qualifier, setting.qualifiers.isEmpty) {
+        case (nil, false):
+            throw .file(path: path, line: line, message: "\(key) \(address): expected \(choices) before '='")
+        case (let qualifier?, true):
+            throw .file(path: path, line: line, message: "\(key) \(address): unexpected '\(qualifier)' before '='")
+        case (let qualifier?, false) where !setting.qualifiers.contains(qualifier):
+            throw .file(
+                path: path, line: line, message: "\(key) \(address): unknown '\(qualifier)', expected \(choices)")
+        default:
+            break
+        }
+        let where_ = ["\(key) \(address)", qualifier].compactMap(\.self).joined(separator: " ")
         if let first = lineOfKey[where_] {
             throw .file(path: path, line: line, message: "'\(where_)' is already set on line \(first)")
         }
         lineOfKey[where_] = line
         do {
-            try setting.apply(&self, address, value)
+            try setting.apply(&self, address, qualifier, value)
         } catch {
-            throw .file(path: path, line: line, message: "\(key) \(address): \(error.message)")
+            throw .file(path: path, line: line, message: "\(where_): \(error.message)")
         }
     }
 
