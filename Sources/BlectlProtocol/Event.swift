@@ -45,20 +45,32 @@ public struct Reading: Codable, Equatable, Sendable {
     public var name: String?
     /// What was measured.
     public var measurement: Measurement
+    /// The sensor's model as its profile's family declares it (`"LYWSD03MMC / MHO-C401"`);
+    /// `nil` when the daemon's catalog does not list the profile, from an older daemon, and
+    /// in history rows.
+    public var model: String?
+    /// Who makes the sensor, as its profile's family declares it (`"Xiaomi"`); `nil` as
+    /// ``model`` is.
+    public var manufacturer: String?
 
     /// Creates a reading.
-    public init(seq: UInt64, time: Timestamp, address: String, name: String?, measurement: Measurement) {
+    public init(
+        seq: UInt64, time: Timestamp, address: String, name: String?, measurement: Measurement,
+        model: String? = nil, manufacturer: String? = nil
+    ) {
         self.seq = seq
         self.time = time
         self.address = address
         self.name = name
         self.measurement = measurement
+        self.model = model
+        self.manufacturer = manufacturer
     }
 
     /// The temperature in degrees Celsius, if measured.
     public var celsius: Double? { measurement.celsius }
 
-    private enum CodingKeys: String, CodingKey { case seq, time, address, name }
+    private enum CodingKeys: String, CodingKey { case seq, time, address, name, model, manufacturer }
 
     /// Decodes the wire form: the identity, then the measurement's fields beside it.
     public init(from decoder: any Decoder) throws {
@@ -68,9 +80,12 @@ public struct Reading: Codable, Equatable, Sendable {
         address = try container.decode(String.self, forKey: .address)
         name = try container.decodeIfPresent(String.self, forKey: .name)
         measurement = try Measurement(fieldsFrom: decoder)
+        model = try container.decodeIfPresent(String.self, forKey: .model)
+        manufacturer = try container.decodeIfPresent(String.self, forKey: .manufacturer)
     }
 
-    /// Encodes the wire form: one flat object.
+    /// Encodes the wire form: one flat object; `model` and `manufacturer` are left out
+    /// (never `null`) when not known.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(seq, forKey: .seq)
@@ -78,6 +93,8 @@ public struct Reading: Codable, Equatable, Sendable {
         try container.encode(address, forKey: .address)
         try container.encodeIfPresent(name, forKey: .name)
         try measurement.encodeFields(to: encoder)
+        try container.encodeUnlessNil(model, forKey: .model)
+        try container.encodeUnlessNil(manufacturer, forKey: .manufacturer)
     }
 }
 
@@ -95,20 +112,44 @@ public struct ReadingFailure: Codable, Equatable, Sendable {
     public var error: String
     /// The value's bytes as lowercase hex.
     public var rawHex: String
+    /// The sensor's model, by the profile of its latest reading (see ``Reading/model``);
+    /// `nil` when no reading of it is known yet or its profile is not in the catalog.
+    public var model: String?
+    /// Who makes the sensor, known as ``model`` is.
+    public var manufacturer: String?
 
     /// Creates a reading error.
-    public init(seq: UInt64, time: Timestamp, address: String, name: String?, error: String, rawHex: String) {
+    public init(
+        seq: UInt64, time: Timestamp, address: String, name: String?, error: String, rawHex: String,
+        model: String? = nil, manufacturer: String? = nil
+    ) {
         self.seq = seq
         self.time = time
         self.address = address
         self.name = name
         self.error = error
         self.rawHex = rawHex
+        self.model = model
+        self.manufacturer = manufacturer
     }
 
     private enum CodingKeys: String, CodingKey {
-        case seq, time, address, name, error
+        case seq, time, address, name, error, model, manufacturer
         case rawHex = "raw_hex"
+    }
+
+    /// Encodes the wire form; `model` and `manufacturer` are left out (never `null`) when
+    /// not known.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(time, forKey: .time)
+        try container.encode(address, forKey: .address)
+        try container.encodeIfPresent(name, forKey: .name)
+        try container.encode(error, forKey: .error)
+        try container.encode(rawHex, forKey: .rawHex)
+        try container.encodeUnlessNil(model, forKey: .model)
+        try container.encodeUnlessNil(manufacturer, forKey: .manufacturer)
     }
 }
 

@@ -95,14 +95,9 @@ extension Reading {
             object.append(UInt8(ascii: "\""))
             time.appendRFC3339(to: &object)
             object.append(UInt8(ascii: "\""))
-        case .name:
-            if let name {
-                object.appendKey(prefix)
-                object.appendJSONString(name)
-            } else if absent == .null {
-                object.appendKey(prefix)
-                object.append(contentsOf: "null".utf8)
-            }
+        case .name: object.appendOptional(name, prefix: prefix, absent: absent)
+        case .model: object.appendUnlessNil(model, prefix: prefix)
+        case .manufacturer: object.appendUnlessNil(manufacturer, prefix: prefix)
         case .quantity(let quantity):
             if let value = measurement.quantities[quantity] {
                 guard let text = JSONValue.numberText(value) else { return false }
@@ -211,13 +206,14 @@ public struct JSONMemberPlan: Sendable {
 
 /// A reading's own members in its JSON object.
 enum OwnMember {
-    case address, name, raw, unit, profile, seq, time, uncalibrated
+    case address, name, raw, unit, profile, seq, time, uncalibrated, model, manufacturer
     case quantity(Quantity)
 
     /// Every member with its key, in the order the encoder writes them (the keys' UTF-8 order).
     static let inKeyOrder: [(member: OwnMember, key: String)] = {
         let members: [OwnMember] =
-            [.address, .name, .raw, .unit, .profile, .seq, .time, .uncalibrated] + Quantity.allCases.map(quantity)
+            [.address, .name, .raw, .unit, .profile, .seq, .time, .uncalibrated, .model, .manufacturer]
+            + Quantity.allCases.map(quantity)
         return members.map { ($0, $0.key) }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }()
 
@@ -235,6 +231,8 @@ enum OwnMember {
         case .seq: "seq"
         case .time: "time"
         case .uncalibrated: "uncalibrated"
+        case .model: "model"
+        case .manufacturer: "manufacturer"
         case .quantity(let quantity): quantity.key
         }
     }
@@ -246,6 +244,26 @@ extension [UInt8] {
     fileprivate mutating func appendKey(_ prefix: ArraySlice<UInt8>) {
         if last != UInt8(ascii: "{") { append(UInt8(ascii: ",")) }
         append(contentsOf: prefix)
+    }
+
+    /// Appends an optional string member: its value, `null` when nil and `absent` is
+    /// ``AbsentOptionals/null``, nothing otherwise (as the encoder writes `encodeIfPresent`).
+    fileprivate mutating func appendOptional(_ text: String?, prefix: ArraySlice<UInt8>, absent: AbsentOptionals) {
+        if let text {
+            appendKey(prefix)
+            appendJSONString(text)
+        } else if absent == .null {
+            appendKey(prefix)
+            append(contentsOf: "null".utf8)
+        }
+    }
+
+    /// Appends a string member that is left out when nil, whatever `absent` says (as the
+    /// encoder's `encodeUnlessNil` writes it).
+    fileprivate mutating func appendUnlessNil(_ text: String?, prefix: ArraySlice<UInt8>) {
+        guard let text else { return }
+        appendKey(prefix)
+        appendJSONString(text)
     }
 
     /// Appends the value of one of the members given beside a reading's own.

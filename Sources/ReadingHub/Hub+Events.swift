@@ -66,9 +66,10 @@ extension Hub {
     @discardableResult
     func record(_ measurement: Measurement, address: String, name: String?) -> Reading {
         lastSeq += 1
+        let maker = sensors.maker(of: measurement.profile)
         let reading = Reading(
             seq: lastSeq, time: now(), address: address, name: name ?? table[address]?.name,
-            measurement: measurement)
+            measurement: measurement, model: maker?.model, manufacturer: maker?.manufacturer)
         table.record(reading)
         broadcast(.reading(reading))
         return reading
@@ -77,9 +78,12 @@ extension Hub {
     private func recordFailure(address: String, name: String?, error: ReadingError, at time: Timestamp) {
         lastSeq += 1
         table.heard(address, name: name, at: time)
+        let record = table[address]
+        // The error names no profile: the device's latest reading does, when there is one.
+        let maker = record?.latestReading.flatMap { sensors.maker(of: $0.measurement.profile) }
         let failure = ReadingFailure(
-            seq: lastSeq, time: time, address: address, name: name ?? table[address]?.name, error: "\(error)",
-            rawHex: error.raw.hexString)
+            seq: lastSeq, time: time, address: address, name: name ?? record?.name, error: "\(error)",
+            rawHex: error.raw.hexString, model: maker?.model, manufacturer: maker?.manufacturer)
         broadcast(.readingError(failure))
     }
 

@@ -71,6 +71,8 @@ public struct SensorCatalog: Sendable {
     /// Every family, in the order given.
     public let families: [SensorFamily]
     private let byID: [ProfileID: Int]
+    /// Each family's ``SensorFamily/modelLabel``, joined once, in `families` order.
+    private let modelLabels: [String]
 
     /// A catalog of `families`; ids must be unique (a duplicate is a programming error).
     public init(_ families: [SensorFamily]) {
@@ -80,6 +82,16 @@ public struct SensorCatalog: Sendable {
             precondition(byID.updateValue(index, forKey: family.id) == nil, "two sensor families named \(family.id)")
         }
         self.byID = byID
+        modelLabels = families.map(\.modelLabel)
+    }
+
+    /// The model label and manufacturer of `id`'s family, for a reading's `model` and
+    /// `manufacturer`; `nil` when the catalog does not list it.
+    ///
+    /// One dictionary lookup and no allocation: the label was joined when the catalog was made.
+    public func maker(of id: ProfileID) -> (model: String, manufacturer: String)? {
+        guard let index = byID[id] else { return nil }
+        return (modelLabels[index], families[index].manufacturer)
     }
 
     /// The family of `id`, or `nil` when the catalog does not list it.

@@ -1,4 +1,5 @@
 import BlectlProtocol
+import SensorModel
 import TestSupport
 import Testing
 
@@ -85,6 +86,36 @@ struct ProtocolTests {
             try text(Reply<Empty>.failure(id: nil, ErrorInfo(.parseError, "not a JSON object")))
                 == #"{"error":{"code":"parse_error","message":"not a JSON object"},"id":null,"ok":false,"v":1}"#)
         #expect(try text(Reply.success(id: 7, [String]())) == #"{"id":7,"ok":true,"result":[],"v":1}"#)
+    }
+
+    @Test("Readings and reading errors name their model and manufacturer, left out when unknown")
+    func modelAndManufacturer() throws {
+        let reading = Reading(
+            seq: 12, time: Self.time, address: "A4:C1:38:AD:00:01", name: nil,
+            measurement: Measurement(profile: "pvvx", quantities: Quantities(), raw: "00"),
+            model: "LYWSD03MMC / MHO-C401", manufacturer: "Xiaomi")
+        let line = try text(Event.reading(reading))
+        #expect(
+            line
+                == #"{"address":"A4:C1:38:AD:00:01","celsius":null,"manufacturer":"Xiaomi","model":"LYWSD03MMC / MHO-C401","name":null,"profile":"pvvx","raw":"00","seq":12,"time":"2026-11-30T01:02:03.456Z","type":"reading","unit":"C"}"#
+        )
+        #expect(try Event.reading(reading).jsonLine() == JSONLines.encode(Event.reading(reading)))
+        #expect(try JSONLines.decode(Event.self, from: Array(line.utf8)) == .reading(reading))
+        let failure = ReadingFailure(
+            seq: 13, time: Self.time, address: "A4:C1:38:AD:00:01", name: nil, error: "bad", rawHex: "ff",
+            model: "RuuviTag", manufacturer: "Ruuvi")
+        let failureLine = try text(Event.readingError(failure))
+        #expect(failureLine.contains(#""manufacturer":"Ruuvi","model":"RuuviTag""#))
+        #expect(try JSONLines.decode(Event.self, from: Array(failureLine.utf8)) == .readingError(failure))
+        // An older daemon's lines have neither: they decode, to nil.
+        let older =
+            #"{"type":"reading","seq":1,"time":"2026-11-30T01:02:03.456Z","address":"A4:C1:38:AD:00:01","#
+            + #""celsius":21.5,"raw":"00","unit":"C","profile":"pvvx"}"#
+        guard case .reading(let decoded) = try JSONLines.decode(Event.self, from: Array(older.utf8)) else {
+            Issue.record("not a reading")
+            return
+        }
+        #expect(decoded.model == nil && decoded.manufacturer == nil)
     }
 
     @Test("Unknown names are null, not missing")

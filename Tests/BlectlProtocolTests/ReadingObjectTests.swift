@@ -12,6 +12,8 @@ import Testing
         let names: [String?] = ["ATC_AD0001", nil, "", "a/b", #"quo"te"#, "tab\tname", "Küche"]
         let numbers: [Double] = [0, -0.0, 21.37, -273.15, 1e21, 1e-7, 12345678.9, 100, 3.3]
         let profiles: [ProfileID] = ["bthome", "pvvx", "ruuvi", "pi-cputemp", "ünï"]
+        let models: [String?] = ["LYWSD03MMC / MHO-C401", nil, #"q"uo/te"#, "Küche"]
+        let manufacturers: [String?] = ["Xiaomi", nil, "Govee"]
         var readings: [Reading] = []
         for index in 0..<160 {
             var quantities = Quantities()
@@ -30,7 +32,8 @@ import Testing
                 Reading(
                     seq: UInt64(index) * 1_000_003 + (index == 7 ? UInt64.max - 1_000_003 * 7 : 0),
                     time: time, address: "A4:C1:38:AD:00:01", name: names[index % names.count],
-                    measurement: measurement))
+                    measurement: measurement, model: models[index % models.count],
+                    manufacturer: manufacturers[index % manufacturers.count]))
         }
         return readings
     }()

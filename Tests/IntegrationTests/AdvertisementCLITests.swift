@@ -80,6 +80,19 @@ extension CLITests {
         }
     }
 
+    @Test("read --json names each reading's model and manufacturer: an advertising sensor's and the Pi's")
+    func readingModelAndManufacturer() async throws {
+        let options = "--fast --thermometers 1 --others 0 --advertisers 1 --advertiser-interval 200ms"
+        try await DaemonFixture.with(mockOptions: options) { fixture in
+            let reports = try await Self.readAll(fixture, count: 2)
+            let byProfile = Dictionary(reports.map { ($0["profile"] as? String ?? "", $0) }) { first, _ in first }
+            let bthome = try #require(byProfile["bthome"], "\(reports)")
+            #expect(bthome["model"] as? String == "BTHome v2" && bthome["manufacturer"] as? String == "BTHome")
+            let pi = try #require(byProfile["pi-cputemp"], "\(reports)")
+            #expect(pi["model"] as? String == "cputemp peripheral" && pi["manufacturer"] as? String == "Raspberry Pi")
+        }
+    }
+
     @Test("scan_mode auto on bluetoothd --experimental without Govee: passive scanning, in status and the log")
     func passiveScanning() async throws {
         let configuration = Self.advertiserConfiguration + "advert_profiles = bthome, pvvx, atc1441, ruuvi\n"

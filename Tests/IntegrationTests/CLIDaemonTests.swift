@@ -82,7 +82,8 @@ extension CLITests {
             #expect(
                 reports.allSatisfy {
                     Set($0.keys) == [
-                        "address", "name", "celsius", "raw", "unit", "profile", "time", "seq", "age_seconds", "fresh",
+                        "address", "name", "celsius", "raw", "unit", "profile", "model", "manufacturer", "time", "seq",
+                        "age_seconds", "fresh",
                     ]
                 })
         }

@@ -223,6 +223,33 @@ struct HubTests {
         #expect(await hub.peripherals().first { $0.address == pi }?.model == "newer")
     }
 
+    @Test("Readings and reading errors name the model and manufacturer the catalog gives their profile")
+    func modelAndManufacturer() async {
+        let family = SensorFamily(
+            id: "pvvx", name: "pvvx custom firmware", manufacturer: "Xiaomi", models: ["LYWSD03MMC", "MHO-C401"],
+            quantities: [.temperature])
+        let hub = Hub(sensors: SensorCatalog([family]))
+        let log = EventLog()
+        await hub.addListener { log.append($0) }
+        // No reading yet: the error cannot say which profile the device speaks.
+        await hub.apply(.readingError(address: other, detail: "bad", raw: [0x01]))
+        await hub.apply(.reading(BluetoothAddress(other)!, name: nil, .celsius(21, raw: "05", profile: "pvvx")))
+        await hub.apply(.readingError(address: other, detail: "bad", raw: [0x02]))
+        // A profile the catalog does not list: neither is said.
+        await hub.apply(.reading(BluetoothAddress(pi)!, name: nil, .celsius(21, raw: "x", profile: "newer")))
+        let events = log.all
+        guard events.count == 4, case .readingError(let early) = events[0], case .reading(let reading) = events[1],
+            case .readingError(let late) = events[2], case .reading(let unlisted) = events[3]
+        else {
+            Issue.record("unexpected events \(events)")
+            return
+        }
+        #expect(early.model == nil && early.manufacturer == nil)
+        #expect(reading.model == "LYWSD03MMC / MHO-C401" && reading.manufacturer == "Xiaomi")
+        #expect(late.model == "LYWSD03MMC / MHO-C401" && late.manufacturer == "Xiaomi")
+        #expect(unlisted.model == nil && unlisted.manufacturer == nil)
+    }
+
     @Test("Status shows the adapter and connected thermometers with their latest reading")
     func status() async {
         let hub = makeHub()
