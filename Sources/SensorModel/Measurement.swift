@@ -14,7 +14,14 @@ public struct Measurement: Sendable, Equatable {
     public var raw: String
     /// The values as decoded, before a configured calibration offset changed them: only the
     /// quantities that were offset; nil when no offset applied.
-    public var uncalibrated: Quantities?
+    public var uncalibrated: Quantities? {
+        get { uncalibratedBox?.value }
+        set { uncalibratedBox = newValue.map(QuantitiesBox.init) }
+    }
+    /// Boxed, so a measurement stays small: `Quantities` is 64 bytes inline, and a second one
+    /// carried by value through every hop of every reading cost an allocation per GATT
+    /// notification (bench-check: 13.06 against 12.07). Only a calibrated reading allocates it.
+    private var uncalibratedBox: QuantitiesBox?
 
     /// Creates a measurement.
     public init(profile: ProfileID, quantities: Quantities, unit: TemperatureUnit = .celsius, raw: String) {
@@ -61,5 +68,18 @@ extension [UInt8] {
             }
             return count * 2
         }
+    }
+}
+
+/// A `Quantities` behind a reference (``Measurement/uncalibrated``), compared by value.
+final class QuantitiesBox: Sendable, Equatable {
+    let value: Quantities
+
+    init(_ value: Quantities) {
+        self.value = value
+    }
+
+    static func == (lhs: QuantitiesBox, rhs: QuantitiesBox) -> Bool {
+        lhs.value == rhs.value
     }
 }
