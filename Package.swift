@@ -213,7 +213,7 @@ let package = Package(
         // store's benchmark (bench/store_bench.sh).
         .executableTarget(
             name: "history-store-tool",
-            dependencies: ["HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            dependencies: ["HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport", "CSQLite"],
             path: "Tests/HistoryStoreTool", swiftSettings: strictSwift
         ),
         // The fuzz targets (docs/testing.md): built with libFuzzer by `make fuzz`; the ordinary

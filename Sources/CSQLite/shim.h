@@ -13,4 +13,11 @@ static inline int csqlite_bind_text(sqlite3_stmt *statement, int index, const ch
     return sqlite3_bind_text(statement, index, text, count, SQLITE_TRANSIENT);
 }
 
+/// Binds `count` bytes at `index` as a BLOB; SQLite keeps its own copy. A zero `count` binds
+/// an empty BLOB (a null `bytes` pointer with `sqlite3_bind_blob` would bind NULL).
+static inline int csqlite_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, int count) {
+    return count == 0 ? sqlite3_bind_zeroblob(statement, index, 0)
+                      : sqlite3_bind_blob(statement, index, bytes, count, SQLITE_TRANSIENT);
+}
+
 #endif

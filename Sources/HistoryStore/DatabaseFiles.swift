@@ -50,6 +50,35 @@ struct DatabaseFiles: Sendable {
         }
     }
 
+    /// The bytes an unprivileged writer may still use on the database's file system.
+    func freeBytes() -> Int64? {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// The file a schema rebuild writes before it takes the database's place.
+    var upgradePath: String { path + ".upgrade" }
+
+    /// Removes a rebuild's file and SQLite's files beside it; true when there was one.
+    func removeUpgrade() -> Bool {
+        let existed = access(upgradePath, F_OK) == 0
+        for file in [upgradePath, upgradePath + "-wal", upgradePath + "-shm"] { unlink(file) }
+        return existed
+    }
+
+    /// Puts the finished rebuild in the database's place: one `rename`, then the directory is
+    /// synced so the new name survives a power cut. Before the rename the old file is the
+    /// database, after it the new one; never a mix.
+    func installUpgrade() throws(SystemError) {
+        unlink(shmPath)
+        guard rename(upgradePath, path) == 0 else { throw SystemError.current("rename(\(upgradePath), \(path))") }
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError.current("open(\(directory))") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw SystemError.current("fsync(\(directory))") }
+    }
+
     /// Renames the database and its WAL to `<path>.corrupt-<time>` (and `…-wal`), removes the
     /// `-shm`, and returns the new name. The pair stays readable with `sqlite3 … .recover`.
     func moveAside(at time: Timestamp) throws(SystemError) -> String {

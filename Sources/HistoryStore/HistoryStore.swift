@@ -38,21 +38,33 @@ public final class HistoryStore: Sendable {
     /// Throws only when another process has it open or a newer blectl wrote it (blectld
     /// then exits 78). A directory that cannot be written opens a degraded store, which
     /// keeps readings in memory and tries again every commit interval.
-    public static func open(path: String, configuration: Configuration = Configuration(), log: Log)
-        throws(HistoryStoreError) -> HistoryStore
-    {
-        try open(path: path, configuration: configuration, log: log, migrations: Schema.migrations)
+    ///
+    /// A database from a blectl before schema version 2 is rebuilt first (docs/history.md):
+    /// that takes seconds per million rows, and `upgradeProgress` hears how far it got after
+    /// each batch of rows (blectld extends its start timeout with it).
+    public static func open(
+        path: String, configuration: Configuration = Configuration(), log: Log,
+        upgradeProgress: UpgradeProgress? = nil
+    ) throws(HistoryStoreError) -> HistoryStore {
+        try open(
+            path: path, configuration: configuration, log: log, migrations: Schema.migrations,
+            upgradeProgress: upgradeProgress)
     }
 
-    /// ``open(path:configuration:log:)`` with a list of schema steps (tests add one).
-    static func open(path: String, configuration: Configuration, log: Log, migrations: [Migration])
-        throws(HistoryStoreError) -> HistoryStore
-    {
+    /// Hears how a rebuild of an old database goes: rows copied so far, rows in all.
+    public typealias UpgradeProgress = @Sendable (_ copied: Int, _ total: Int) -> Void
+
+    /// ``open(path:configuration:log:upgradeProgress:)`` with a list of schema steps (tests add one).
+    static func open(
+        path: String, configuration: Configuration, log: Log, migrations: [Migration],
+        upgradeProgress: UpgradeProgress? = nil
+    ) throws(HistoryStoreError) -> HistoryStore {
         let files = DatabaseFiles(resolving: path)
         let loop = EventLoop(label: "history-store")
         let inbox = Inbox(limit: configuration.pendingLimit)
         let writer = HistoryWriter(
-            files: files, configuration: configuration, log: log, loop: loop, inbox: inbox, migrations: migrations)
+            files: files, configuration: configuration, log: log, loop: loop, inbox: inbox, migrations: migrations,
+            upgradeProgress: upgradeProgress)
         let started = loop.sync { () -> Result<UInt64, HistoryStoreError> in
             do throws(HistoryStoreError) { return .success(try writer.start()) } catch { return .failure(error) }
         }

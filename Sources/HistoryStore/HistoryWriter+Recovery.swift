@@ -85,7 +85,7 @@ extension HistoryWriter {
         } catch {
             switch error {
             case .sqlite(let error): degrade(error.reason, detail: "creating a new database: \(error)")
-            case .newer: degrade("cannot create a new database", detail: "\(error)")
+            case .newer, .needsRebuild: degrade("cannot create a new database", detail: "\(error)")
             }
         }
     }

@@ -16,6 +16,7 @@ final class HistoryWriter: @unchecked Sendable {
     let loop: EventLoop
     let inbox: Inbox
     let migrations: [Migration]
+    let upgradeProgress: HistoryStore.UpgradeProgress?
 
     var lock: DatabaseLock?
     var database: StoreDatabase?
@@ -51,10 +52,13 @@ final class HistoryWriter: @unchecked Sendable {
     var closed = false
     /// Drops were logged in this degraded spell (one warning, not one per commit interval).
     var dropsLogged = false
+    /// A rebuild of an old schema failed: the next try waits until then (each try copies the
+    /// whole file, too much to repeat every commit interval on a full disk).
+    var rebuildNotBefore: ContinuousClock.Instant?
 
     init(
         files: DatabaseFiles, configuration: HistoryStore.Configuration, log: Log, loop: EventLoop,
-        inbox: Inbox, migrations: [Migration]
+        inbox: Inbox, migrations: [Migration], upgradeProgress: HistoryStore.UpgradeProgress? = nil
     ) {
         self.files = files
         self.configuration = configuration
@@ -62,6 +66,7 @@ final class HistoryWriter: @unchecked Sendable {
         self.loop = loop
         self.inbox = inbox
         self.migrations = migrations
+        self.upgradeProgress = upgradeProgress
     }
 
     /// How far beyond the highest number seen the floor is kept: after a crash the hub
@@ -103,10 +108,34 @@ final class HistoryWriter: @unchecked Sendable {
             case .newer(let found, let known):
                 lock = nil
                 throw .newerSchema(path: files.path, version: found, known: known)
+            case .needsRebuild(let found): rebuild(from: found)
             case .sqlite(let error): handle(error, during: "opening")
             }
         }
     }
+
+    /// Rebuilds an old database into the current schema, then opens it; on failure the old
+    /// file stays as it was and the store is degraded until a later try works.
+    private func rebuild(from version: Int32) {
+        if let rebuildNotBefore, ContinuousClock.now < rebuildNotBefore { return }
+        do {
+            try SchemaRebuild(files: files, migrations: migrations, log: log, progress: upgradeProgress)
+                .run(from: version)
+            rebuildNotBefore = nil
+        } catch {
+            rebuildNotBefore = .now + Self.rebuildRetry
+            return handle(
+                error, during: "upgrading from schema version \(version) (tried again in \(Self.rebuildRetry))")
+        }
+        do {
+            adopt(try StoreDatabase(path: files.path, migrations: migrations))
+        } catch {
+            if case .sqlite(let error) = error { handle(error, during: "opening after the upgrade") }
+        }
+    }
+
+    /// How long a failed rebuild waits before the next try.
+    static let rebuildRetry = Duration.seconds(600)
 
     /// Takes an opened database's counters into the writer's.
     func adopt(_ opened: StoreDatabase) {

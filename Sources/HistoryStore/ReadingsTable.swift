@@ -1,7 +1,8 @@
 import BlectlProtocol
 import SensorModel
 
-/// How an ``Event`` (a reading or a reading error) maps to a row of `readings`.
+/// How an ``Event`` (a reading or a reading error) maps to a row of `readings` (schema
+/// version 2) and back.
 enum ReadingsTable {
     /// The column of each quantity. A new ``Quantity`` case stops the build here: it needs
     /// a column, added by a new ``Schema`` migration.
@@ -15,79 +16,129 @@ enum ReadingsTable {
         }
     }
 
-    /// Every column, in the order statements bind and read them.
-    static let columns: [String] =
-        ["seq", "time", "address", "name", "profile"] + Quantity.allCases.map(column) + ["unit", "raw", "error"]
+    /// The columns an insert binds, in parameter order.
+    static let insertColumns: [String] =
+        ["seq", "time", "device", "label"] + Quantity.allCases.map(column) + ["unit", "raw", "error"]
 
-    // Positions in `columns` (0-based; a parameter's number is one more).
-    static let seq: Int32 = 0
-    static let time: Int32 = 1
-    static let address: Int32 = 2
-    static let name: Int32 = 3
-    static let profile: Int32 = 4
-    static func position(_ quantity: Quantity) -> Int32 { 5 + Int32(quantity.rawValue) }
-    static let unit = Int32(5 + Quantity.allCases.count)
-    static let raw = unit + 1
-    static let error = unit + 2
-
-    /// The columns as a select list.
-    static let selectList = columns.joined(separator: ", ")
-
-    /// Inserts one row, its parameters numbered in ``columns`` order. A `seq` already
+    /// Inserts one row, its parameters numbered in ``insertColumns`` order. A `seq` already
     /// stored is kept, not duplicated (the writer filters those out before).
     static let insert =
-        "INSERT OR IGNORE INTO readings (\(selectList)) VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))"
+        "INSERT OR IGNORE INTO readings (\(insertColumns.joined(separator: ", "))) VALUES "
+        + "(\(insertColumns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))"
+
+    // Parameter numbers of the insert.
+    enum Parameter {
+        static let seq: Int32 = 1
+        static let time: Int32 = 2
+        static let device: Int32 = 3
+        static let label: Int32 = 4
+        static func quantity(_ quantity: Quantity) -> Int32 { 5 + Int32(quantity.rawValue) }
+        static let unit = Int32(5 + Quantity.allCases.count)
+        static let raw = unit + 1
+        static let error = unit + 2
+    }
+
+    /// The columns a query reads, in ``Column`` order: the row's own, with its device's address
+    /// and its label's name and profile.
+    static let selectList =
+        (["r.seq", "r.time", "d.address", "l.name", "l.profile"] + Quantity.allCases.map { "r.\(column($0))" }
+        + ["r.unit", "r.raw", "r.error"]).joined(separator: ", ")
+
+    /// Version 1's `readings` columns in ``Column`` order, as a rebuild reads them.
+    static let legacyColumns =
+        (["seq", "time", "address", "name", "profile"] + Quantity.allCases.map(column) + ["unit", "raw", "error"])
+        .joined(separator: ", ")
+
+    /// The tables a query reads from, as `r` (readings), `d` (devices) and `l` (labels).
+    static let joined = "readings r JOIN devices d ON d.id = r.device JOIN labels l ON l.id = r.label"
+
+    /// Positions in a result row (0-based), for version 2's ``selectList`` and version 1's
+    /// `readings` columns alike.
+    enum Column {
+        static let seq: Int32 = 0
+        static let time: Int32 = 1
+        static let address: Int32 = 2
+        static let name: Int32 = 3
+        static let profile: Int32 = 4
+        static func quantity(_ quantity: Quantity) -> Int32 { 5 + Int32(quantity.rawValue) }
+        static let unit = Int32(5 + Quantity.allCases.count)
+        static let raw = unit + 1
+        static let error = unit + 2
+    }
+}
+
+/// What an event stores besides its quantities: the device and label it refers to.
+struct RowIdentity {
+    /// The text key of the device (`devices.address`).
+    var address: String
+    /// The text key of the label (`labels.name`, `labels.profile`).
+    var name: String?
+    var profile: String?
+}
+
+extension Event {
+    /// The device and label a reading or reading error is stored under; nil for other events.
+    var rowIdentity: RowIdentity? {
+        switch self {
+        case .reading(let reading):
+            RowIdentity(address: reading.address, name: reading.name, profile: reading.measurement.profile.rawValue)
+        case .readingError(let failure):
+            RowIdentity(address: failure.address, name: failure.name, profile: nil)
+        default:
+            nil
+        }
+    }
 }
 
 extension SQLiteStatement {
-    /// Binds `event` as the parameters of ``ReadingsTable/insert``; false (nothing bound)
-    /// for events that are not readings or reading errors.
-    func bindRow(_ event: Event) -> Bool {
-        typealias Column = ReadingsTable
-        let identity: (seq: UInt64, time: Timestamp, address: String, name: String?)
+    /// Binds `event` as the parameters of ``ReadingsTable/insert``, under the `devices` and
+    /// `labels` keys the caller resolved; false (nothing bound) for events that are not
+    /// readings or reading errors.
+    func bindRow(_ event: Event, device: Int64, label: Int64) -> Bool {
+        typealias Parameter = ReadingsTable.Parameter
+        let identity: (seq: UInt64, time: Timestamp)
         var measurement: Measurement?
         var error: String?
         let raw: String
         switch event {
         case .reading(let reading):
-            identity = (reading.seq, reading.time, reading.address, reading.name)
+            identity = (reading.seq, reading.time)
             measurement = reading.measurement
             raw = reading.measurement.raw
         case .readingError(let failure):
-            identity = (failure.seq, failure.time, failure.address, failure.name)
+            identity = (failure.seq, failure.time)
             error = failure.error
             raw = failure.rawHex
         default:
             return false
         }
-        bind(Column.seq + 1, Int64(bitPattern: identity.seq))
-        bind(Column.time + 1, identity.time.millisecondsSince1970)
-        bind(Column.address + 1, identity.address)
-        bind(Column.name + 1, identity.name)
-        bind(Column.profile + 1, measurement?.profile.rawValue)
+        bind(Parameter.seq, Int64(bitPattern: identity.seq))
+        bind(Parameter.time, identity.time.millisecondsSince1970)
+        bind(Parameter.device, device)
+        bind(Parameter.label, label)
         for quantity in Quantity.allCases {
-            bind(Column.position(quantity) + 1, measurement?.quantities[quantity])
+            bind(Parameter.quantity(quantity), measurement?.quantities[quantity])
         }
-        bind(Column.unit + 1, measurement?.unit.rawValue)
-        bind(Column.raw + 1, raw)
-        bind(Column.error + 1, error)
+        bind(Parameter.unit, measurement?.unit.rawValue)
+        bindRaw(Parameter.raw, raw)
+        bind(Parameter.error, error)
         return true
     }
 
-    /// The event in the current row, whose columns are ``ReadingsTable/columns``.
+    /// The event in the current row, whose columns are in ``ReadingsTable/Column`` order.
     func rowEvent() -> Event {
-        typealias Column = ReadingsTable
+        typealias Column = ReadingsTable.Column
         let seq = UInt64(bitPattern: integer(Column.seq) ?? 0)
         let time = Timestamp(millisecondsSince1970: integer(Column.time) ?? 0)
         let address = text(Column.address) ?? ""
         let name = text(Column.name)
-        let raw = text(Column.raw) ?? ""
+        let raw = rawText(Column.raw)
         if let error = text(Column.error) {
             return .readingError(
                 ReadingFailure(seq: seq, time: time, address: address, name: name, error: error, rawHex: raw))
         }
         var quantities = Quantities()
-        for quantity in Quantity.allCases { quantities[quantity] = double(Column.position(quantity)) }
+        for quantity in Quantity.allCases { quantities[quantity] = double(Column.quantity(quantity)) }
         let measurement = Measurement(
             profile: text(Column.profile).map(ProfileID.init(rawValue:)) ?? .unknown, quantities: quantities,
             unit: text(Column.unit).flatMap(TemperatureUnit.init(rawValue:)) ?? .celsius, raw: raw)

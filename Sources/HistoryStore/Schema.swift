@@ -1,4 +1,4 @@
-/// One step of the schema: the statements that take a database from `version - 1` to
+/// One step of the schema: the statements that take a database from the version before to
 /// `version`.
 struct Migration: Sendable {
     /// The `PRAGMA user_version` the database has after this step.
@@ -9,21 +9,56 @@ struct Migration: Sendable {
 
 /// The database's schema, versioned with `PRAGMA user_version` (0: a new, empty file).
 ///
-/// The next version is one more entry in ``migrations``: each step runs in its own
-/// transaction, so a database is always at one version or the next, never in between.
+/// A new file gets every step of ``migrations`` in order. A later version is one more entry
+/// there: each step runs in its own transaction, so a database is always at one version or
+/// the next, never in between. Versions older than the first step (version 1) are not
+/// upgraded in place: ``SchemaRebuild`` copies them into a new file (docs/history.md).
 enum Schema {
     /// Every step from an empty file to the current schema, in order.
-    static let migrations: [Migration] = [version1]
+    static let migrations: [Migration] = [version2]
 
     /// The version this code writes.
     static var currentVersion: Int32 { migrations.last!.version }
 
-    /// Version 1: the readings and reading errors, and the store's own counters.
+    /// Version 2: readings keyed by small integers for their device and its name and profile.
     ///
-    /// `seq` is the rowid, so the two indexes are in effect `(address, seq)` and
-    /// `(time, seq)` (SQLite appends the rowid to every index entry) without storing
-    /// `seq` twice. `meta` holds `seq_floor` (every sequence number handed out so far is at
-    /// or below it) and `forgotten_through` (the highest one lost to a drop or a damaged file).
+    /// A row is about half the size of version 1's (65 against 125 bytes, docs/benchmarks.md):
+    /// the address, name and profile texts live once in `devices` and `labels`, and `raw` is
+    /// the value's bytes as a BLOB where version 1 spelt them in hex (a text profile's value
+    /// stays TEXT; ``ReadingsTable`` tells them apart by the stored type). A `labels` row is a
+    /// name and a profile as a device had them when the reading arrived, so a row keeps what it
+    /// meant after a rename; a device that alternates between two formats uses two labels.
+    /// `seq` is the rowid, so the indexes are in effect `(device, seq)` and `(time, seq)`.
+    /// `meta` holds `seq_floor` and `forgotten_through` (docs/history.md).
+    static let version2 = Migration(
+        version: 2,
+        statements: [
+            "CREATE TABLE devices (id INTEGER PRIMARY KEY, address TEXT NOT NULL UNIQUE)",
+            "CREATE TABLE labels (id INTEGER PRIMARY KEY, name TEXT, profile TEXT)",
+            "CREATE INDEX labels_by_text ON labels(name, profile)",
+            """
+            CREATE TABLE readings (
+                seq INTEGER PRIMARY KEY,
+                time INTEGER NOT NULL,
+                device INTEGER NOT NULL,
+                label INTEGER NOT NULL,
+                celsius REAL,
+                humidity REAL,
+                battery REAL,
+                pressure REAL,
+                voltage REAL,
+                unit TEXT,
+                raw BLOB NOT NULL,
+                error TEXT
+            )
+            """,
+            "CREATE INDEX readings_by_device ON readings(device)",
+            "CREATE INDEX readings_by_time ON readings(time)",
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+        ])
+
+    /// Version 1 (blectl before 2026-12-05): one row per reading with its address, name and
+    /// profile as text. Kept to read such files when rebuilding them, and for tests that write one.
     static let version1 = Migration(
         version: 1,
         statements: [
@@ -49,10 +84,12 @@ enum Schema {
             "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
         ])
 
-    /// Why a database cannot be brought to the current version.
+    /// Why a database cannot be brought to the current version in place.
     enum Failure: Error {
         /// A newer blectl wrote it: this one must not touch it.
         case newer(found: Int32, known: Int32)
+        /// An older version that is rebuilt into a new file (``SchemaRebuild``), not upgraded in place.
+        case needsRebuild(found: Int32)
         /// SQLite failed (the step was rolled back).
         case sqlite(SQLiteError)
     }
@@ -70,16 +107,22 @@ enum Schema {
         do { found = try version(of: connection) } catch { throw .sqlite(error) }
         let known = migrations.last?.version ?? 0
         guard found <= known else { throw .newer(found: found, known: known) }
+        if found > 0, let first = migrations.first, found < first.version { throw .needsRebuild(found: found) }
         for migration in migrations where migration.version > found {
             do {
-                try connection.transaction("upgrade to schema version \(migration.version)") { () throws(SQLiteError) in
-                    for statement in migration.statements { try connection.execute(statement) }
-                    try connection.execute("PRAGMA user_version = \(migration.version)")
-                }
+                try apply(migration, to: connection)
             } catch {
                 throw .sqlite(error)
             }
         }
         return found
+    }
+
+    /// Runs one step and sets its version, in one transaction.
+    static func apply(_ migration: Migration, to connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.transaction("upgrade to schema version \(migration.version)") { () throws(SQLiteError) in
+            for statement in migration.statements { try connection.execute(statement) }
+            try connection.execute("PRAGMA user_version = \(migration.version)")
+        }
     }
 }

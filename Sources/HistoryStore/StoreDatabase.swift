@@ -13,6 +13,7 @@ final class StoreDatabase {
     private let inTimeRangeForAddress: SQLiteStatement
     private let pruneBefore: SQLiteStatement
     private let pruneOldest: SQLiteStatement
+    private let keys: RowKeys
     /// What the file held when it was opened.
     let found: Contents
 
@@ -32,6 +33,8 @@ final class StoreDatabase {
     enum MetaKey {
         static let seqFloor = "seq_floor"
         static let forgottenThrough = "forgotten_through"
+        /// Every key, as a rebuild copies them.
+        static let all = [seqFloor, forgottenThrough]
     }
 
     /// What the connection is set to: WAL (readers never wait for the writer; a commit
@@ -73,17 +76,19 @@ final class StoreDatabase {
         }
         _ = try Schema.migrate(connection, with: migrations)
         do throws(SQLiteError) {
-            let select = "SELECT \(ReadingsTable.selectList) FROM readings"
+            let select = "SELECT \(ReadingsTable.selectList) FROM \(ReadingsTable.joined)"
             insert = try connection.prepare(ReadingsTable.insert)
+            keys = try RowKeys(connection)
             setMeta = try connection.prepare(
                 "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-            afterSeq = try connection.prepare("\(select) WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+            let device = "r.device = (SELECT id FROM devices WHERE address = ?"
+            afterSeq = try connection.prepare("\(select) WHERE r.seq > ?1 ORDER BY r.seq LIMIT ?2")
             afterSeqForAddress = try connection.prepare(
-                "\(select) WHERE address = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2")
-            let range = "(time, seq) > (?1, ?2) AND time < ?3"
-            inTimeRange = try connection.prepare("\(select) WHERE \(range) ORDER BY time, seq LIMIT ?4")
+                "\(select) WHERE \(device)3) AND r.seq > ?1 ORDER BY r.seq LIMIT ?2")
+            let range = "(r.time, r.seq) > (?1, ?2) AND r.time < ?3"
+            inTimeRange = try connection.prepare("\(select) WHERE \(range) ORDER BY r.time, r.seq LIMIT ?4")
             inTimeRangeForAddress = try connection.prepare(
-                "\(select) WHERE \(range) AND address = ?5 ORDER BY time, seq LIMIT ?4")
+                "\(select) WHERE \(range) AND \(device)5) ORDER BY r.time, r.seq LIMIT ?4")
             pruneBefore = try connection.prepare(
                 """
                 DELETE FROM readings WHERE seq IN (SELECT seq FROM readings WHERE time < ?1 ORDER BY time LIMIT ?2)
@@ -101,12 +106,6 @@ final class StoreDatabase {
     /// Reads the row summary and the counters; the reads meet the ends of both b-trees and
     /// every page of the time index, so a file damaged there fails here.
     private static func contents(of connection: SQLiteConnection) throws(SQLiteError) -> Contents {
-        func meta(_ key: String) throws(SQLiteError) -> UInt64 {
-            let statement = try connection.prepare("SELECT value FROM meta WHERE key = ?1")
-            statement.bind(1, key)
-            defer { statement.reset() }
-            return try statement.step() ? UInt64(bitPattern: statement.integer(0) ?? 0) : 0
-        }
         // Separate queries: SQLite answers a lone min() or max() from the ends of a b-tree.
         return Contents(
             maxSeq: try connection.integer("SELECT max(seq) FROM readings").map { UInt64(bitPattern: $0) },
@@ -115,10 +114,19 @@ final class StoreDatabase {
             oldestTime: try connection.integer("SELECT min(time) FROM readings").map {
                 Timestamp(millisecondsSince1970: $0)
             },
-            seqFloor: try meta(MetaKey.seqFloor), forgottenThrough: try meta(MetaKey.forgottenThrough))
+            seqFloor: try meta(MetaKey.seqFloor, in: connection),
+            forgottenThrough: try meta(MetaKey.forgottenThrough, in: connection))
     }
 
     // MARK: Reading the state
+
+    /// The `meta` value of `key`; 0 when it was never written.
+    static func meta(_ key: String, in connection: SQLiteConnection) throws(SQLiteError) -> UInt64 {
+        let statement = try connection.prepare("SELECT value FROM meta WHERE key = ?1")
+        statement.bind(1, key)
+        defer { statement.reset() }
+        return try statement.step() ? UInt64(bitPattern: statement.integer(0) ?? 0) : 0
+    }
 
     /// The time of the oldest row.
     func oldestTime() throws(SQLiteError) -> Timestamp? {
@@ -143,14 +151,23 @@ final class StoreDatabase {
 
     /// Inserts `events` and sets `meta` values, in one transaction; returns the rows added.
     func commit(_ events: ArraySlice<Event>, meta: [(key: String, value: UInt64)]) throws(SQLiteError) -> Int {
-        try connection.transaction("commit") { () throws(SQLiteError) in
-            var added = 0
-            for event in events where insert.bindRow(event) {
-                try insert.run()
-                added += connection.changes
+        do {
+            return try connection.transaction("commit") { () throws(SQLiteError) in
+                var added = 0
+                for event in events {
+                    guard let identity = event.rowIdentity else { continue }
+                    let device = try keys.device(identity.address)
+                    let label = try keys.label(name: identity.name, profile: identity.profile)
+                    guard insert.bindRow(event, device: device, label: label) else { continue }
+                    try insert.run()
+                    added += connection.changes
+                }
+                for (key, value) in meta { try write(key, value) }
+                return added
             }
-            for (key, value) in meta { try write(key, value) }
-            return added
+        } catch {
+            keys.forget()
+            throw error
         }
     }
 

@@ -52,6 +52,16 @@ public struct SystemdNotifier: Sendable {
         try send(["WATCHDOG=1"])
     }
 
+    /// `EXTEND_TIMEOUT_USEC=…` with a status line: a long start step (a history upgrade) asks
+    /// for `duration` more before systemd gives up on `READY=1`.
+    public func extendTimeout(by duration: Duration, status: String) throws(SystemError) {
+        let (seconds, attoseconds) = duration.components
+        try send([
+            "EXTEND_TIMEOUT_USEC=\(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)",
+            Self.statusAssignment(status),
+        ])
+    }
+
     /// `STOPPING=1`: shutdown has begun.
     public func stopping() throws(SystemError) {
         try send(["STOPPING=1"])

@@ -128,12 +128,12 @@ struct DamagedFileTests {
         try await StoreFixture.with { fixture in
             try await fill(fixture, count: 1)
             try SQLiteConnection(path: fixture.databasePath).execute("PRAGMA user_version = 99")
-            #expect(throws: HistoryStoreError.newerSchema(path: fixture.databasePath, version: 99, known: 1)) {
+            #expect(throws: HistoryStoreError.newerSchema(path: fixture.databasePath, version: 99, known: 2)) {
                 try fixture.open()
             }
             #expect(!fixture.files().contains { $0.contains("corrupt") })
             // The refused store let go of the lock.
-            #expect(throws: HistoryStoreError.newerSchema(path: fixture.databasePath, version: 99, known: 1)) {
+            #expect(throws: HistoryStoreError.newerSchema(path: fixture.databasePath, version: 99, known: 2)) {
                 try fixture.open()
             }
         }

@@ -1,4 +1,6 @@
+import BlectlProtocol
 import Foundation
+import SensorModel
 import Testing
 
 @testable import HistoryStore
@@ -6,37 +8,41 @@ import Testing
 @Suite("History store: schema versions")
 struct SchemaTests {
     /// A next version as a test adds it: a column, and an index on it.
-    static let version2 = Migration(
-        version: 2,
+    static let version3 = Migration(
+        version: 3,
         statements: [
             "ALTER TABLE readings ADD COLUMN rssi INTEGER",
             "CREATE INDEX readings_by_rssi ON readings(rssi)",
         ])
 
-    @Test("a new file gets the current version")
+    @Test("a new file gets the current version, with devices and labels beside the readings")
     func newFile() async throws {
         try await StoreFixture.with { fixture in
             let store = try fixture.open()
+            readings(from: 1, count: 10).forEach(store.append)
             await store.close()
-            #expect(try Schema.version(of: SQLiteConnection(path: fixture.databasePath)) == Schema.currentVersion)
-            #expect(Schema.currentVersion == 1)
+            let connection = try SQLiteConnection(path: fixture.databasePath)
+            #expect(try Schema.version(of: connection) == Schema.currentVersion)
+            #expect(Schema.currentVersion == 2)
+            #expect(try connection.integer("SELECT count(*) FROM devices") == 2)
+            #expect(try connection.integer("SELECT count(*) FROM labels") == 1)
         }
     }
 
-    @Test("a version-1 database is upgraded by the next step, its readings kept")
-    func upgradeFromVersion1() async throws {
+    @Test("a version-2 database is upgraded by the next step, its readings kept")
+    func upgradeFromVersion2() async throws {
         try await StoreFixture.with { fixture in
             let first = try fixture.open()
             readings(from: 1, count: 100).forEach(first.append)
             await first.close()
 
-            let upgraded = try fixture.open(migrations: Schema.migrations + [Self.version2])
+            let upgraded = try fixture.open(migrations: Schema.migrations + [Self.version3])
             #expect(upgraded.lastSeq == 100)
             #expect(await allEvents(upgraded).count == 100)
             readings(from: 101, count: 5).forEach(upgraded.append)
             await upgraded.close()
             let connection = try SQLiteConnection(path: fixture.databasePath)
-            #expect(try Schema.version(of: connection) == 2)
+            #expect(try Schema.version(of: connection) == 3)
             #expect(try connection.integer("SELECT count(*) FROM readings WHERE rssi IS NULL") == 105)
         }
     }
@@ -47,13 +53,66 @@ struct SchemaTests {
             let first = try fixture.open()
             readings(from: 1, count: 10).forEach(first.append)
             await first.close()
-            let broken = Migration(version: 2, statements: ["ALTER TABLE readings ADD COLUMN rssi INTEGER", "NOT SQL"])
+            let broken = Migration(version: 3, statements: ["ALTER TABLE readings ADD COLUMN rssi INTEGER", "NOT SQL"])
             let connection = try SQLiteConnection(path: fixture.databasePath)
             #expect(throws: Schema.Failure.self) { try Schema.migrate(connection, with: Schema.migrations + [broken]) }
-            #expect(try Schema.version(of: connection) == 1)
+            #expect(try Schema.version(of: connection) == 2)
             #expect(
                 try connection.integer("SELECT count(*) FROM pragma_table_info('readings') WHERE name = 'rssi'") == 0)
             #expect(try connection.integer("SELECT count(*) FROM readings") == 10)
+        }
+    }
+
+    @Test(
+        "values as sent come back exactly: lower-case hex as a BLOB, other text as TEXT",
+        arguments: [
+            ("4012", "blob"), ("00", "blob"), ("abcdef0123456789", "blob"), ("AB12", "text"), ("abc", "text"),
+            ("", "text"), ("112.5 F", "text"), ("4g", "text"), ("é1", "text"),
+        ])
+    func rawValues(raw: String, storedAs type: String) async throws {
+        try await StoreFixture.with { fixture in
+            let store = try fixture.open()
+            let sent: [Event] = [
+                .reading(
+                    Reading(
+                        seq: 1, time: .now(), address: "DC:A6:32:00:00:01", name: "Thermometer",
+                        measurement: Measurement(profile: "htp", quantities: Quantities([.temperature: 21]), raw: raw))),
+                .readingError(
+                    ReadingFailure(
+                        seq: 2, time: .now(), address: "DC:A6:32:00:00:01", name: nil, error: "bad", rawHex: raw)),
+            ]
+            sent.forEach(store.append)
+            await store.flush()
+            #expect(await allEvents(store) == sent)
+            await store.close()
+            let connection = try SQLiteConnection(path: fixture.databasePath)
+            #expect(try connection.texts("SELECT typeof(raw) FROM readings") == [type, type])
+        }
+    }
+
+    @Test("a row keeps the name and profile its device had; alternating formats share two labels")
+    func labelsAsTheyWere() async throws {
+        try await StoreFixture.with { fixture in
+            let store = try fixture.open()
+            func reading(_ seq: UInt64, name: String?, profile: ProfileID) -> Event {
+                .reading(
+                    Reading(
+                        seq: seq, time: .now(), address: "A4:C1:38:00:00:01", name: name,
+                        measurement: Measurement(
+                            profile: profile, quantities: Quantities([.temperature: 20]), raw: "00")))
+            }
+            let sent =
+                (1...50).map { reading(UInt64($0), name: "ATC_000001", profile: $0 % 2 == 0 ? "pvvx" : "bthome") }
+                + (51...60).map { reading(UInt64($0), name: "Kitchen", profile: "pvvx") }
+                + [reading(61, name: nil, profile: "pvvx")]
+            sent.forEach(store.append)
+            await store.close()
+            let reopened = try fixture.open()
+            #expect(await allEvents(reopened) == sent)
+            #expect(await allEvents(reopened, address: "A4:C1:38:00:00:01") == sent)
+            await reopened.close()
+            let connection = try SQLiteConnection(path: fixture.databasePath)
+            #expect(try connection.integer("SELECT count(*) FROM labels") == 4)
         }
     }
 }

@@ -3,6 +3,9 @@
 //   history-store-tool hold PATH                 open the store, print "ready <lastSeq>", wait to be killed
 //   history-store-tool burst PATH                append readings without end, flushing every 500;
 //                                                print "committed <seq>" after each flush
+//   history-store-tool legacy PATH ROWS          write a schema-version-1 database of ROWS rows (as blectl
+//                                                did before 2026-12-05); print "rows N"
+//   history-store-tool upgrade PATH              open the store (upgrading an old file), print what it took
 //   history-store-tool bench DIR [--thermometers N] [--rate HZ] [--batches N] [--part busy|day|hour]
 //                                                print the store's figures (bench/store_bench.sh)
 import BlectlProtocol
@@ -72,10 +75,19 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch (arguments.first, arguments.count) {
 case ("hold", 2): hold(arguments[1])
 case ("burst", 2): await burst(arguments[1])
+case ("legacy", 3):
+    do {
+        try LegacyDatabase.write(arguments[1], rows: Int(arguments[2]) ?? 0)
+        say("rows \(arguments[2])")
+    } catch {
+        say("error \(error)")
+        exit(1)
+    }
+case ("upgrade", 2): await UpgradeRun(path: arguments[1]).run()
 case ("bench", 2...): await StoreBenchmark(arguments: Array(arguments.dropFirst())).run()
 default:
     say(
-        "usage: history-store-tool hold PATH | burst PATH | bench DIR [--thermometers N] [--rate HZ] "
+        "usage: history-store-tool hold PATH | burst PATH | legacy PATH ROWS | upgrade PATH | bench DIR [--thermometers N] [--rate HZ] "
             + "[--batches N] [--part busy|day|hour]")
     exit(ExitCode.usage)
 }

@@ -17,8 +17,16 @@ extension HistoryStore {
         throws(HistoryStoreError) -> HistoryStore?
     {
         guard configuration.history else { return nil }
-        // The file, named in full: a state directory that does not exist yet is made.
-        return try open(path: stateDirectory + "/" + fileName, configuration: configuration.historyStore, log: log)
+        // The file, named in full: a state directory that does not exist yet is made. An
+        // upgrade of an old file keeps asking systemd for more time to start (each batch of
+        // rows takes well under a second, even on a Raspberry Pi).
+        let notifier = SystemdNotifier()
+        return try open(
+            path: stateDirectory + "/" + fileName, configuration: configuration.historyStore, log: log,
+            upgradeProgress: { copied, total in
+                try? notifier.extendTimeout(
+                    by: .seconds(60), status: "upgrading the history database: \(copied) of \(total) rows")
+            })
     }
 }
 

@@ -32,6 +32,11 @@ final class SQLiteStatement {
         note(text.withUTF8 { csqlite_bind_text(handle, index, $0.baseAddress, Int32($0.count)) })
     }
 
+    /// Binds `bytes` at `index` as a BLOB (SQLite copies them).
+    func bindBlob(_ index: Int32, _ bytes: UnsafeRawBufferPointer) {
+        note(csqlite_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count)))
+    }
+
     private func note(_ code: Int32) {
         if code != SQLITE_OK, bindFailure == SQLITE_OK { bindFailure = code }
     }
@@ -75,6 +80,17 @@ final class SQLiteStatement {
     /// Column `index` as a floating-point number; nil when NULL.
     func double(_ index: Int32) -> Double? {
         sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_double(handle, index)
+    }
+
+    /// The type SQLite stored in column `index` (`SQLITE_INTEGER`, `SQLITE_BLOB`, …).
+    func columnType(_ index: Int32) -> Int32 {
+        sqlite3_column_type(handle, index)
+    }
+
+    /// Column `index` as bytes; empty when NULL or empty.
+    func blob(_ index: Int32) -> UnsafeRawBufferPointer {
+        let bytes = sqlite3_column_blob(handle, index)
+        return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index)))
     }
 
     /// Column `index` as text; nil when NULL.
