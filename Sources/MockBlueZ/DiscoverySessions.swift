@@ -188,27 +188,10 @@ enum DiscoverySessions {
         guard !(daemon.devicesByPeripheral[index] ?? []).contains(where: { daemon.devices[$0]?.link != .down }) else {
             return
         }
-        let range = (address: adapter.spec.address, report: adapter.reportsHeard(index))
-        let heard = daemon.world.withState { world -> (state: PeripheralState, rssi: Int16)? in
-            let spec = world.peripherals[index].spec
-            // Out of this adapter's range: it never hears the peripheral (others may).
-            guard
-                let typical = world.ranges.signal(adapter: range.address, peripheral: spec.address)
-                    .typicalRSSI(base: spec.rssi, report: range.report)
-            else { return nil }
-            guard FaultPlan.take(&world.faults.outOfRange, address: spec.address) == nil else { return nil }
-            let step = Int16(world.jitter(-3...3))
-            // Signal strength wanders within ±6 dBm of the peripheral's typical value.
-            world.peripherals[index].rssi = min(max(world.peripherals[index].rssi + step, spec.rssi - 6), spec.rssi + 6)
-            let rssi = MockSignal.clamped(Int(typical) + Int(world.peripherals[index].rssi - spec.rssi))
-            world.peripherals[index].advertiser?.advance(using: &world.random)
-            // The sensor advertised (its counter moved on), but nobody heard it.
-            if let loss = spec.advertiser?.loss, loss > 0,
-                Double.random(in: 0..<1, using: &world.lossRandom[index]) < loss
-            {
-                return nil
-            }
-            return (world.peripherals[index], rssi)
+        let heard = daemon.world.withState { world in
+            world.hear(
+                index, adapter: adapter.spec.address, report: adapter.reportsHeard(index),
+                defaultInterval: daemon.timings.advertisingInterval)
         }
         guard let (state, rssi) = heard else { return }
         let spec = state.spec

@@ -113,6 +113,8 @@ struct PeripheralState: Sendable {
     var lastSample = ContinuousClock.now
     /// An advertising sensor's measurement and counter.
     var advertiser: AdvertiserState?
+    /// When it last advertised something new (``WorldState/hear(_:adapter:report:defaultInterval:now:)``).
+    var advertisedAt: ContinuousClock.Instant?
 
     init(spec: MockPeripheral) {
         self.spec = spec

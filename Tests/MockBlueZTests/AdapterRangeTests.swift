@@ -106,4 +106,24 @@ struct AdapterRangeTests {
             #expect(Self.around(-66, try await f.waitForRSSI(Self.piCOnHci1, count: 3)))
         }
     }
+
+    @Test(
+        "two adapters hear the same advertisements: a sensor's packet moves on once per advertisement, not per report")
+    func oneAdvertisementHeardTwice() async throws {
+        var scenario = Radios.scenario()
+        scenario.peripherals = []
+        // A slower sensor: a machine busy with other suites delays a report by tens of ms.
+        scenario.addAdvertisers(1, interval: .milliseconds(250), formats: [.bthome], repeats: 1)
+        let sensor = try #require(scenario.peripherals.first?.address)
+        try await MockFixture.with(scenario) { f in
+            try await f.startScan(Standard.hci0)
+            try await f.startScan(Radios.hci1)
+            let onHci0 = try await f.waitForServiceData(Radios.device(Standard.hci0, sensor), count: 5)
+            let onHci1 = try await f.waitForServiceData(Radios.device(Radios.hci1, sensor), count: 7)
+            // Each packet (a new BTHome packet id every advertisement) reaches both adapters.
+            #expect(onHci0.indices.allSatisfy { !onHci0[..<$0].contains(onHci0[$0]) })
+            // (One adapter per report, as before, shares none.)
+            #expect(onHci0.filter(onHci1.contains).count >= 3, "\(onHci0) \(onHci1)")
+        }
+    }
 }

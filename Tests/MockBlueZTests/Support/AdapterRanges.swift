@@ -41,6 +41,20 @@ extension MockFixture {
         return Array(rssiValues(device, after: mark).prefix(count))
     }
 
+    /// Waits until `count` `ServiceData` values of `device` were announced; returns them.
+    func waitForServiceData(_ device: ObjectPath, count: Int) async throws -> [DBusValue] {
+        let values = {
+            signals.all.compactMap { signal -> DBusValue? in
+                if signal.member == "InterfacesAdded", signal.object == device {
+                    return signal.addedInterfaces.first { $0.0 == Iface.device }?.1.first { $0.0 == "ServiceData" }?.1
+                }
+                return signal.path == device ? signal.changedValue("ServiceData") : nil
+            }
+        }
+        try await waitUntil("\(count) ServiceData values of \(device)") { values().count >= count }
+        return Array(values().prefix(count))
+    }
+
     /// Waits until adapter `name` has heard `more` further advertisements of peripheral `index`.
     func waitForReports(adapter name: String, peripheral index: Int, more: Int) async throws {
         let start = await mock.reportsHeard(adapter: name)
