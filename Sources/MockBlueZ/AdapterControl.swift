@@ -22,6 +22,9 @@ struct MockAdapter: Sendable {
     /// for registered monitors.
     var listening: Bool { powered && (discovering || !monitorApps.isEmpty) }
 
+    /// The reports of peripheral `index` counted so far.
+    func reportsHeard(_ index: Int) -> Int { index < reportsHeard.count ? reportsHeard[index] : 0 }
+
     /// Counts a report of peripheral `index`.
     mutating func heard(_ index: Int) {
         if reportsHeard.count <= index { reportsHeard += repeatElement(0, count: index + 1 - reportsHeard.count) }
@@ -81,7 +84,7 @@ enum AdapterControl {
             daemon.export(path, [MonitorManager.advertisementMonitorManagerInterface(daemon, name)])
         }
         let stored = daemon.world.withState { state in
-            (state.stored[name] ?? [:]).sorted { $0.key < $1.key }.compactMap { entry in
+            (state.stored[spec.address] ?? [:]).sorted { $0.key < $1.key }.compactMap { entry in
                 state.index(of: entry.key).map { ($0, entry.value) }
             }
         }
@@ -113,9 +116,11 @@ enum AdapterControl {
         DiscoverySessions.listen(daemon, name)
     }
 
-    /// Removes an adapter and everything under it, as when its controller is unplugged.
+    /// Removes an adapter and everything under it, as when its controller is unplugged (what
+    /// bluetoothd stored for its address stays, for when it comes back).
     static func removeAdapterObjects(_ daemon: isolated Bluetoothd, _ name: String) {
         guard let adapter = daemon.adapters[name] else { return }
+        daemon.storeDevices(of: name)
         daemon.tasks.cancel(prefix: "scan:\(name)")
         for path in daemon.devicePaths(on: name) { DeviceLinks.removeDevice(daemon, path, announceLinkLoss: false) }
         daemon.unexport(adapter.path)

@@ -28,6 +28,8 @@ actor Bluetoothd {
     let experimental: Bool
     /// A successful `Connect` announces `Connected=true` (``MockScenario/announcesConnect``).
     let announcesConnect: Bool
+    /// Two present adapters may share an address (``MockScenario/allowsDuplicateAdapterAddresses``).
+    let allowsDuplicateAdapterAddresses: Bool
     let log: MockLogger
 
     /// False once stopped or crashed: timers end, nothing more is sent.
@@ -65,6 +67,7 @@ actor Bluetoothd {
         self.timings = scenario.timings
         experimental = scenario.experimental
         announcesConnect = scenario.announcesConnect
+        allowsDuplicateAdapterAddresses = scenario.allowsDuplicateAdapterAddresses
         let adapters = scenario.adapters
         self.log = log
         for spec in adapters { adapterSpecs[spec.name] = spec }
@@ -117,6 +120,9 @@ actor Bluetoothd {
         for name in adapterOrder { AdapterControl.autoEnable(self, name) }
     }
 
+    /// The address of the adapter named `name`, present or removed, if this bluetoothd knows it.
+    func knownAdapterAddress(_ name: String) -> String? { adapterSpecs[name]?.address }
+
     /// The reports adapter `name` heard, per peripheral (``MockAdapter/reportsHeard``).
     func reportsHeard(adapter name: String) -> [Int] {
         adapters[name]?.reportsHeard ?? []
@@ -136,7 +142,7 @@ actor Bluetoothd {
                 change(path, BluetoothdAPI.device, changes)
             }
         }
-        storeDevices()
+        // Removing each adapter stores its devices.
         for name in adapterOrder where adapters[name] != nil { AdapterControl.removeAdapterObjects(self, name) }
         unexport(BluetoothdAPI.rootPath)
         running = false
@@ -167,14 +173,21 @@ actor Bluetoothd {
         for connect in pending { connect.resume() }
     }
 
-    /// Keeps the devices bluetoothd would have on disk (not temporary) for its next start.
+    /// Keeps the devices bluetoothd would have on disk (not temporary) for its next start,
+    /// in the storage of each present adapter's address (removed adapters' storage stays).
     private func storeDevices() {
-        var stored: [String: [String: StoredDevice]] = [:]
-        for device in devices.values where !device.temporary {
-            stored[device.adapterName, default: [:]][device.address] = StoredDevice(
-                name: device.name, uuids: device.uuids)
+        for name in adapterOrder where adapters[name] != nil { storeDevices(of: name) }
+    }
+
+    /// Keeps the devices of adapter `name` that are not temporary under its address, as
+    /// bluetoothd's storage (`/var/lib/bluetooth/<adapter address>/`) has them.
+    func storeDevices(of name: String) {
+        guard let address = adapterSpecs[name]?.address else { return }
+        var stored: [String: StoredDevice] = [:]
+        for device in devices.values where device.adapterName == name && !device.temporary {
+            stored[device.address] = StoredDevice(name: device.name, uuids: device.uuids)
         }
-        world.withState { $0.stored = stored }
+        world.withState { $0.stored[address] = stored }
     }
 
     // MARK: Serving objects

@@ -59,9 +59,11 @@ enum DeviceLinks {
             await withCheckedContinuation { daemon.hangingConnects[path] = $0 }
             throw BluetoothdError.connectionAbortedByLocal
         }
-        guard spec.connectable, !FaultActions.isSilent(daemon, device.adapterName) else {
-            // Nobody answers (or the controller hears nothing): the attempt times out and is
-            // reported as aborted.
+        guard spec.connectable, !FaultActions.isSilent(daemon, device.adapterName),
+            FaultActions.isInRange(daemon, device.adapterName, peripheral: device.peripheral)
+        else {
+            // Nobody answers (the controller hears nothing, or the peripheral is out of its
+            // range): the kernel gives the LE connection up and bluetoothd reports it aborted.
             try? await Task.sleep(for: daemon.timings.connectTimeout)
             if daemon.devices[path]?.link == .connecting(attempt: attempt) { linkDown(daemon, path) }
             throw BluetoothdError.connectionAbortedByLocal

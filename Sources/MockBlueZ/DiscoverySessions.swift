@@ -12,7 +12,7 @@ enum DiscoverySessions {
         guard !adapter.clients.isDiscovering(client) else { throw BluetoothdError.busy }
         daemon.world.withState { $0.startDiscoveryCalls += 1 }
         // The kernel refused (mgmt Busy): bluetoothd drops the session it was starting.
-        if daemon.world.withState({ FaultPlan.take(&$0.faults.startDiscoveryBusy, address: nil) }) != nil {
+        if daemon.world.withState({ FaultPlan.take(&$0.faults.startDiscoveryBusy, address: name) }) != nil {
             throw BluetoothdError.busy
         }
         adapter.clients.start(client)
@@ -188,25 +188,15 @@ enum DiscoverySessions {
         guard !(daemon.devicesByPeripheral[index] ?? []).contains(where: { daemon.devices[$0]?.link != .down }) else {
             return
         }
-        let heard = daemon.world.withState { world -> PeripheralState? in
-            let spec = world.peripherals[index].spec
-            guard FaultPlan.take(&world.faults.outOfRange, address: spec.address) == nil else { return nil }
-            let step = Int16(world.jitter(-3...3))
-            // Signal strength wanders within ±6 dBm of the peripheral's typical value.
-            world.peripherals[index].rssi = min(max(world.peripherals[index].rssi + step, spec.rssi - 6), spec.rssi + 6)
-            world.peripherals[index].advertiser?.advance(using: &world.random)
-            // The sensor advertised (its counter moved on), but nobody heard it.
-            if let loss = spec.advertiser?.loss, loss > 0,
-                Double.random(in: 0..<1, using: &world.lossRandom[index]) < loss
-            {
-                return nil
-            }
-            return world.peripherals[index]
+        let heard = daemon.world.withState { world in
+            world.hear(
+                index, adapter: adapter.spec.address, report: adapter.reportsHeard(index),
+                defaultInterval: daemon.timings.advertisingInterval)
         }
-        guard let state = heard else { return }
+        guard let (state, rssi) = heard else { return }
         let spec = state.spec
         var report = AdvertisingReport(
-            address: spec.address, name: spec.advertisedName, rssi: state.rssi, txPower: spec.txPower,
+            address: spec.address, name: spec.advertisedName, rssi: rssi, txPower: spec.txPower,
             uuids: spec.advertisedUUIDs, discoverable: spec.discoverable)
         report.manufacturerData = spec.manufacturerData
         report.serviceData = spec.serviceData

@@ -22,6 +22,14 @@ enum FaultActions {
         daemon.world.withState { $0.silentControllers[name] != nil }
     }
 
+    /// Whether adapter `name` can hear peripheral `index` (it is not out of the adapter's range).
+    static func isInRange(_ daemon: isolated Bluetoothd, _ name: String, peripheral index: Int) -> Bool {
+        guard let address = daemon.adapters[name]?.spec.address else { return false }
+        return daemon.world.withState { world in
+            world.ranges.signal(adapter: address, peripheral: world.peripherals[index].spec.address) != .outOfRange
+        }
+    }
+
     /// Something of strength `cure` happened to the controller: a silence it cures ends.
     static func cureSilence(_ daemon: isolated Bluetoothd, _ name: String, by cure: MockSilenceCure) {
         daemon.world.withState { world in
@@ -46,18 +54,32 @@ enum FaultActions {
         AdapterControl.removeAdapterObjects(daemon, name)
     }
 
-    static func addAdapter(_ daemon: isolated Bluetoothd, _ name: String) throws {
-        guard daemon.adapters[name] == nil else {
-            throw MockError(name: "org.blectl.Mock.Error.AdapterExists", message: "\(name) is already present")
+    /// A controller appears as `name`, with `address` (else the one `name` had, else one
+    /// from its index): the address is its identity, so two present adapters never share one
+    /// unless the scenario asks for that bad input.
+    static func addAdapter(_ daemon: isolated Bluetoothd, _ name: String, address: String?) throws {
+        guard daemon.adapters[name] == nil else { throw MockError.adapterExists("\(name) is already present") }
+        var spec = try daemon.adapterSpecs[name] ?? newAdapterSpec(name)
+        if let address {
+            guard MockAdapterSpec.isAddress(address) else { throw MockError.invalidAddress(address) }
+            spec.address = address.uppercased()
         }
-        if daemon.adapterSpecs[name] == nil {
-            guard name.hasPrefix("hci"), let index = Int(name.dropFirst(3)) else {
-                throw MockError.unknownAdapter(name)
-            }
-            daemon.adapterSpecs[name] = MockAdapterSpec(index: index)
+        if !daemon.allowsDuplicateAdapterAddresses,
+            let twin = daemon.adapters.values.first(where: { $0.spec.address == spec.address })
+        {
+            throw MockError.adapterExists("\(twin.spec.name) has the address \(spec.address)")
         }
+        daemon.adapterSpecs[name] = spec
         AdapterControl.addAdapterObjects(daemon, name)
         daemon.schedule(after: daemon.timings.autoEnable) { daemon in AdapterControl.autoEnable(daemon, name) }
+    }
+
+    /// A controller bluetoothd never saw: `hciN` at the address of index N.
+    private static func newAdapterSpec(_ name: String) throws -> MockAdapterSpec {
+        guard name.hasPrefix("hci"), let index = Int(name.dropFirst(3)), index >= 0 else {
+            throw MockError.unknownAdapter(name)
+        }
+        return MockAdapterSpec(index: index)
     }
 
     /// The peripheral drops every link it has (on `adapter`, or all).

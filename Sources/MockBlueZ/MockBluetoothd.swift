@@ -32,11 +32,13 @@ public actor MockBluetoothd {
     }
 
     /// Starts the mock on `bus` and returns once `org.bluez` is owned and the adapters are
-    /// powered (and, with `serveControl`, once `org.blectl.Mock` is owned too).
+    /// powered (and, with `serveControl`, once `org.blectl.Mock` is owned too). Two adapters
+    /// of one name, or of one address (unless the scenario allows it), are a ``MockError``.
     public static func start(
         bus: BusAddress, scenario: MockScenario = .standard(), serveControl: Bool = true,
         log: @escaping MockLogger = { _ in }
     ) async throws -> MockBluetoothd {
+        try scenario.validateAdapters()
         let mock = MockBluetoothd(bus: bus, scenario: scenario, log: log)
         do {
             try await mock.startBluetoothd()
@@ -105,7 +107,8 @@ public actor MockBluetoothd {
         case .powerOff(let adapter): try await FaultActions.powerFault(running(), adapter, on: false)
         case .powerOn(let adapter): try await FaultActions.powerFault(running(), adapter, on: true)
         case .removeAdapter(let adapter): try await FaultActions.removeAdapter(running(), adapter)
-        case .addAdapter(let adapter): try await FaultActions.addAdapter(running(), adapter)
+        case .addAdapter(let adapter, let address):
+            try await FaultActions.addAdapter(running(), adapter, address: address)
         case .remoteDisconnect(let address, let adapter):
             try await FaultActions.remoteDisconnect(running(), address: address, adapter: adapter)
         case .gattRestart(let address):
@@ -121,8 +124,15 @@ public actor MockBluetoothd {
             }
         case .stopDiscoveryInProgress(let times):
             world.withState { $0.faults.stopDiscoveryInProgress.append(.init(value: (), remaining: times)) }
-        case .startDiscoveryBusy(let times):
-            world.withState { $0.faults.startDiscoveryBusy.append(.init(value: (), remaining: times)) }
+        case .startDiscoveryBusy(let times, let adapter):
+            world.withState {
+                $0.faults.startDiscoveryBusy.append(.init(value: (), remaining: times, address: adapter))
+            }
+        case .setSignal(let signal, let adapter, let address):
+            try await setSignal(signal, adapter: adapter, peripheral: address)
+        case .flapSignal(let address, let strongOn, let weakOn, let strong, let weak):
+            try await setSignal(.alternating(first: strong, second: weak), adapter: strongOn, peripheral: address)
+            try await setSignal(.alternating(first: weak, second: strong), adapter: weakOn, peripheral: address)
         case .servicesNeverResolve(let times, let address):
             world.withState {
                 $0.faults.unresolvedServices.append(.init(value: (), remaining: times, address: address?.uppercased()))
@@ -228,6 +238,14 @@ public actor MockBluetoothd {
     public func monitorApps() async -> [String] {
         guard let daemon else { return [] }
         return await MonitorManager.monitorAppList(daemon)
+    }
+
+    /// Sets what `adapter` (a name bluetoothd knows, or an address) hears of `peripheral`.
+    private func setSignal(_ signal: MockSignal, adapter: String, peripheral: String?) async throws {
+        if let peripheral { _ = try peripheralIndex(peripheral) }
+        let known = await daemon?.knownAdapterAddress(adapter)
+        let address = try known ?? scenario.adapterAddress(adapter)
+        world.withState { $0.ranges.set(signal, adapter: address, peripheral: peripheral) }
     }
 
     // MARK: Internals

@@ -92,7 +92,8 @@ enum MockControl {
         case "power-off": return .powerOff(adapter: try reader.string("adapter") ?? "hci0")
         case "power-on": return .powerOn(adapter: try reader.string("adapter") ?? "hci0")
         case "remove-adapter": return .removeAdapter(try reader.string("adapter") ?? "hci0")
-        case "add-adapter": return .addAdapter(try reader.string("adapter") ?? "hci0")
+        case "add-adapter":
+            return .addAdapter(try reader.string("adapter") ?? "hci0", address: try reader.string("address"))
         case "disconnect":
             return .remoteDisconnect(address: try reader.required("address"), adapter: try reader.string("adapter"))
         case "gatt-restart": return .gattRestart(address: try reader.required("address"))
@@ -103,7 +104,13 @@ enum MockControl {
             }
             return .failConnect(times: try reader.times(), error: error, address: try reader.string("address"))
         case "stop-discovery-in-progress": return .stopDiscoveryInProgress(times: try reader.times())
-        case "start-discovery-busy": return .startDiscoveryBusy(times: try reader.times())
+        case "start-discovery-busy":
+            return .startDiscoveryBusy(times: try reader.times(), adapter: try reader.string("adapter"))
+        case "set-rssi":
+            return .setSignal(
+                try reader.signal(), adapter: try reader.string("adapter") ?? "hci0",
+                address: try reader.string("address"))
+        case "rssi-flap": return try rssiFlap(reader)
         case "connect-race": return .connectRace(times: try reader.times(), address: try reader.string("address"))
         case "services-never-resolve":
             return .servicesNeverResolve(times: try reader.times(), address: try reader.string("address"))
@@ -134,6 +141,16 @@ enum MockControl {
         default:
             throw DBusError(name: "org.blectl.Mock.Error.UnknownFault", message: "no fault named '\(name)'")
         }
+    }
+
+    /// `rssi-flap {address, adapters = [hci0, hci1], strong = -50, weak = -90}`.
+    private static func rssiFlap(_ reader: Options) throws -> MockFault {
+        let adapters = try reader.strings("adapters")
+        guard adapters.isEmpty || adapters.count == 2 else { throw invalid("adapters names two adapters") }
+        return .flapSignal(
+            address: try reader.required("address"), strongOn: adapters.first ?? "hci0",
+            weakOn: adapters.last ?? "hci1", strong: try reader.rssi("strong") ?? -50,
+            weak: try reader.rssi("weak") ?? -90)
     }
 
     /// Reads fault options leniently: any integer type for numbers (clients differ).
@@ -172,6 +189,32 @@ enum MockControl {
             case .uint64(let v): return Int(clamping: v)
             default: throw invalid("\(key) must be an integer")
             }
+        }
+
+        /// An RSSI in dBm, -127…20.
+        func rssi(_ key: String) throws -> Int16? {
+            guard let value = try integer(key) else { return nil }
+            guard (-127...20).contains(value) else { throw invalid("\(key) is an RSSI from -127 to 20 dBm") }
+            return Int16(value)
+        }
+
+        /// `set-rssi`'s signal: `rssi` in dBm, `offset` in dB from the peripheral's own
+        /// value, `rssi` "default" (offset 0), or out of range (`rssi` "none", or neither).
+        func signal() throws -> MockSignal {
+            if case .string(let word)? = values["rssi"]?.unwrappingVariants {
+                guard values["offset"] == nil else { throw invalid("give rssi or offset, not both") }
+                switch word {
+                case "none": return .outOfRange
+                case "default": return .offset(0)
+                default: throw invalid("rssi is a number of dBm, \"none\" or \"default\"")
+                }
+            }
+            if let offset = try integer("offset") {
+                guard values["rssi"] == nil else { throw invalid("give rssi or offset, not both") }
+                guard (-147...147).contains(offset) else { throw invalid("offset is from -147 to 147 dB") }
+                return .offset(Int16(offset))
+            }
+            return try rssi("rssi").map(MockSignal.fixed) ?? .outOfRange
         }
 
         /// `count`: how many times (`fallback` when absent); 0 means until cleared (nil).

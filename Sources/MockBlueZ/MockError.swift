@@ -22,5 +22,14 @@ public struct MockError: Error, Sendable, Equatable, CustomStringConvertible {
         MockError(name: "org.blectl.Mock.Error.UnknownDevice", message: "no peripheral \(address)")
     }
 
+    static func adapterExists(_ message: String) -> MockError {
+        MockError(name: "org.blectl.Mock.Error.AdapterExists", message: message)
+    }
+
+    static func invalidAddress(_ text: String) -> MockError {
+        MockError(
+            name: "org.freedesktop.DBus.Error.InvalidArgs", message: "'\(text)' is not an address XX:XX:XX:XX:XX:XX")
+    }
+
     static let notRunning = MockError(name: "org.blectl.Mock.Error.NotRunning", message: "bluetoothd is not running")
 }

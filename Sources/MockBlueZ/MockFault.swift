@@ -8,9 +8,14 @@ public enum MockFault: Sendable, Equatable {
     case powerOn(adapter: String)
     /// The controller disappears: its GATT objects, devices and the adapter itself are removed.
     case removeAdapter(String)
-    /// A removed (or new) controller appears: `InterfacesAdded` with `Powered=false`, then
-    /// `Powered=true` (AutoEnable).
-    case addAdapter(String)
+    /// A removed (or new) controller appears: `InterfacesAdded` with `Powered=false` and the
+    /// devices bluetoothd stored for its address, then `Powered=true` (AutoEnable).
+    ///
+    /// `address` is the controller's identity: a removed `hci1` back as `hci2` (a USB reset
+    /// renumbers it) keeps its address when given it. Without one, a known name keeps its
+    /// address and a new `hciN` gets `00:1A:7D:DA:71:1N`'s pattern. An address a present
+    /// adapter has is refused unless ``MockScenario/allowsDuplicateAdapterAddresses``.
+    case addAdapter(String, address: String? = nil)
     /// The peripheral drops the link: one `PropertiesChanged` with `ServicesResolved=false`
     /// and `Connected=false`. Notify sessions survive and resume on the next connection.
     case remoteDisconnect(address: String, adapter: String?)
@@ -28,7 +33,9 @@ public enum MockFault: Sendable, Equatable {
     /// The next `times` `StartDiscovery` calls answer `org.bluez.Error.InProgress` and leave
     /// the caller without a session, as bluetoothd 5.66 does when the kernel refuses to start
     /// discovery (mgmt Busy; seen in the real-BlueZ rig right after a `StopDiscovery`).
-    case startDiscoveryBusy(times: Int)
+    /// On `adapter` only when given (every adapter when nil); `times` `Int.max` refuses
+    /// until the faults are cleared (an adapter that refuses discovery).
+    case startDiscoveryBusy(times: Int, adapter: String? = nil)
     /// The next `times` connections never reach `ServicesResolved=true`.
     case servicesNeverResolve(times: Int, address: String?)
     /// Replies to org.bluez methods (all, or those named in `methods`, such as `Connect` or
@@ -40,6 +47,14 @@ public enum MockFault: Sendable, Equatable {
     /// The next `times` advertisements of `address` (of every device when nil; forever when
     /// `times` is nil, until the faults are cleared) are not heard: the device is out of range.
     case outOfRange(times: Int?, address: String?)
+    /// Sets how `adapter` (a name or an address) hears the peripheral at `address` (every
+    /// peripheral when nil): the adapter's range, kept by the adapter's address and by the
+    /// world (``MockBluetoothd/clearFaults()`` leaves it). ``MockSignal/outOfRange``: never heard, and
+    /// `Connect` through that adapter times out.
+    case setSignal(MockSignal, adapter: String, address: String?)
+    /// The peripheral at `address` jumps between two adapters at every advertisement:
+    /// `strong` dBm on `strongOn` and `weak` on `weakOn`, then the reverse (``MockSignal/alternating(first:second:)``).
+    case flapSignal(address: String, strongOn: String, weakOn: String, strong: Int16, weak: Int16)
     /// bluetoothd stops cleanly (SIGTERM): `Connected=false`, `InterfacesRemoved` for
     /// everything, then the name is released; it starts again after `restartAfter` if set.
     case stopBluetoothd(restartAfter: Duration?)

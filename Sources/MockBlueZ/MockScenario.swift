@@ -30,6 +30,12 @@ public struct MockScenario: Sendable {
     /// `PropertiesChanged` carries it); the e2e rig's earlier runs announced it in about 1
     /// connect in 20 (docs/mock-adapter.md). A client must handle both.
     public var announcesConnect = false
+    /// What each adapter hears of each peripheral (by default: every adapter hears every
+    /// peripheral at its own ``MockPeripheral/rssi``); see ``setSignal(_:adapter:peripheral:)``.
+    public var ranges = MockRanges()
+    /// Whether two present adapters may have one address: bad input for a central to be
+    /// tested with, refused otherwise (at start and by ``MockFault/addAdapter(_:address:)``).
+    public var allowsDuplicateAdapterAddresses = false
 
     /// Creates a scenario.
     public init(

@@ -31,11 +31,14 @@ struct WorldState: Sendable {
     var faults = FaultPlan()
     var notifyInterval: Duration
     var unitWritesTakeEffect: Bool
-    /// Devices bluetoothd stored, by adapter name and address.
+    /// Devices bluetoothd stored, by adapter address (its storage directory) and device address.
     var stored: [String: [String: StoredDevice]] = [:]
     /// Controllers that hear nothing, by adapter name, with what cures each (a controller's
     /// state: it outlives a bluetoothd restart).
     var silentControllers: [String: MockSilenceCure] = [:]
+    /// What each adapter hears of each peripheral, by adapter address (a radio's place: it
+    /// outlives a bluetoothd restart and a renumbering).
+    var ranges: MockRanges
     var random: SplitMix64
     /// Decide which advertisements are lost (``MockAdvertiser/loss``), by peripheral: sequences
     /// of their own, so that a loss leaves the random walks as they are, and each sensor's
@@ -50,6 +53,7 @@ struct WorldState: Sendable {
         peripherals = scenario.peripherals.map(PeripheralState.init)
         notifyInterval = scenario.notifyInterval
         unitWritesTakeEffect = scenario.unitWritesTakeEffect
+        ranges = scenario.ranges
         random = SplitMix64(seed: scenario.seed)
         // Seeds drawn from a generator, not the seed plus the index: SplitMix64 steps its state
         // by a constant, so neighbouring seeds would give every sensor the same sequence shifted.
@@ -109,6 +113,8 @@ struct PeripheralState: Sendable {
     var lastSample = ContinuousClock.now
     /// An advertising sensor's measurement and counter.
     var advertiser: AdvertiserState?
+    /// When it last advertised something new (``WorldState/hear(_:adapter:report:defaultInterval:now:)``).
+    var advertisedAt: ContinuousClock.Instant?
 
     init(spec: MockPeripheral) {
         self.spec = spec

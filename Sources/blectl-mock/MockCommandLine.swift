@@ -10,6 +10,18 @@ enum MockCommandLine {
         .value("thermometers", "N", help: "Pi thermometers in range (default 2)"),
         .value("others", "N", help: "devices that are not thermometers (default 2)"),
         .value("adapters", "N", help: "adapters hci0… (default 1)"),
+        .repeated(
+            "adapter-rssi", "ADAPTER[/DEVICE]=VALUE",
+            help: "how ADAPTER (hciN or its address) hears DEVICE (default every peripheral): -80 (dBm), -15dB "
+                + "(from the peripheral's own RSSI), none (out of range: never heard, Connect times out); repeatable"),
+        .repeated(
+            "rssi-flap", "ADDRESS",
+            help: "the peripheral's RSSI jumps at every advertisement: -50 dBm on hci0 and -90 on hci1, then the "
+                + "reverse (needs --adapters 2); repeatable"),
+        .flag(
+            "duplicate-adapter-address",
+            help: "bad input: the last adapter has hci0's address (needs --adapters 2), and add-adapter may give a "
+                + "present adapter's address"),
         .value(
             "advertisers", "N",
             help: "sensors broadcasting in advertisements, the formats in turn: BTHome, encrypted BTHome, pvvx, "
@@ -180,6 +192,7 @@ enum MockCommandLine {
             if let start { thermometer.startCelsius = start }
             scenario.peripherals[index].kind = .piThermometer(thermometer)
         }
+        try applyAdapterOptions(parsed, to: &scenario)
         return scenario
     }
 
