@@ -109,6 +109,8 @@ struct PeripheralState: Sendable {
     var lastSample = ContinuousClock.now
     /// An advertising sensor's measurement and counter.
     var advertiser: AdvertiserState?
+    /// A memory sensor's clock and records.
+    var memory: MemorySensorState?
 
     init(spec: MockPeripheral) {
         self.spec = spec
@@ -116,6 +118,9 @@ struct PeripheralState: Sendable {
         unit = spec.thermometer?.unit ?? .celsius
         rssi = spec.rssi
         advertiser = spec.advertiser.map(AdvertiserState.init)
+        if let advertiser = spec.advertiser, let memory = advertiser.memory {
+            self.memory = MemorySensorState(memory, startCelsius: advertiser.startCelsius)
+        }
     }
 
     /// The GATT database as it is now.
