@@ -163,7 +163,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MockBlueZTests",
-            dependencies: ["MockBlueZ", "DBusCore", "TestSupport"],
+            // ThermometerProfiles: the memory sensor's answers are read with the codec blectld uses.
+            dependencies: ["MockBlueZ", "DBusCore", "TestSupport", "ThermometerProfiles", "SensorModel"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -29,6 +29,8 @@ enum CharacteristicContent: Sendable, Equatable {
     case unreadable
     /// A heart-rate measurement: flags byte, then beats per minute.
     case heartRate
+    /// A memory sensor's command characteristic (pvvx 0x1F1F): the last answer.
+    case memoryCommand
 }
 
 /// What a descriptor holds.
@@ -226,6 +228,12 @@ struct GattDatabase: Sendable, Equatable {
                 }
                 service(GattUUID.sig(0x180F), application: true) { b in
                     b.characteristic(GattUUID.sig(0x2A19), ["read", "notify"], .fixed([0x5A]))
+                }
+            case .advertiser(let advertiser) where advertiser.memory != nil:
+                service(MemorySensorGatt.serviceUUID, application: true) { b in
+                    b.characteristic(
+                        MemorySensorGatt.characteristicUUID, ["read", "write-without-response", "notify"],
+                        .memoryCommand)
                 }
             case .beacon, .advertiser:
                 break

@@ -142,6 +142,7 @@ enum GattServer {
         case .unit: value = Array(daemon.peripheral(device.peripheral).unit.rawValue.utf8)
         case .fixed(let bytes): value = bytes
         case .heartRate: value = [0x00, daemon.peripheral(device.peripheral).heartRate]
+        case .memoryCommand: value = daemon.peripheral(device.peripheral).memory?.lastAnswer ?? []
         }
         guard offset <= value.count else { throw BluetoothdError.invalidArguments("Invalid offset") }
         // The read lands in bluetoothd's cache (at the offset), and the cache is announced.
@@ -209,6 +210,9 @@ enum GattServer {
                 if first == UInt8(ascii: "C") { world.peripherals[device.peripheral].unit = .celsius }
                 if first == UInt8(ascii: "F") { world.peripherals[device.peripheral].unit = .fahrenheit }
             }
+        }
+        if node.content == .memoryCommand {
+            try MemorySensorGatt.write(daemon, device: device, path: call.path, value, isCommand: !request)
         }
         return []
     }

@@ -95,6 +95,9 @@ public struct MockAdvertiser: Sendable, Equatable {
     /// The share of its advertisements nobody hears (0 to 1), drawn from the scenario's seed:
     /// the sensor advertises and counts on, the gateway misses them.
     public var loss: Double = 0
+    /// The memory and clock it keeps, served over GATT (a pvvx sensor; it then accepts
+    /// connections); nil for a sensor that only advertises.
+    public var memory: MockSensorMemory?
 
     /// Creates an advertiser.
     public init(format: Format, startCelsius: Double = 21.5, repeats: Int = 2, loss: Double = 0) {

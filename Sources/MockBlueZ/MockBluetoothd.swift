@@ -161,6 +161,9 @@ public actor MockBluetoothd {
             try await FaultActions.silence(running(), adapter, cure: cure)
         case .controllerReset(let adapter):
             try await FaultActions.resetController(running(), adapter)
+        case .sensorMemory(let memoryFault, let address):
+            try await MemorySensorFaultActions.inject(
+                memoryFault, peripheral: peripheralIndex(address), world: world, daemon: daemon)
         case .startBluetoothd:
             guard daemon == nil else {
                 throw MockError(name: "org.blectl.Mock.Error.AlreadyRunning", message: "bluetoothd is running")
@@ -172,7 +175,10 @@ public actor MockBluetoothd {
 
     /// Disarms every fault still waiting to strike (connect failures, slow replies, …).
     public func clearFaults() {
-        world.withState { $0.faults = FaultPlan() }
+        world.withState {
+            $0.faults = FaultPlan()
+            MemorySensorFaultActions.clear(&$0)
+        }
     }
 
     // MARK: The world

@@ -48,6 +48,12 @@ enum MockControl {
                     let sent = try await mapped { try await mock?.burst(address: address, count: Int(count)) ?? 0 }
                     return [.uint32(UInt32(sent))]
                 },
+                ExportedMethod("SensorMemory", in: "s", out: "a{sv}") { [weak mock] call in
+                    let address = try call.argument(0, as: String.self)
+                    guard let mock else { return [.propertyMap([])] }
+                    let status = try await mapped { try await mock.sensorMemory(address: address) }
+                    return [.propertyMap(describe(status))]
+                },
                 ExportedMethod("ListDevices", out: "aa{sv}") { [weak mock] _ in
                     let devices = await mock?.devices() ?? []
                     return [.array(element: "a{sv}", devices.map { .propertyMap(describe($0)) })]
@@ -82,6 +88,17 @@ enum MockControl {
         if let celsius = device.celsius { entries.append(("Celsius", .double(celsius))) }
         if let pattern = device.pattern { entries.append(("Pattern", .string(pattern.rawValue))) }
         if let uuid = device.serviceUUID { entries.append(("ServiceUUID", .string(uuid))) }
+        return entries
+    }
+
+    /// A memory sensor as `SensorMemory` describes it.
+    static func describe(_ status: MockSensorMemoryStatus) -> [(String, DBusValue)] {
+        var entries: [(String, DBusValue)] = [
+            ("SensorTime", .uint32(status.sensorTime)), ("LastSetTime", .uint32(status.lastSetTime)),
+            ("Records", .uint32(UInt32(clamping: status.records))),
+        ]
+        if let newest = status.newestRecordTime { entries.append(("NewestRecordTime", .uint32(newest))) }
+        if let oldest = status.oldestRecordTime { entries.append(("OldestRecordTime", .uint32(oldest))) }
         return entries
     }
 
@@ -138,6 +155,17 @@ enum MockControl {
             }
             return .silence(adapter: try reader.string("adapter") ?? "hci0", cure: cure)
         case "controller-reset": return .controllerReset(adapter: try reader.string("adapter") ?? "hci0")
+        case "memory-disconnect":
+            let records = try reader.integer("records") ?? 1
+            return .sensorMemory(
+                .disconnectDuringDownload(afterRecords: records), address: try reader.required("address"))
+        case "memory-corrupt":
+            let record = try reader.integer("record") ?? 1
+            return .sensorMemory(.corruptRecord(number: record), address: try reader.required("address"))
+        case "clock-refuse":
+            return .sensorMemory(.refuseClockWrite(times: try reader.times()), address: try reader.required("address"))
+        case "counter-wrap": return .sensorMemory(.counterWrap, address: try reader.required("address"))
+        case "sensor-reset": return .sensorMemory(.reset, address: try reader.required("address"))
         default:
             throw DBusError(name: "org.blectl.Mock.Error.UnknownFault", message: "no fault named '\(name)'")
         }

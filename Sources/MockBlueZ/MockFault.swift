@@ -71,6 +71,9 @@ public enum MockFault: Sendable, Equatable {
     /// The controller is reset below bluetoothd (HCI down and up, as `hciconfig hciN reset`):
     /// any silence ends, and bluetoothd shows the adapter powered off (links lost), then on.
     case controllerReset(adapter: String)
+    /// A memory sensor's fault (docs/sensor-memory.md): a download cut short, a corrupt
+    /// record, a clock write refused, a counter wrap, a restart.
+    case sensorMemory(MockMemoryFault, address: String)
 }
 
 /// What ends a controller's silence; each cure also ends the silences the ones before it end.

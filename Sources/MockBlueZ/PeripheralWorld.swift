@@ -115,6 +115,8 @@ struct PeripheralState: Sendable {
     var advertiser: AdvertiserState?
     /// When it last advertised something new (``WorldState/hear(_:adapter:report:defaultInterval:now:)``).
     var advertisedAt: ContinuousClock.Instant?
+    /// A memory sensor's clock and records.
+    var memory: MemorySensorState?
 
     init(spec: MockPeripheral) {
         self.spec = spec
@@ -122,6 +124,9 @@ struct PeripheralState: Sendable {
         unit = spec.thermometer?.unit ?? .celsius
         rssi = spec.rssi
         advertiser = spec.advertiser.map(AdvertiserState.init)
+        if let advertiser = spec.advertiser, let memory = advertiser.memory {
+            self.memory = MemorySensorState(memory, startCelsius: advertiser.startCelsius)
+        }
     }
 
     /// The GATT database as it is now.

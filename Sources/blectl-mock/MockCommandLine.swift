@@ -4,7 +4,7 @@ import UnixSupport
 
 /// blectl-mock's command line: the options, their help, and the scenario they describe.
 enum MockCommandLine {
-    static let options: [OptionSpec] = [
+    static let options: [OptionSpec] = MemorySensorOptions.inserted(into: [
         .value("address", "ADDRESS", help: "bus to serve on (default: the session bus)"),
         .flag("system", help: "serve on the system bus (needs permission to own org.bluez)"),
         .value("thermometers", "N", help: "Pi thermometers in range (default 2)"),
@@ -76,7 +76,7 @@ enum MockCommandLine {
         .flag("help", short: "h", help: "show this help"),
         .flag("version", help: "show the version"),
         .flag("dump-spec", hidden: true, help: "print the options as JSON (man page tests)"),
-    ]
+    ])
 
     /// What `--version` prints: the version blectld and blectl share.
     static let versionText = "blectl-mock \(ProtocolInfo.softwareVersion)"
@@ -152,6 +152,7 @@ enum MockCommandLine {
             formats: try advertiserFormats(parsed), namePrefix: parsed.value("advertiser-name"),
             repeats: try count("advertiser-repeats", parsed, default: 2, range: 1...100),
             loss: loss ?? 0)
+        try MemorySensorOptions.apply(parsed, to: &scenario)
         if let flood = try flood(parsed) { scenario.add(flood) }
         if let text = parsed.value("notify-interval") {
             let interval = try duration(text, option: "notify-interval")

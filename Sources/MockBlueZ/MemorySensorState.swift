@@ -1,0 +1,137 @@
+import Glibc
+
+/// One record of a memory sensor: `memo_blk_t`'s fields.
+struct MemoryRecord: Sendable, Equatable {
+    var time: UInt32
+    var centiCelsius: Int
+    var centiHumidity: Int
+    var millivolts: Int
+
+    /// The 10 bytes of `memo_blk_t`, little-endian.
+    var bytes: [UInt8] {
+        littleEndianBytes(Int(time), 4) + littleEndianBytes(centiCelsius, 2) + littleEndianBytes(centiHumidity, 2)
+            + littleEndianBytes(millivolts, 2)
+    }
+}
+
+/// Faults armed on one memory sensor.
+struct MemorySensorFaults: Sendable, Equatable {
+    var disconnectAfter: Int?
+    var corruptRecord: Int?
+    var refusedClockWrites = 0
+}
+
+/// A memory sensor as it runs: its clock and its ring of records, brought up to date lazily
+/// (``catchUp(to:)``) so it records while nobody looks, scanning or not.
+struct MemorySensorState: Sendable {
+    let spec: MockSensorMemory
+    let startCelsius: Double
+    /// The clock read `clockSeconds` at `clockSetAt`; it runs with the monotonic clock.
+    private var clockSeconds: Int64
+    private var clockSetAt: ContinuousClock.Instant
+    /// The time last written to the clock (`utc_set_time_sec`), 0 before any write.
+    private(set) var lastSetTime: UInt32 = 0
+    /// Oldest first; at most ``MockSensorMemory/capacity``.
+    private(set) var records: [MemoryRecord] = []
+    private var closedSectors = 0
+    private var nextRecordAt: ContinuousClock.Instant
+    /// Records measured since the start (negative for preloaded ones): what the values follow.
+    private var measured = 0
+    var faults = MemorySensorFaults()
+    /// The last value notified on the command characteristic (what a read returns).
+    var lastAnswer: [UInt8] = []
+
+    init(_ spec: MockSensorMemory, startCelsius: Double, now: ContinuousClock.Instant = .now) {
+        self.spec = spec
+        self.startCelsius = startCelsius
+        clockSeconds = Self.unixNow() + spec.clockDrift
+        clockSetAt = now
+        nextRecordAt = now + spec.interval
+        let step = Int64(spec.interval.components.seconds)
+        for back in stride(from: spec.preloaded, to: 0, by: -1) {
+            append(values(of: -back, time: clockSeconds - Int64(back) * step))
+        }
+    }
+
+    /// The sensor's clock at `instant`, as its 32-bit counter holds it.
+    func time(at instant: ContinuousClock.Instant = .now) -> UInt32 {
+        UInt32(truncatingIfNeeded: clockSeconds + (instant - clockSetAt).components.seconds)
+    }
+
+    /// Writes every record due by `now`.
+    mutating func catchUp(to now: ContinuousClock.Instant = .now) {
+        while nextRecordAt <= now {
+            append(values(of: measured, time: Int64(time(at: nextRecordAt))))
+            measured += 1
+            nextRecordAt += spec.interval
+        }
+    }
+
+    /// Record `number`, 1 being the newest (`get_memo`).
+    func record(number: Int) -> MemoryRecord? {
+        guard number >= 1, number <= records.count else { return nil }
+        return records[records.count - number]
+    }
+
+    /// `23 tt…`: the firmware copies up to 4 bytes over its clock, low byte first.
+    mutating func setClock(bytes: [UInt8], now: ContinuousClock.Instant = .now) {
+        catchUp(to: now)
+        var value = time(at: now)
+        for (index, byte) in bytes.prefix(4).enumerated() {
+            value = value & ~(0xFF << (8 * UInt32(index))) | UInt32(byte) << (8 * UInt32(index))
+        }
+        clockSeconds = Int64(value)
+        clockSetAt = now
+        lastSetTime = value
+    }
+
+    /// A restart: memory cleared (as `CMD_ID_CLRLOG` leaves it) and, with it empty, the
+    /// clock from 0 (`memo_init`).
+    mutating func reset(now: ContinuousClock.Instant = .now) {
+        clear(now: now)
+        clockSeconds = 0
+        clockSetAt = now
+        lastSetTime = 0
+    }
+
+    /// Every record erased; the next one comes an interval from now.
+    mutating func clear(now: ContinuousClock.Instant = .now) {
+        catchUp(to: now)
+        records = []
+        closedSectors = 0
+        nextRecordAt = now + spec.interval
+    }
+
+    /// Appends to the open sector; a full sector closes and the next is erased, which drops
+    /// the oldest sector's records once every sector is in use (`memo_sec_close`).
+    private mutating func append(_ record: MemoryRecord) {
+        records.append(record)
+        guard records.count - closedSectors * spec.recordsPerSector == spec.recordsPerSector else { return }
+        closedSectors += 1
+        if closedSectors > spec.sectors - 1 {
+            records.removeFirst(spec.recordsPerSector)
+            closedSectors -= 1
+        }
+    }
+
+    /// Record `index`'s values: a slow triangle, so consecutive records differ and repeat.
+    private func values(of index: Int, time: Int64) -> MemoryRecord {
+        let phase = ((index % 48) + 48) % 48
+        let step = phase < 24 ? phase : 48 - phase
+        return MemoryRecord(
+            time: UInt32(truncatingIfNeeded: time), centiCelsius: Int((startCelsius * 100).rounded()) - 120 + 10 * step,
+            centiHumidity: 4500 + 25 * step, millivolts: 2950 + step)
+    }
+
+    /// The gateway's wall clock, seconds since 1970.
+    private static func unixNow() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec)
+    }
+}
+
+/// `value` in `count` bytes, least significant first.
+func littleEndianBytes(_ value: Int, _ count: Int) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+}

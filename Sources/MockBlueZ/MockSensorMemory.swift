@@ -1,0 +1,65 @@
+/// A pvvx sensor's memory and clock, as the ATC_MiThermometer firmware keeps them
+/// (docs/sensor-memory.md): a record every ``interval`` in a ring of flash sectors, stamped by
+/// a clock of its own that may be off, served over the command characteristic 0x1F10/0x1F1F.
+public struct MockSensorMemory: Sendable, Equatable {
+    /// A record every this long (the firmware's default on a LYWSD03MMC: 30 minutes).
+    public var interval: Duration = .seconds(30 * 60)
+    /// How far the sensor's clock is ahead of the gateway's at the start, in seconds
+    /// (negative: behind).
+    public var clockDrift: Int64 = 0
+    /// Records already in memory at the start, an interval apart back from it.
+    public var preloaded = 0
+    /// Flash sectors in the ring (52 on 512 KiB flash).
+    public var sectors = 52
+    /// Records per sector (409 of 10 bytes in 4 KiB).
+    public var recordsPerSector = 409
+    /// One record notification every this long in a download (one per connection event).
+    public var pace: Duration = .milliseconds(15)
+
+    /// The firmware's defaults.
+    public init() {}
+
+    /// The most records a reader sees: the closed sectors and a full open one.
+    public var capacity: Int { (sectors - 1) * recordsPerSector + recordsPerSector - 1 }
+}
+
+/// A fault of a memory sensor (``MockFault/sensorMemory(_:address:)``).
+public enum MockMemoryFault: Sendable, Equatable {
+    /// The next download drops the link after sending `afterRecords` records.
+    case disconnectDuringDownload(afterRecords: Int)
+    /// Record `number` of the next download (counting from 1 as sent) reads as erased flash.
+    case corruptRecord(number: Int)
+    /// The next `times` clock writes fail (`org.bluez.Error.NotAuthorized`, as with a pin code set).
+    case refuseClockWrite(times: Int)
+    /// The advertising frame counter jumps to 255: the next measurement wraps it to 0.
+    case counterWrap
+    /// The sensor restarts: links drop, the memory is cleared, the clock starts again from 0
+    /// (1970, as the firmware does with an empty memory), the frame counter restarts.
+    case reset
+}
+
+extension MockPeripheral {
+    /// Memory sensor `index`: a pvvx sensor at `A4:C1:38:EE:<index>` named `ATC_EE…`, that
+    /// advertises (pvvx format), accepts connections and keeps `memory`.
+    public static func memorySensor(index: Int, memory: MockSensorMemory) -> MockPeripheral {
+        let suffix = hexByte(index >> 8) + hexByte(index + 1)
+        var advertiser = MockAdvertiser(format: .pvvx, startCelsius: 20 + Double(index % 5))
+        advertiser.memory = memory
+        return MockPeripheral(
+            address: "A4:C1:38:EE:" + hexByte(index >> 8) + ":" + hexByte(index + 1), advertisedName: "ATC_EE" + suffix,
+            gapName: "ATC_EE" + suffix, kind: .advertiser(advertiser), rssi: Int16(-58 - (index % 4) * 5),
+            connectable: true)
+    }
+}
+
+extension MockScenario {
+    /// Adds `count` memory sensors (``MockPeripheral/memorySensor(index:memory:)``),
+    /// advertising every `interval` (nil: the timings' interval).
+    public mutating func addMemorySensors(_ count: Int, memory: MockSensorMemory, interval: Duration? = nil) {
+        for index in 0..<max(0, count) {
+            var sensor = MockPeripheral.memorySensor(index: index, memory: memory)
+            sensor.advertisingInterval = interval
+            peripherals.append(sensor)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+public import SensorModel
+
+/// A sensor's own memory and clock over GATT, in one family's words: what to write to ask for
+/// records or set the clock, and how to read what the sensor notifies back.
+///
+/// A downloader drives any conformer the same way: subscribe to
+/// ``notifyCharacteristic``, send the writes of ``requestWrites(for:)`` (or hand the
+/// protocol to a ``SensorMemoryDownload``, which adds the bookkeeping), and feed every
+/// notification to ``parse(_:)``. Conformers are pure: no I/O, no clock, no state.
+/// Adding a protocol is one file with one conformer and one line in
+/// ``SensorMemoryProtocols/all``.
+public protocol SensorMemoryProtocol: Sendable {
+    /// The advertising family whose sensors speak this protocol; its id is the profile
+    /// memory records carry.
+    var family: SensorFamily { get }
+    /// Other advertising families whose sensors run the same firmware (the pvvx firmware
+    /// also sends encrypted beacons).
+    var alsoAdvertisedAs: [ProfileID] { get }
+    /// The GATT service holding the characteristics.
+    var service: BluetoothUUID { get }
+    /// The characteristic whose notifications carry records, the end marker and the clock.
+    var notifyCharacteristic: BluetoothUUID { get }
+    /// The order records arrive in.
+    var recordOrder: MemoryRecordOrder { get }
+
+    /// The writes that ask for the records of `request`; empty when there is nothing to ask.
+    func requestWrites(for request: MemoryRequest) -> [MemoryWrite]
+    /// The writes that stop a download before the sensor's end marker; empty when the
+    /// protocol cannot stop one (then the central disconnects).
+    var stopWrites: [MemoryWrite] { get }
+    /// The writes that ask the sensor for its clock (answered by a ``MemoryNotification/clock(_:)``).
+    var readClockWrites: [MemoryWrite] { get }
+    /// The writes that set the sensor's clock to `unixTime` (seconds since 1970, UTC).
+    func setClockWrites(to unixTime: UInt32) -> [MemoryWrite]
+
+    /// Reads one notification of ``notifyCharacteristic``.
+    ///
+    /// - Throws: ``SensorMemoryError`` for a value the protocol cannot hold: too short,
+    ///   an erased or impossible time, an implausible temperature.
+    func parse(_ value: [UInt8]) throws(SensorMemoryError) -> MemoryNotification
+}
+
+/// One GATT write of a sensor-memory protocol.
+public struct MemoryWrite: Sendable, Equatable {
+    /// The characteristic to write.
+    public var characteristic: BluetoothUUID
+    /// The bytes.
+    public var value: [UInt8]
+    /// Whether to write with a response (`type` `request`); else a command (`type` `command`).
+    public var withResponse: Bool
+
+    /// A write.
+    public init(characteristic: BluetoothUUID, value: [UInt8], withResponse: Bool) {
+        self.characteristic = characteristic
+        self.value = value
+        self.withResponse = withResponse
+    }
+}
+
+/// Which records a central asks for.
+public enum MemoryRequest: Sendable, Equatable {
+    /// The newest `count` records, passing over the first `skipping` the sensor would send
+    /// (those an interrupted download already stored).
+    case newest(count: Int, skipping: Int = 0)
+    /// Every record stamped after `deviceTime` by the sensor's own clock (translate the
+    /// gateway's time with the drift first), passing over the first `skipping`.
+    case newer(than: UInt32, skipping: Int = 0)
+
+    /// How many records the request may bring at most (nil: as many as the sensor holds).
+    public var limit: Int? {
+        if case .newest(let count, _) = self { return max(0, count) }
+        return nil
+    }
+
+    /// The records to pass over.
+    public var skipping: Int {
+        switch self {
+        case .newest(_, let skipping), .newer(_, let skipping): max(0, skipping)
+        }
+    }
+
+    /// The time records must be newer than, if the request has one.
+    public var newerThan: UInt32? {
+        if case .newer(let time, _) = self { return time }
+        return nil
+    }
+}
+
+/// The order a protocol sends records in.
+public enum MemoryRecordOrder: Sendable, Equatable {
+    /// The newest first, then older ones (pvvx): a download can stop at the first record it
+    /// already has.
+    case newestFirst
+    /// The oldest first.
+    case oldestFirst
+}
+
+/// What one notification of a sensor-memory protocol says.
+public enum MemoryNotification: Sendable, Equatable {
+    /// A stored measurement.
+    case record(SensorMemoryRecord)
+    /// The sensor has sent every record it will for this request.
+    case end
+    /// The sensor's clock, answering a read or a set.
+    case clock(SensorClockReading)
+    /// The sensor refused `command` (the protocol's own error reply).
+    case refused(command: UInt8)
+    /// A notification of another command on the same characteristic: not for a downloader.
+    case unrelated
+}
+
+/// A sensor's clock as it reported it.
+public struct SensorClockReading: Sendable, Equatable {
+    /// The sensor's time, seconds since 1970 as its clock counts them.
+    public var deviceTime: UInt32
+    /// The time last written to the clock, if the sensor reports it (pvvx with its time
+    /// adjustment service).
+    public var lastSetTime: UInt32?
+
+    /// A clock reading.
+    public init(deviceTime: UInt32, lastSetTime: UInt32? = nil) {
+        self.deviceTime = deviceTime
+        self.lastSetTime = lastSetTime
+    }
+
+    /// The sensor's time minus `gatewayTime` (both seconds since 1970): the drift to record
+    /// and to subtract from memory timestamps read before the clock is set.
+    public func drift(from gatewayTime: Int64) -> Int64 { Int64(deviceTime) - gatewayTime }
+}
