@@ -52,11 +52,14 @@ public struct Reading: Codable, Equatable, Sendable {
     /// Who makes the sensor, as its profile's family declares it (`"Xiaomi"`); `nil` as
     /// ``model`` is.
     public var manufacturer: String?
+    /// Where the value came from: received as it was measured, or read back from the
+    /// sensor's own memory after a gap (then ``time`` is the sensor's time of the measurement).
+    public var source: ReadingSource
 
     /// Creates a reading.
     public init(
         seq: UInt64, time: Timestamp, address: String, name: String?, measurement: Measurement,
-        model: String? = nil, manufacturer: String? = nil
+        model: String? = nil, manufacturer: String? = nil, source: ReadingSource = .live
     ) {
         self.seq = seq
         self.time = time
@@ -65,12 +68,13 @@ public struct Reading: Codable, Equatable, Sendable {
         self.measurement = measurement
         self.model = model
         self.manufacturer = manufacturer
+        self.source = source
     }
 
     /// The temperature in degrees Celsius, if measured.
     public var celsius: Double? { measurement.celsius }
 
-    private enum CodingKeys: String, CodingKey { case seq, time, address, name, model, manufacturer }
+    private enum CodingKeys: String, CodingKey { case seq, time, address, name, model, manufacturer, source }
 
     /// Decodes the wire form: the identity, then the measurement's fields beside it.
     public init(from decoder: any Decoder) throws {
@@ -82,10 +86,11 @@ public struct Reading: Codable, Equatable, Sendable {
         measurement = try Measurement(fieldsFrom: decoder)
         model = try container.decodeIfPresent(String.self, forKey: .model)
         manufacturer = try container.decodeIfPresent(String.self, forKey: .manufacturer)
+        source = try container.decodeIfPresent(ReadingSource.self, forKey: .source) ?? .live
     }
 
     /// Encodes the wire form: one flat object; `model` and `manufacturer` are left out
-    /// (never `null`) when not known.
+    /// (never `null`) when not known, `source` when the reading is live.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(seq, forKey: .seq)
@@ -95,7 +100,19 @@ public struct Reading: Codable, Equatable, Sendable {
         try measurement.encodeFields(to: encoder)
         try container.encodeUnlessNil(model, forKey: .model)
         try container.encodeUnlessNil(manufacturer, forKey: .manufacturer)
+        try container.encodeUnlessNil(source.recorded, forKey: .source)
     }
+}
+
+/// Where a reading's value came from.
+public enum ReadingSource: String, Codable, Sendable, CaseIterable {
+    /// Received as it was measured (an advertisement, a notification, a read).
+    case live
+    /// Read back from the sensor's own memory after a gap (docs/history.md).
+    case memory
+
+    /// The value written out in JSON: nil for ``live``, which is left out.
+    public var recorded: ReadingSource? { self == .live ? nil : self }
 }
 
 /// A value that arrived but could not be decoded as a temperature.

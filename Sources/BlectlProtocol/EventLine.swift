@@ -98,6 +98,7 @@ extension Reading {
         case .name: object.appendOptional(name, prefix: prefix, absent: absent)
         case .model: object.appendUnlessNil(model, prefix: prefix)
         case .manufacturer: object.appendUnlessNil(manufacturer, prefix: prefix)
+        case .source: object.appendUnlessNil(source.recorded?.rawValue, prefix: prefix)
         case .quantity(let quantity):
             if let value = measurement.quantities[quantity] {
                 guard let text = JSONValue.numberText(value) else { return false }
@@ -206,13 +207,13 @@ public struct JSONMemberPlan: Sendable {
 
 /// A reading's own members in its JSON object.
 enum OwnMember {
-    case address, name, raw, unit, profile, seq, time, uncalibrated, model, manufacturer
+    case address, name, raw, unit, profile, seq, time, uncalibrated, model, manufacturer, source
     case quantity(Quantity)
 
     /// Every member with its key, in the order the encoder writes them (the keys' UTF-8 order).
     static let inKeyOrder: [(member: OwnMember, key: String)] = {
         let members: [OwnMember] =
-            [.address, .name, .raw, .unit, .profile, .seq, .time, .uncalibrated, .model, .manufacturer]
+            [.address, .name, .raw, .unit, .profile, .seq, .time, .uncalibrated, .model, .manufacturer, .source]
             + Quantity.allCases.map(quantity)
         return members.map { ($0, $0.key) }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }()
@@ -233,6 +234,7 @@ enum OwnMember {
         case .uncalibrated: "uncalibrated"
         case .model: "model"
         case .manufacturer: "manufacturer"
+        case .source: "source"
         case .quantity(let quantity): quantity.key
         }
     }

@@ -18,7 +18,7 @@ enum ReadingsTable {
 
     /// The columns an insert binds, in parameter order.
     static let insertColumns: [String] =
-        ["seq", "time", "device", "label"] + Quantity.allCases.map(column) + ["unit", "raw", "error"]
+        ["seq", "time", "device", "label"] + Quantity.allCases.map(column) + ["unit", "raw", "error", "source"]
 
     /// Inserts one row, its parameters numbered in ``insertColumns`` order. A `seq` already
     /// stored is kept, not duplicated (the writer filters those out before).
@@ -36,18 +36,20 @@ enum ReadingsTable {
         static let unit = Int32(5 + Quantity.allCases.count)
         static let raw = unit + 1
         static let error = unit + 2
+        static let source = unit + 3
     }
 
     /// The columns a query reads, in ``Column`` order: the row's own, with its device's address
     /// and its label's name and profile.
     static let selectList =
         (["r.seq", "r.time", "d.address", "l.name", "l.profile"] + Quantity.allCases.map { "r.\(column($0))" }
-        + ["r.unit", "r.raw", "r.error"]).joined(separator: ", ")
+        + ["r.unit", "r.raw", "r.error", "r.source"]).joined(separator: ", ")
 
-    /// Version 1's `readings` columns in ``Column`` order, as a rebuild reads them.
+    /// Version 1's `readings` columns in ``Column`` order, as a rebuild reads them (every
+    /// reading was live then).
     static let legacyColumns =
-        (["seq", "time", "address", "name", "profile"] + Quantity.allCases.map(column) + ["unit", "raw", "error"])
-        .joined(separator: ", ")
+        (["seq", "time", "address", "name", "profile"] + Quantity.allCases.map(column)
+        + ["unit", "raw", "error", "NULL"]).joined(separator: ", ")
 
     /// The tables a query reads from, as `r` (readings), `d` (devices) and `l` (labels).
     static let joined = "readings r JOIN devices d ON d.id = r.device JOIN labels l ON l.id = r.label"
@@ -64,6 +66,7 @@ enum ReadingsTable {
         static let unit = Int32(5 + Quantity.allCases.count)
         static let raw = unit + 1
         static let error = unit + 2
+        static let source = unit + 3
     }
 }
 
@@ -77,6 +80,11 @@ struct RowIdentity {
 }
 
 extension Event {
+    /// A reading's source; nil for other events.
+    var readingSource: ReadingSource? {
+        if case .reading(let reading) = self { reading.source } else { nil }
+    }
+
     /// The device and label a reading or reading error is stored under; nil for other events.
     var rowIdentity: RowIdentity? {
         switch self {
@@ -122,6 +130,7 @@ extension SQLiteStatement {
         bind(Parameter.unit, measurement?.unit.rawValue)
         bindRaw(Parameter.raw, raw)
         bind(Parameter.error, error)
+        bind(Parameter.source, event.readingSource?.recorded?.rawValue)
         return true
     }
 
@@ -142,6 +151,8 @@ extension SQLiteStatement {
         let measurement = Measurement(
             profile: text(Column.profile).map(ProfileID.init(rawValue:)) ?? .unknown, quantities: quantities,
             unit: text(Column.unit).flatMap(TemperatureUnit.init(rawValue:)) ?? .celsius, raw: raw)
-        return .reading(Reading(seq: seq, time: time, address: address, name: name, measurement: measurement))
+        let source = text(Column.source).flatMap(ReadingSource.init(rawValue:)) ?? .live
+        return .reading(
+            Reading(seq: seq, time: time, address: address, name: name, measurement: measurement, source: source))
     }
 }

@@ -28,7 +28,8 @@ enum Schema {
     /// stays TEXT; ``ReadingsTable`` tells them apart by the stored type). A `labels` row is a
     /// name and a profile as a device had them when the reading arrived, so a row keeps what it
     /// meant after a rename; a device that alternates between two formats uses two labels.
-    /// `seq` is the rowid, so the indexes are in effect `(device, seq)` and `(time, seq)`.
+    /// `source` is NULL for a live reading and `memory` for one read back from the sensor's
+    /// memory. `seq` is the rowid, so the indexes are in effect `(device, seq)` and `(time, seq)`.
     /// `meta` holds `seq_floor` and `forgotten_through` (docs/history.md).
     static let version2 = Migration(
         version: 2,
@@ -49,7 +50,8 @@ enum Schema {
                 voltage REAL,
                 unit TEXT,
                 raw BLOB NOT NULL,
-                error TEXT
+                error TEXT,
+                source TEXT
             )
             """,
             "CREATE INDEX readings_by_device ON readings(device)",

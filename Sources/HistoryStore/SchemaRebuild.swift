@@ -47,7 +47,8 @@ struct SchemaRebuild {
         }
         log.notice(
             "history: upgraded \(files.path) from schema version \(version) to \(migrations.last?.version ?? 0): "
-                + "\(rows) rows in \(started.duration(to: .now)), \(before) bytes before, \(files.bytesOnDisk()) after")
+                + "\(rows) rows in \(Self.seconds(started.duration(to: .now))) s, \(before) bytes before, "
+                + "\(files.bytesOnDisk()) after")
     }
 
     /// Copies every row and the counters into the upgrade file; returns the rows copied. Both
@@ -110,6 +111,11 @@ struct SchemaRebuild {
         var info = stat()
         guard stat(files.walPath, &info) == 0, info.st_size > 0 else { return }
         throw SystemError("\(files.walPath) was not checkpointed when the old database closed", code: EBUSY)
+    }
+
+    /// `duration` in seconds, to a tenth.
+    private static func seconds(_ duration: Duration) -> Double {
+        (duration / .milliseconds(100)).rounded() / 10
     }
 
     private static func sqliteError(_ failure: Schema.Failure) -> SQLiteError {

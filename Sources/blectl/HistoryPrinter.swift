@@ -21,9 +21,12 @@ struct HistoryPrinter {
     private(set) var count = 0
     private var output = StdoutBuffer()
 
-    /// The CSV columns: the reading's fields (docs/protocol.md), then why a value was not one.
+    /// The CSV columns: the reading's fields (docs/protocol.md), why a value was not one, and
+    /// where it came from (`live`, or `memory` for one read back from the sensor).
     static let csvColumns =
-        ["seq", "time", "address", "name", "profile"] + Quantity.allCases.map(\.key) + ["unit", "raw", "error"]
+        ["seq", "time", "address", "name", "profile"] + Quantity.allCases.map(\.key) + [
+            "unit", "raw", "error", "source",
+        ]
 
     init(format: OutputFormat, terminal: Terminal) {
         self.format = format
@@ -85,8 +88,12 @@ struct HistoryPrinter {
     /// A CSV cell: the value as text (numbers as the daemon wrote them), empty when absent,
     /// quoted when it holds a comma, a quote or a line break (RFC 4180).
     private func csvCell(_ fields: EventFields, _ column: String) -> String {
-        // A reading error's bytes are its raw value.
-        let value = column == "raw" ? fields.text("raw") ?? fields.text("raw_hex") : fields.value(column)
+        let value: String?
+        switch column {
+        case "raw": value = fields.text("raw") ?? fields.text("raw_hex")  // a reading error's bytes
+        case "source": value = fields.text("source") ?? ReadingSource.live.rawValue
+        default: value = fields.value(column)
+        }
         guard let value else { return "" }
         guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
         return "\"" + value.replacing("\"", with: "\"\"") + "\""
@@ -143,6 +150,7 @@ struct HistoryLine {
                 }
             }
             details.append("(raw \"\(fields.text("raw") ?? "")\")")
+            if let source = fields.text("source") { details.append(terminal.paint("from \(source)", .dim)) }
         }
         details.append("#\(fields.number("seq") ?? "?")")
         return [

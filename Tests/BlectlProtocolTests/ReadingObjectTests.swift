@@ -33,7 +33,8 @@ import Testing
                     seq: UInt64(index) * 1_000_003 + (index == 7 ? UInt64.max - 1_000_003 * 7 : 0),
                     time: time, address: "A4:C1:38:AD:00:01", name: names[index % names.count],
                     measurement: measurement, model: models[index % models.count],
-                    manufacturer: manufacturers[index % manufacturers.count]))
+                    manufacturer: manufacturers[index % manufacturers.count],
+                    source: index % 4 == 3 ? .memory : .live))
         }
         return readings
     }()

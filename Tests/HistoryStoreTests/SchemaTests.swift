@@ -90,21 +90,23 @@ struct SchemaTests {
         }
     }
 
-    @Test("a row keeps the name and profile its device had; alternating formats share two labels")
+    @Test("a row keeps the name and profile its device had (alternating formats share two labels) and its source")
     func labelsAsTheyWere() async throws {
         try await StoreFixture.with { fixture in
             let store = try fixture.open()
-            func reading(_ seq: UInt64, name: String?, profile: ProfileID) -> Event {
-                .reading(
+            func reading(_ seq: UInt64, name: String?, profile: ProfileID, source: ReadingSource = .live) -> Event {
+                let measurement = Measurement(profile: profile, quantities: Quantities([.temperature: 20]), raw: "00")
+                return .reading(
                     Reading(
-                        seq: seq, time: .now(), address: "A4:C1:38:00:00:01", name: name,
-                        measurement: Measurement(
-                            profile: profile, quantities: Quantities([.temperature: 20]), raw: "00")))
+                        seq: seq, time: .now(), address: "A4:C1:38:00:00:01", name: name, measurement: measurement,
+                        source: source))
             }
-            let sent =
-                (1...50).map { reading(UInt64($0), name: "ATC_000001", profile: $0 % 2 == 0 ? "pvvx" : "bthome") }
-                + (51...60).map { reading(UInt64($0), name: "Kitchen", profile: "pvvx") }
-                + [reading(61, name: nil, profile: "pvvx")]
+            var sent: [Event] = (1...50).map {
+                reading(UInt64($0), name: "ATC_000001", profile: $0 % 2 == 0 ? "pvvx" : "bthome")
+            }
+            sent += (51...60).map { reading(UInt64($0), name: "Kitchen", profile: "pvvx") }
+            sent.append(reading(61, name: nil, profile: "pvvx"))
+            sent.append(reading(62, name: "Kitchen", profile: "pvvx", source: .memory))
             sent.forEach(store.append)
             await store.close()
             let reopened = try fixture.open()
@@ -113,6 +115,7 @@ struct SchemaTests {
             await reopened.close()
             let connection = try SQLiteConnection(path: fixture.databasePath)
             #expect(try connection.integer("SELECT count(*) FROM labels") == 4)
+            #expect(try connection.texts("SELECT DISTINCT ifnull(source, 'NULL') FROM readings") == ["NULL", "memory"])
         }
     }
 }

@@ -162,13 +162,14 @@ extension CLITests {
             #expect(csv.status == 0)
             let lines = csv.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             #expect(
-                lines.first == "seq,time,address,name,profile,celsius,humidity,battery,pressure,voltage,unit,raw,error")
+                lines.first
+                    == "seq,time,address,name,profile,celsius,humidity,battery,pressure,voltage,unit,raw,error,source")
             let rows = lines.dropFirst().map {
                 $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             }
             #expect(rows.count == expected.count)
             for (row, reading) in zip(rows, expected) {
-                #expect(row.count == 13)
+                #expect(row.count == 14 && row[13] == "live", "\(row)")
                 #expect(row[0] == "\(reading.seq)" && row[1] == reading.time && row[2] == reading.address)
                 #expect(row[3] == "Thermometer" && row[6...9].allSatisfy(\.isEmpty), "absent values are empty: \(row)")
                 if let error = reading.error {
