@@ -200,18 +200,42 @@ public struct HistoryResult: Codable, Equatable, Sendable {
     public var complete: Bool
     /// True when `limit` cut the list short: ask again with `since` = the last `seq` returned.
     public var more: Bool
+    /// For a time range: the gaps recorded in the span this page covers (a gap may come again
+    /// on the next page), oldest first; empty otherwise, and left out of the JSON then.
+    public var gaps: [HistoryGap]
 
     /// Creates a result.
-    public init(events: [Event], lastSeq: UInt64, complete: Bool, more: Bool) {
+    public init(events: [Event], lastSeq: UInt64, complete: Bool, more: Bool, gaps: [HistoryGap] = []) {
         self.events = events
         self.lastSeq = lastSeq
         self.complete = complete
         self.more = more
+        self.gaps = gaps
     }
 
     private enum CodingKeys: String, CodingKey {
-        case events, complete, more
+        case events, complete, more, gaps
         case lastSeq = "last_seq"
+    }
+
+    /// Decodes a result; `gaps` is optional (daemons before it never send it).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        events = try container.decode([Event].self, forKey: .events)
+        lastSeq = try container.decode(UInt64.self, forKey: .lastSeq)
+        complete = try container.decode(Bool.self, forKey: .complete)
+        more = try container.decode(Bool.self, forKey: .more)
+        gaps = try container.decodeIfPresent([HistoryGap].self, forKey: .gaps) ?? []
+    }
+
+    /// Encodes the result, without `gaps` when there are none.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(events, forKey: .events)
+        try container.encode(lastSeq, forKey: .lastSeq)
+        try container.encode(complete, forKey: .complete)
+        try container.encode(more, forKey: .more)
+        if !gaps.isEmpty { try container.encode(gaps, forKey: .gaps) }
     }
 }
 

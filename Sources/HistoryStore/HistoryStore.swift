@@ -115,6 +115,19 @@ public final class HistoryStore: Sendable {
         return await onStoreThread { $0.page(address: address, from: from, after: seq, until: until, limit: limit) }
     }
 
+    /// Keeps a time range without readings and why; committed with the next batch.
+    public func recordGap(_ gap: HistoryGap) {
+        let writer = writer
+        loop.execute { writer.record(gap) }
+    }
+
+    /// The gaps overlapping `from` ..< `until` (nil: now and later) of `address` and of every
+    /// device (all gaps when `address` is nil), oldest first.
+    public func gaps(address: String?, from: Timestamp, until: Timestamp?) async -> [HistoryGap] {
+        let until = until ?? Timestamp(millisecondsSince1970: .max)
+        return await onStoreThread { $0.gaps(address: address, from: from, until: until) }
+    }
+
     /// The store's state: file, rows, size, and whether it is degraded and why.
     public func status() async -> HistoryStatus {
         await onStoreThread { $0.status() }

@@ -22,6 +22,11 @@ final class HistoryWriter: @unchecked Sendable {
     var database: StoreDatabase?
     /// Readings taken from the inbox and not yet committed, in `seq` order.
     var pending: [Event] = []
+    /// Gaps recorded and not yet committed.
+    var pendingGaps: [HistoryGap] = []
+    /// The last moment a database showed the gateway running before this store opened it
+    /// (``StoreDatabase/Contents/lastAlive``): the start of a "gateway stopped" gap.
+    var previousRunEnded: Timestamp?
     /// The inbox's next array, swapped in at each take (no allocation per commit).
     var spare: [Event] = []
     /// Why the store is degraded; nil when it writes as it should.
@@ -93,6 +98,7 @@ final class HistoryWriter: @unchecked Sendable {
             }
         }
         if lock != nil { try openDatabase() }
+        recordStoppedGap(until: .now())
         highestSeen = max(seqFloor, committedSeq)
         let writer = self
         loop.execute { writer.checkIntegrity() }
@@ -140,6 +146,7 @@ final class HistoryWriter: @unchecked Sendable {
     /// Takes an opened database's counters into the writer's.
     func adopt(_ opened: StoreDatabase) {
         let found = opened.found
+        if database == nil, commits == 0 { previousRunEnded = found.lastAlive }
         database = opened
         rows = found.rows
         committedSeq = max(committedSeq, found.maxSeq ?? 0)
@@ -216,13 +223,14 @@ final class HistoryWriter: @unchecked Sendable {
         commitTimer = nil
         takeInbox()
         var replacements = 0
-        while !pending.isEmpty {
+        while !pending.isEmpty || !pendingGaps.isEmpty {
             if database == nil { reopen() }
             guard let database else { break }
             let batch = problem == nil ? pending[...] : pending.prefix(Self.probeSize)
             do {
                 let meta = try reserveFloor()
-                rows += try database.commit(batch, meta: meta)
+                rows += try database.commit(batch, meta: meta, gaps: pendingGaps)
+                pendingGaps = []
                 forgottenNeedsWrite = false
                 commits += 1
                 committedSeq = max(committedSeq, batch.last?.seq ?? 0)
@@ -294,7 +302,12 @@ final class HistoryWriter: @unchecked Sendable {
         if let database, pending.isEmpty {
             do {
                 try lock?.record(floor: highestSeen, durable: true)
-                _ = try database.commit([], meta: [(StoreDatabase.MetaKey.seqFloor, highestSeen)])
+                _ = try database.commit(
+                    [],
+                    meta: [
+                        (StoreDatabase.MetaKey.seqFloor, highestSeen),
+                        (StoreDatabase.MetaKey.closedAt, UInt64(Timestamp.now().millisecondsSince1970)),
+                    ])
                 seqFloor = highestSeen
                 try database.checkpoint()
             } catch {

@@ -30,7 +30,8 @@ enum Schema {
     /// meant after a rename; a device that alternates between two formats uses two labels.
     /// `source` is NULL for a live reading and `memory` for one read back from the sensor's
     /// memory. `seq` is the rowid, so the indexes are in effect `(device, seq)` and `(time, seq)`.
-    /// `meta` holds `seq_floor` and `forgotten_through` (docs/history.md).
+    /// `meta` holds `seq_floor`, `forgotten_through` and `closed_at` (docs/history.md). `gaps`
+    /// holds time ranges without readings and why (`HistoryGap`); `device` NULL is every device.
     static let version2 = Migration(
         version: 2,
         statements: [
@@ -57,6 +58,16 @@ enum Schema {
             "CREATE INDEX readings_by_device ON readings(device)",
             "CREATE INDEX readings_by_time ON readings(time)",
             "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+            """
+            CREATE TABLE gaps (
+                id INTEGER PRIMARY KEY,
+                device INTEGER,
+                start INTEGER NOT NULL,
+                end INTEGER NOT NULL,
+                reason TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX gaps_by_start ON gaps(start)",
         ])
 
     /// Version 1 (blectl before 2026-12-05): one row per reading with its address, name and

@@ -14,6 +14,9 @@ final class StoreDatabase {
     private let pruneBefore: SQLiteStatement
     private let pruneOldest: SQLiteStatement
     private let keys: RowKeys
+    private let addGap: SQLiteStatement
+    private let gapsInRange: SQLiteStatement
+    private let pruneGaps: SQLiteStatement
     /// What the file held when it was opened.
     let found: Contents
 
@@ -27,14 +30,19 @@ final class StoreDatabase {
         var seqFloor: UInt64
         /// `meta.forgotten_through`: the highest sequence number lost (dropped or in a damaged file).
         var forgottenThrough: UInt64
+        /// The last moment the file shows the gateway running: its clean close, or its newest row.
+        var lastAlive: Timestamp?
     }
 
     /// The keys of the `meta` table.
     enum MetaKey {
         static let seqFloor = "seq_floor"
         static let forgottenThrough = "forgotten_through"
+        /// When the last store to use the file closed it, in milliseconds (a crash leaves the
+        /// one before).
+        static let closedAt = "closed_at"
         /// Every key, as a rebuild copies them.
-        static let all = [seqFloor, forgottenThrough]
+        static let all = [seqFloor, forgottenThrough, closedAt]
     }
 
     /// What the connection is set to: WAL (readers never wait for the writer; a commit
@@ -97,6 +105,16 @@ final class StoreDatabase {
             pruneOldest = try connection.prepare(
                 "DELETE FROM readings WHERE seq IN (SELECT seq FROM readings ORDER BY seq LIMIT ?1) RETURNING seq, time"
             )
+            addGap = try connection.prepare(
+                "INSERT INTO gaps (device, start, end, reason) VALUES (?1, ?2, ?3, ?4)")
+            // Gaps of every device count for each one; `?3` NULL asks for all.
+            gapsInRange = try connection.prepare(
+                """
+                SELECT d.address, g.start, g.end, g.reason FROM gaps g LEFT JOIN devices d ON d.id = g.device
+                WHERE g.start < ?2 AND g.end > ?1 AND (?3 IS NULL OR g.device IS NULL OR d.address = ?3)
+                ORDER BY g.start LIMIT 1000
+                """)
+            pruneGaps = try connection.prepare("DELETE FROM gaps WHERE end < ?1")
             found = try Self.contents(of: connection)
         } catch {
             throw .sqlite(error)
@@ -115,7 +133,11 @@ final class StoreDatabase {
                 Timestamp(millisecondsSince1970: $0)
             },
             seqFloor: try meta(MetaKey.seqFloor, in: connection),
-            forgottenThrough: try meta(MetaKey.forgottenThrough, in: connection))
+            forgottenThrough: try meta(MetaKey.forgottenThrough, in: connection),
+            lastAlive: max(
+                try connection.integer("SELECT max(time) FROM readings") ?? 0,
+                Int64(bitPattern: try meta(MetaKey.closedAt, in: connection))
+            ).nonZeroTimestamp)
     }
 
     // MARK: Reading the state
@@ -150,9 +172,12 @@ final class StoreDatabase {
     // MARK: Writing
 
     /// Inserts `events` and sets `meta` values, in one transaction; returns the rows added.
-    func commit(_ events: ArraySlice<Event>, meta: [(key: String, value: UInt64)]) throws(SQLiteError) -> Int {
+    func commit(_ events: ArraySlice<Event>, meta: [(key: String, value: UInt64)], gaps: [HistoryGap] = [])
+        throws(SQLiteError) -> Int
+    {
         do {
             return try connection.transaction("commit") { () throws(SQLiteError) in
+                for gap in gaps { try insert(gap) }
                 var added = 0
                 for event in events {
                     guard let identity = event.rowIdentity else { continue }
@@ -169,6 +194,14 @@ final class StoreDatabase {
             keys.forget()
             throw error
         }
+    }
+
+    private func insert(_ gap: HistoryGap) throws(SQLiteError) {
+        if let address = gap.address { addGap.bind(1, try keys.device(address)) } else { addGap.bindNull(1) }
+        addGap.bind(2, gap.from.millisecondsSince1970)
+        addGap.bind(3, gap.until.millisecondsSince1970)
+        addGap.bind(4, gap.reason.rawValue)
+        try addGap.run()
     }
 
     private func write(_ key: String, _ value: UInt64) throws(SQLiteError) {
@@ -189,6 +222,10 @@ final class StoreDatabase {
             } else {
                 statement = pruneOldest
                 statement.bind(1, Int64(limit))
+            }
+            if let cutoff {
+                pruneGaps.bind(1, cutoff.millisecondsSince1970)
+                try pruneGaps.run()
             }
             var pruned = Pruned()
             while try statement.step() {
@@ -239,6 +276,23 @@ final class StoreDatabase {
         return try rows(of: statement)
     }
 
+    /// Gaps overlapping `from` ..< `until`, of `address` and of every device (all when nil),
+    /// oldest first.
+    func gaps(address: String?, from: Timestamp, until: Timestamp) throws(SQLiteError) -> [HistoryGap] {
+        gapsInRange.bind(1, from.millisecondsSince1970)
+        gapsInRange.bind(2, until.millisecondsSince1970)
+        gapsInRange.bind(3, address)
+        var gaps: [HistoryGap] = []
+        while try gapsInRange.step() {
+            gaps.append(
+                HistoryGap(
+                    address: gapsInRange.text(0), from: Timestamp(millisecondsSince1970: gapsInRange.integer(1) ?? 0),
+                    until: Timestamp(millisecondsSince1970: gapsInRange.integer(2) ?? 0),
+                    reason: GapReason(rawValue: gapsInRange.text(3) ?? "") ?? .notHeard))
+        }
+        return gaps
+    }
+
     /// A `seq` bound as SQLite's signed integer. Stored numbers never pass `Int64.max`, so a
     /// larger bound clamps to it: its bit pattern would be negative and select every row.
     private static func bound(_ seq: UInt64) -> Int64 {
@@ -250,4 +304,9 @@ final class StoreDatabase {
         while try statement.step() { events.append(statement.rowEvent()) }
         return events
     }
+}
+
+extension Int64 {
+    /// This many milliseconds as a time; nil for 0 (never recorded).
+    fileprivate var nonZeroTimestamp: Timestamp? { self == 0 ? nil : Timestamp(millisecondsSince1970: self) }
 }

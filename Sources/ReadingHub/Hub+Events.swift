@@ -11,6 +11,7 @@ extension Hub {
             adapterName = adapter
             adapterState = state
             adapterReason = reason
+            noteAdapter(state, at: time)
             broadcast(.adapterState(AdapterChange(time: time, adapter: adapter, state: state, reason: reason)))
         case .peripheralSeen(let sighting):
             seen(sighting, at: time)
@@ -70,8 +71,9 @@ extension Hub {
         let reading = Reading(
             seq: lastSeq, time: now(), address: address, name: name ?? table[address]?.name,
             measurement: measurement, model: maker?.model, manufacturer: maker?.manufacturer)
-        table.record(reading)
+        let previous = table.record(reading)
         broadcast(.reading(reading))
+        if let previous { noteSilence(of: address, from: previous, until: reading.time) }
         return reading
     }
 

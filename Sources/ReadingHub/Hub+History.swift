@@ -50,11 +50,13 @@ extension Hub {
         var events: [Event] = []
         var more = false
         var complete = true
+        var gaps = Set<HistoryGap>()
         for query in queries {
             let page = await source.history(query, limit: limit)
             events += page.events
             more = more || page.more
             complete = complete && page.complete
+            gaps.formUnion(page.gaps)
         }
         if queries[0].isTimeRange {
             events.sort { ($0.time, $0.seq ?? 0) < ($1.time, $1.seq ?? 0) }
@@ -65,6 +67,7 @@ extension Hub {
             events.removeLast(events.count - limit)
             more = true
         }
-        return HistoryResult(events: events, lastSeq: 0, complete: complete, more: more)
+        return HistoryResult(
+            events: events, lastSeq: 0, complete: complete, more: more, gaps: gaps.sorted { $0.from < $1.from })
     }
 }

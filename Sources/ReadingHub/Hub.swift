@@ -41,6 +41,11 @@ public actor Hub {
         public var aliases: [BluetoothAddress: String] = [:]
         /// Offsets added to devices' readings (configured calibrations).
         public var calibrations: [BluetoothAddress: Calibration] = [:]
+        /// The longest silence of a device between two readings that is not recorded as a
+        /// "not heard" gap in the history.
+        public var gapAfter: Duration = .seconds(600)
+        /// The shortest time the adapter is down that is recorded as a gap.
+        public var shortestAdapterGap: Duration = .seconds(60)
 
         /// The defaults.
         public init() {}
@@ -81,6 +86,11 @@ public actor Hub {
 
     var adapterName: String?
     var adapterState = AdapterState.unknown
+    /// Since when the adapter is down (off, gone, without bluetoothd); nil while it is up.
+    var adapterDownSince: Timestamp?
+    /// Since when the adapter is up this time (or the hub started): a device silent from
+    /// before then was not heard because nothing could be.
+    var adapterUpSince: Timestamp?
     var adapterReason: String?
     var table: PeripheralTable
     /// The highest sequence number assigned.
@@ -166,4 +176,7 @@ public protocol HistorySource: Sendable {
     func history(_ query: HistoryQuery, limit: Int) async -> HistoryResult
     /// The store's state, for `status`.
     func status() async -> HistoryStatus
+    /// Keeps a time range without readings and why. Called on the hub's executor: it must
+    /// not block.
+    func record(gap: HistoryGap)
 }

@@ -113,11 +113,15 @@ struct PeripheralTable {
 
     /// Keeps `reading` as its device's newest, adding a device not seen before (an
     /// advertising sensor, or one connected before the table knew it).
-    mutating func record(_ reading: Reading) {
+    /// Returns when the device's reading before this one arrived, if one did.
+    @discardableResult
+    mutating func record(_ reading: Reading) -> Timestamp? {
+        var previous: Timestamp?
         // In place (this runs for every reading); a connected record keeps its place in the
         // recency order, any other is moved up, as a sighting would.
         let connected = records.modify(reading.address) { record in
             record.heard(name: reading.name, at: reading.time)
+            previous = record.latestReading?.time
             record.latestReading = reading
             // A device whose broadcasts a format decodes is a sensor from its first reading on,
             // not only from its next sighting.
@@ -129,7 +133,7 @@ struct PeripheralTable {
         }
         switch connected {
         case true?:
-            return
+            break
         case false?:
             if let record = records[reading.address] { insert(record) }
         case nil:
@@ -139,6 +143,7 @@ struct PeripheralTable {
             record.broadcasting = true
             insert(record)
         }
+        return previous
     }
 
     /// The newest reading of every device `matches` accepts, by address.

@@ -20,6 +20,10 @@ struct HistoryPrinter {
     /// Events written so far.
     private(set) var count = 0
     private var output = StdoutBuffer()
+    /// Gaps the daemon reported and not shown yet, oldest first; a gap comes with every page
+    /// whose span it overlaps, so those shown are remembered.
+    private var gaps: [HistoryGap] = []
+    private var gapsSeen = Set<HistoryGap>()
 
     /// The CSV columns: the reading's fields (docs/protocol.md), why a value was not one, and
     /// where it came from (`live`, or `memory` for one read back from the sensor).
@@ -48,30 +52,67 @@ struct HistoryPrinter {
         reply.bytes.withUnsafeBufferPointer { buffer in
             let scanner = JSONScanner(buffer)
             var eventsWellFormed = false
+            var events: Range<Int>?
             let objectWellFormed = scanner.members(of: reply.payload) { key, value in
                 if scanner.equals(key, "more") {
                     page.more = scanner.equals(value, "true")
                 } else if scanner.equals(key, "complete") {
                     page.complete = !scanner.equals(value, "false")
+                } else if scanner.equals(key, "gaps") {
+                    _ = scanner.elements(of: value) { gap in take(gap: EventFields(buffer, gap)) }
                 } else if scanner.equals(key, "events") {
-                    eventsWellFormed = scanner.elements(of: value) { event in
-                        let fields = EventFields(buffer, event)
-                        if let time = fields.text("time").flatMap(Timestamp.init(rfc3339:)),
-                            let seq = fields.number("seq").flatMap(UInt64.init)
-                        {
-                            page.last = (time, seq)
-                        }
-                        write(fields, buffer[event])
-                    }
+                    events = value
                 }
                 return true
+            }
+            // After the members: `gaps` follows `events` in the reply, and goes among them.
+            if let events {
+                eventsWellFormed = scanner.elements(of: events) { event in
+                    let fields = EventFields(buffer, event)
+                    if let time = fields.text("time").flatMap(Timestamp.init(rfc3339:)),
+                        let seq = fields.number("seq").flatMap(UInt64.init)
+                    {
+                        page.last = (time, seq)
+                    }
+                    write(fields, buffer[event])
+                }
             }
             page.wellFormed = objectWellFormed && eventsWellFormed
         }
         return page
     }
 
+    /// Keeps a gap of a reply to show in its place among the readings.
+    private mutating func take(gap fields: EventFields) {
+        guard let from = fields.text("from").flatMap(Timestamp.init(rfc3339:)),
+            let until = fields.text("until").flatMap(Timestamp.init(rfc3339:)),
+            let reason = fields.text("reason").flatMap(GapReason.init(rawValue:))
+        else { return }
+        let gap = HistoryGap(address: fields.text("address"), from: from, until: until, reason: reason)
+        guard gapsSeen.insert(gap).inserted else { return }
+        gaps.append(gap)
+        gaps.sort { $0.from < $1.from }
+    }
+
+    /// Shows the gaps that began before `time` (all when nil): in the table for a person,
+    /// on stderr beside CSV and JSON.
+    private mutating func showGaps(before time: Timestamp?) {
+        while let gap = gaps.first, time.map({ gap.from < $0 }) ?? true {
+            gaps.removeFirst()
+            let who = gap.address.map { " from \($0)" } ?? ""
+            let text =
+                "no readings\(who) from \(Format.localDateTime(gap.from)) to \(Format.localDateTime(gap.until)): "
+                + gap.reason.rawValue
+            if format == .text {
+                output.append(line: terminal.paint("-- " + text, .yellow))
+            } else {
+                output.notice(text)
+            }
+        }
+    }
+
     private mutating func write(_ fields: EventFields, _ json: Slice<UnsafeBufferPointer<UInt8>>) {
+        showGaps(before: fields.text("time").flatMap(Timestamp.init(rfc3339:)))
         switch format {
         case .json:
             if count > 0 { output.append(",") }
@@ -101,6 +142,7 @@ struct HistoryPrinter {
 
     /// The array's end, and everything written out.
     mutating func finish() {
+        showGaps(before: nil)
         if format == .json { output.append(count > 0 ? "\n]\n" : "]\n") }
         output.flush()
     }

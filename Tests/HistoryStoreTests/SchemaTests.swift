@@ -119,3 +119,41 @@ struct SchemaTests {
         }
     }
 }
+
+@Suite("History store: gaps")
+struct StoreGapTests {
+    @Test("the time blectld was not running is a gap, from its last sign of life to the next start")
+    func gatewayStopped() async throws {
+        try await StoreFixture.with { fixture in
+            let lastReading = Timestamp.now().adding(milliseconds: -1_800_000)
+            let first = try fixture.open()
+            first.append(reading(1, time: lastReading))
+            await first.close()
+            // As if the stop had been half an hour ago: the clean close's time goes back too.
+            let connection = try SQLiteConnection(path: fixture.databasePath)
+            try connection.execute(
+                "UPDATE meta SET value = \(lastReading.millisecondsSince1970 + 1000) WHERE key = 'closed_at'")
+            let before = Timestamp.now()
+            let store = try fixture.open()
+            let gaps = await store.gaps(address: "DC:A6:32:00:00:01", from: lastReading, until: nil)
+            #expect(gaps.count == 1)
+            #expect(gaps.first?.reason == .gatewayStopped && gaps.first?.address == nil)
+            #expect(gaps.first?.from == lastReading.adding(milliseconds: 1000))
+            #expect(gaps.first.map { $0.until >= before } == true)
+            #expect(fixture.logged(.notice, "blectld was not running"))
+            // A device's gap is kept across a restart (shorter than a minute: no new gap), and a
+            // time range's history carries both.
+            store.recordGap(
+                HistoryGap(
+                    address: "DC:A6:32:00:00:02", from: lastReading, until: lastReading.adding(milliseconds: 700_000),
+                    reason: .notHeard))
+            await store.close()
+            let reopened = try fixture.open()
+            let page = await reopened.history(
+                HistoryQuery(from: lastReading.adding(milliseconds: -1), until: nil), limit: 10)
+            #expect(page.gaps.map(\.reason) == [.notHeard, .gatewayStopped])
+            #expect(await reopened.gaps(address: "DC:A6:32:00:00:01", from: lastReading, until: nil).count == 1)
+            await reopened.close()
+        }
+    }
+}

@@ -18,6 +18,10 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
+    func bindNull(_ index: Int32) {
+        note(sqlite3_bind_null(handle, index))
+    }
+
     func bind(_ index: Int32, _ value: Int64) {
         note(sqlite3_bind_int64(handle, index, value))
     }
