@@ -11,9 +11,12 @@
  *
  * N is rounded up to whole batches (default 100,000 rows in batches of 10,000, 200 devices).
  *
- * --schema 2: a candidate, not what the store writes: a devices table with an integer key in
- * place of each row's address, name and profile texts, and the raw value as a BLOB. What a
- * migration to it would save per row.
+ * --schema 2: what the store writes since 2026-12-05 (Schema.swift, version 2): devices and
+ * labels tables with integer keys in place of each row's address, name and profile texts,
+ * and the raw value as a BLOB. --schema 1 is the version before, for comparison.
+ *
+ * --measure-last M: fill the table with the first N - M rows unmeasured, then measure the
+ * last M: the cost per row at a table of about N rows (how it grows with the table).
  *
  * Prints "rows N batch B: U us CPU per row (user+system), W us wall, schema S" after a warm-up
  * batch.
@@ -66,22 +69,24 @@ static sqlite3_stmt *create_tables(sqlite3 *db, int devices) {
         insert = "INSERT OR IGNORE INTO readings (seq, time, address, name, profile, celsius, humidity, battery, "
                  "pressure, voltage, unit, raw, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
     } else {
-        exec(db, "CREATE TABLE devices (id INTEGER PRIMARY KEY, address TEXT NOT NULL UNIQUE, name TEXT, profile TEXT)");
+        exec(db, "CREATE TABLE devices (id INTEGER PRIMARY KEY, address TEXT NOT NULL UNIQUE)");
+        exec(db, "CREATE TABLE labels (id INTEGER PRIMARY KEY, name TEXT, profile TEXT)");
+        exec(db, "CREATE INDEX labels_by_text ON labels(name, profile)");
         exec(db, "CREATE TABLE readings (seq INTEGER PRIMARY KEY, time INTEGER NOT NULL, device INTEGER NOT NULL, "
-                 "celsius REAL, humidity REAL, battery REAL, pressure REAL, voltage REAL, unit TEXT, "
-                 "raw BLOB NOT NULL, error TEXT)");
+                 "label INTEGER NOT NULL, celsius REAL, humidity REAL, battery REAL, pressure REAL, voltage REAL, "
+                 "unit TEXT, raw BLOB NOT NULL, error TEXT, source TEXT)");
         exec(db, "CREATE INDEX readings_by_device ON readings(device)");
         exec(db, "BEGIN");
         char address[18], sql[160];
+        exec(db, "INSERT INTO labels VALUES (1, 'Thermometer', 'pi-cputemp')");
         for (int device = 1; device <= devices; device++) {
             address_of(device, address);
-            snprintf(sql, sizeof sql, "INSERT INTO devices VALUES (%d, '%s', 'Thermometer', 'pi-cputemp')", device,
-                     address);
+            snprintf(sql, sizeof sql, "INSERT INTO devices VALUES (%d, '%s')", device, address);
             exec(db, sql);
         }
         exec(db, "COMMIT");
-        insert = "INSERT OR IGNORE INTO readings (seq, time, device, celsius, humidity, battery, pressure, voltage, "
-                 "unit, raw, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+        insert = "INSERT OR IGNORE INTO readings (seq, time, device, label, celsius, humidity, battery, pressure, "
+                 "voltage, unit, raw, error, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
     }
     exec(db, "CREATE INDEX readings_by_time ON readings(time)");
     sqlite3_stmt *statement;
@@ -103,6 +108,7 @@ static void bind_reading(sqlite3_stmt *insert, long seq, int device, double cels
         sqlite3_bind_text(insert, next++, "pi-cputemp", -1, SQLITE_TRANSIENT);
     } else {
         sqlite3_bind_int(insert, next++, device);
+        sqlite3_bind_int(insert, next++, 1);
     }
     sqlite3_bind_double(insert, next++, celsius);
     for (int quantity = 0; quantity < 4; quantity++) sqlite3_bind_null(insert, next++);
@@ -113,7 +119,8 @@ static void bind_reading(sqlite3_stmt *insert, long seq, int device, double cels
     } else {
         sqlite3_bind_blob(insert, next++, text, length, SQLITE_TRANSIENT);
     }
-    sqlite3_bind_null(insert, next);
+    sqlite3_bind_null(insert, next++);
+    if (schema == 2) sqlite3_bind_null(insert, next);
 }
 
 /* One batch of `batch` rows from `*seq` on, in one transaction. */
@@ -129,7 +136,7 @@ static void insert_batch(sqlite3 *db, sqlite3_stmt *insert, long *seq, long batc
 
 int main(int argc, char **argv) {
     const char *path = NULL;
-    long rows = 100000, batch = 10000;
+    long rows = 100000, batch = 10000, measured = 0;
     int devices = 200;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) path = argv[++i];
@@ -137,8 +144,10 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--batch") == 0 && i + 1 < argc) batch = atol(argv[++i]);
         else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) devices = atoi(argv[++i]);
         else if (strcmp(argv[i], "--schema") == 0 && i + 1 < argc) schema = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--measure-last") == 0 && i + 1 < argc) measured = atol(argv[++i]);
         else {
-            fprintf(stderr, "usage: sqlite_floor --db FILE [--rows N] [--batch B] [--devices D] [--schema 1|2]\n");
+            fprintf(stderr, "usage: sqlite_floor --db FILE [--rows N] [--batch B] [--devices D] [--schema 1|2] "
+                            "[--measure-last M]\n");
             return 2;
         }
     }
@@ -160,12 +169,16 @@ int main(int argc, char **argv) {
     sqlite3_stmt *insert = create_tables(db, devices);
     long seq = 1;
     insert_batch(db, insert, &seq, batch, devices); /* warm-up: pages and statement */
+    long filled = 0;
+    if (measured > 0 && measured < rows)
+        for (; filled + measured < rows; filled += batch) insert_batch(db, insert, &seq, batch, devices);
     double cpu0 = cpu_seconds(), wall0 = wall_seconds();
     long done = 0;
-    for (; done < rows; done += batch) insert_batch(db, insert, &seq, batch, devices);
+    for (; filled + done < rows; done += batch) insert_batch(db, insert, &seq, batch, devices);
     double cpu = cpu_seconds() - cpu0, wall = wall_seconds() - wall0;
     printf("rows %ld batch %ld: %.2f us CPU per row (user+system), %.2f us wall, schema %d\n", done, batch,
            cpu / done * 1e6, wall / done * 1e6, schema);
+    if (filled > 0) printf("after %ld rows unmeasured\n", filled + batch);
     sqlite3_finalize(insert);
     sqlite3_close(db);
     return 0;
