@@ -17,6 +17,7 @@
  *
  * --measure-last M: fill the table with the first N - M rows unmeasured, then measure the
  * last M: the cost per row at a table of about N rows (how it grows with the table).
+ * --cache-kib K: SQLite's page cache (the store's is 1024 KiB).
  *
  * Prints "rows N batch B: U us CPU per row (user+system), W us wall, schema S" after a warm-up
  * batch.
@@ -136,7 +137,7 @@ static void insert_batch(sqlite3 *db, sqlite3_stmt *insert, long *seq, long batc
 
 int main(int argc, char **argv) {
     const char *path = NULL;
-    long rows = 100000, batch = 10000, measured = 0;
+    long rows = 100000, batch = 10000, measured = 0, cache_kib = 1024;
     int devices = 200;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) path = argv[++i];
@@ -145,9 +146,10 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) devices = atoi(argv[++i]);
         else if (strcmp(argv[i], "--schema") == 0 && i + 1 < argc) schema = atoi(argv[++i]);
         else if (strcmp(argv[i], "--measure-last") == 0 && i + 1 < argc) measured = atol(argv[++i]);
+        else if (strcmp(argv[i], "--cache-kib") == 0 && i + 1 < argc) cache_kib = atol(argv[++i]);
         else {
             fprintf(stderr, "usage: sqlite_floor --db FILE [--rows N] [--batch B] [--devices D] [--schema 1|2] "
-                            "[--measure-last M]\n");
+                            "[--measure-last M] [--cache-kib K]\n");
             return 2;
         }
     }
@@ -162,9 +164,12 @@ int main(int argc, char **argv) {
     }
     sqlite3 *db;
     if (sqlite3_open(path, &db) != SQLITE_OK) check(db, SQLITE_ERROR, "open");
+    exec(db, "PRAGMA page_size = 1024");
     exec(db, "PRAGMA journal_mode = WAL");
     exec(db, "PRAGMA synchronous = FULL");
-    exec(db, "PRAGMA cache_size = -1024");
+    char cache[64];
+    snprintf(cache, sizeof cache, "PRAGMA cache_size = -%ld", cache_kib);
+    exec(db, cache);
     exec(db, "PRAGMA journal_size_limit = 4194304");
     sqlite3_stmt *insert = create_tables(db, devices);
     long seq = 1;

@@ -26,12 +26,19 @@ enum ReadingsTable {
         "INSERT OR IGNORE INTO readings (\(insertColumns.joined(separator: ", "))) VALUES "
         + "(\(insertColumns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))"
 
-    // Parameter numbers of the insert.
+    /// Parameter numbers of the insert (1-based); the quantities and what follows them are
+    /// where ``Tail`` says.
     enum Parameter {
         static let seq: Int32 = 1
         static let time: Int32 = 2
         static let device: Int32 = 3
         static let label: Int32 = 4
+    }
+
+    /// The quantities and the members after them: fifth and on both in an insert's
+    /// parameters (after seq, time, device and label, 1-based) and in a query's columns
+    /// (after seq, time, address, name and profile, 0-based).
+    enum Tail {
         static func quantity(_ quantity: Quantity) -> Int32 { 5 + Int32(quantity.rawValue) }
         static let unit = Int32(5 + Quantity.allCases.count)
         static let raw = unit + 1
@@ -55,18 +62,13 @@ enum ReadingsTable {
     static let joined = "readings r JOIN devices d ON d.id = r.device JOIN labels l ON l.id = r.label"
 
     /// Positions in a result row (0-based), for version 2's ``selectList`` and version 1's
-    /// `readings` columns alike.
+    /// ``legacyColumns`` alike; the quantities and what follows them are where ``Tail`` says.
     enum Column {
         static let seq: Int32 = 0
         static let time: Int32 = 1
         static let address: Int32 = 2
         static let name: Int32 = 3
         static let profile: Int32 = 4
-        static func quantity(_ quantity: Quantity) -> Int32 { 5 + Int32(quantity.rawValue) }
-        static let unit = Int32(5 + Quantity.allCases.count)
-        static let raw = unit + 1
-        static let error = unit + 2
-        static let source = unit + 3
     }
 }
 
@@ -104,6 +106,7 @@ extension SQLiteStatement {
     /// readings or reading errors.
     func bindRow(_ event: Event, device: Int64, label: Int64) -> Bool {
         typealias Parameter = ReadingsTable.Parameter
+        typealias Tail = ReadingsTable.Tail
         let identity: (seq: UInt64, time: Timestamp)
         var measurement: Measurement?
         var error: String?
@@ -125,33 +128,34 @@ extension SQLiteStatement {
         bind(Parameter.device, device)
         bind(Parameter.label, label)
         for quantity in Quantity.allCases {
-            bind(Parameter.quantity(quantity), measurement?.quantities[quantity])
+            bind(Tail.quantity(quantity), measurement?.quantities[quantity])
         }
-        bind(Parameter.unit, measurement?.unit.rawValue)
-        bindRaw(Parameter.raw, raw)
-        bind(Parameter.error, error)
-        bind(Parameter.source, event.readingSource?.recorded?.rawValue)
+        bind(Tail.unit, measurement?.unit.rawValue)
+        bindRaw(Tail.raw, raw)
+        bind(Tail.error, error)
+        bind(Tail.source, event.readingSource?.recorded?.rawValue)
         return true
     }
 
     /// The event in the current row, whose columns are in ``ReadingsTable/Column`` order.
     func rowEvent() -> Event {
         typealias Column = ReadingsTable.Column
+        typealias Tail = ReadingsTable.Tail
         let seq = UInt64(bitPattern: integer(Column.seq) ?? 0)
         let time = Timestamp(millisecondsSince1970: integer(Column.time) ?? 0)
         let address = text(Column.address) ?? ""
         let name = text(Column.name)
-        let raw = rawText(Column.raw)
-        if let error = text(Column.error) {
+        let raw = rawText(Tail.raw)
+        if let error = text(Tail.error) {
             return .readingError(
                 ReadingFailure(seq: seq, time: time, address: address, name: name, error: error, rawHex: raw))
         }
         var quantities = Quantities()
-        for quantity in Quantity.allCases { quantities[quantity] = double(Column.quantity(quantity)) }
+        for quantity in Quantity.allCases { quantities[quantity] = double(Tail.quantity(quantity)) }
         let measurement = Measurement(
             profile: text(Column.profile).map(ProfileID.init(rawValue:)) ?? .unknown, quantities: quantities,
-            unit: text(Column.unit).flatMap(TemperatureUnit.init(rawValue:)) ?? .celsius, raw: raw)
-        let source = text(Column.source).flatMap(ReadingSource.init(rawValue:)) ?? .live
+            unit: text(Tail.unit).flatMap(TemperatureUnit.init(rawValue:)) ?? .celsius, raw: raw)
+        let source = text(Tail.source).flatMap(ReadingSource.init(rawValue:)) ?? .live
         return .reading(
             Reading(seq: seq, time: time, address: address, name: name, measurement: measurement, source: source))
     }

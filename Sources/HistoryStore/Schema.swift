@@ -70,33 +70,6 @@ enum Schema {
             "CREATE INDEX gaps_by_start ON gaps(start)",
         ])
 
-    /// Version 1 (blectl before 2026-12-05): one row per reading with its address, name and
-    /// profile as text. Kept to read such files when rebuilding them, and for tests that write one.
-    static let version1 = Migration(
-        version: 1,
-        statements: [
-            """
-            CREATE TABLE readings (
-                seq INTEGER PRIMARY KEY,
-                time INTEGER NOT NULL,
-                address TEXT NOT NULL,
-                name TEXT,
-                profile TEXT,
-                celsius REAL,
-                humidity REAL,
-                battery REAL,
-                pressure REAL,
-                voltage REAL,
-                unit TEXT,
-                raw TEXT NOT NULL,
-                error TEXT
-            )
-            """,
-            "CREATE INDEX readings_by_address ON readings(address)",
-            "CREATE INDEX readings_by_time ON readings(time)",
-            "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
-        ])
-
     /// Why a database cannot be brought to the current version in place.
     enum Failure: Error {
         /// A newer blectl wrote it: this one must not touch it.
