@@ -198,7 +198,8 @@ struct ConfigurationTests {
         let listed = try configuration(file: "adapters = 00:1a:7d:da:71:10, hci1\n")
         let first = try #require(BluetoothAddress("00:1A:7D:DA:71:10"))
         #expect(listed.adapters == .listed([.address(first), .unresolved(name: "hci1")]))
-        #expect(try configuration(file: "adapter = hci2\n").adapterSelection.set == .listed([.unresolved(name: "hci2")]))
+        #expect(
+            try configuration(file: "adapter = hci2\n").adapterSelection.set == .listed([.unresolved(name: "hci2")]))
     }
 
     @Test("adapter and adapters together are refused (exit 78), from any two sources")
