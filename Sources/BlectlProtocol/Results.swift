@@ -278,8 +278,12 @@ public struct AdapterStatus: Codable, Equatable, Sendable {
         self.recoverySteps = recoverySteps
     }
 
+    /// Not `name` and `address`: those keys name devices in `status` (the shell completions
+    /// pick devices by them).
     private enum CodingKeys: String, CodingKey {
-        case name, address, alias, powered, discovering, connected, primary
+        case alias, powered, discovering, connected, primary
+        case name = "interface"
+        case address = "adapter_address"
         case devicesHeard = "devices_heard"
         case recoverySteps = "recovery_steps"
     }
