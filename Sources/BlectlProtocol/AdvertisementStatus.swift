@@ -32,6 +32,9 @@ public struct AdvertisementStatus: Codable, Equatable, Sendable {
         public var missedLastHour: Int?
         /// The last hour's received / (received + missed), 0 to 1; absent when nothing was counted.
         public var ratioLastHour: Double?
+        /// What each adapter hears of it (several adapters: one entry per adapter that
+        /// heard it); absent before the first.
+        public var adapters: [AdapterHearing]?
 
         /// Creates an entry.
         public init(
@@ -56,6 +59,7 @@ public struct AdvertisementStatus: Codable, Equatable, Sendable {
             case receivedLastHour = "received_last_hour"
             case missedLastHour = "missed_last_hour"
             case ratioLastHour = "ratio_last_hour"
+            case adapters
         }
 
         /// Sets the reception counts, and the last hour's ratio from them (to four places).
@@ -109,5 +113,27 @@ public struct AdvertisementStatus: Codable, Equatable, Sendable {
         case advertisements, readings, duplicates, errors, forgotten, sensors
         case scanMode = "scan_mode"
         case lostPackets = "lost_packets"
+    }
+}
+
+/// What one adapter hears of a device: its RSSI and when it last heard it.
+public struct AdapterHearing: Codable, Equatable, Sendable {
+    /// The adapter's interface name (`hci1`).
+    public var adapter: String
+    /// The last RSSI it reported, in dBm.
+    public var rssi: Int?
+    /// When it last heard the device; absent when not known.
+    public var lastHeard: Timestamp?
+
+    /// Creates an entry.
+    public init(adapter: String, rssi: Int?, lastHeard: Timestamp? = nil) {
+        self.adapter = adapter
+        self.rssi = rssi
+        self.lastHeard = lastHeard
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case adapter, rssi
+        case lastHeard = "last_heard"
     }
 }

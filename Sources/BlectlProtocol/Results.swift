@@ -30,6 +30,10 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var scanWatchdog: ScanWatchdogStatus?
     /// The calibration offsets in force, by address and quantity; null when none is configured.
     public var calibration: [CalibrationOffset]?
+    /// The adapters in use (`adapters`), in the order of the setting.
+    public var adapters: [AdapterStatus]?
+    /// The adapters configured by address or name that are not present; null when none is missing.
+    public var missingAdapters: [String]?
 
     /// Creates a status.
     public init(
@@ -48,7 +52,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case daemon, version, adapter, state, reason, connected, started, history, mqtt, socket, advertisements
-        case calibration
+        case calibration, adapters
+        case missingAdapters = "missing_adapters"
         case lastSeq = "last_seq"
         case scanWatchdog = "scan_watchdog"
     }
@@ -257,5 +262,53 @@ public struct SubscribeResult: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case events
         case lastSeq = "last_seq"
+    }
+}
+
+/// One adapter in use, in `status`.
+public struct AdapterStatus: Codable, Equatable, Sendable {
+    /// Its interface name now (`hci0`).
+    public var name: String
+    /// Its address, its identity (kept when a USB reset renumbers it).
+    public var address: String?
+    /// Its Bluetooth name (`Alias`).
+    public var alias: String?
+    /// Whether it is powered.
+    public var powered: Bool
+    /// Whether blectld holds a discovery session on it.
+    public var discovering: Bool
+    /// Devices it hears now (with an RSSI in the current discovery).
+    public var devicesHeard: Int
+    /// Devices connected through it.
+    public var connected: Int
+    /// Whether GATT connections go through it.
+    public var primary: Bool
+    /// Recovery steps its scan watchdog took since start; null when the watchdog is off.
+    public var recoverySteps: Int?
+
+    /// Creates an entry.
+    public init(
+        name: String, address: String?, alias: String?, powered: Bool, discovering: Bool, devicesHeard: Int,
+        connected: Int, primary: Bool, recoverySteps: Int? = nil
+    ) {
+        self.name = name
+        self.address = address
+        self.alias = alias
+        self.powered = powered
+        self.discovering = discovering
+        self.devicesHeard = devicesHeard
+        self.connected = connected
+        self.primary = primary
+        self.recoverySteps = recoverySteps
+    }
+
+    /// Not `name` and `address`: those keys name devices in `status` (the shell completions
+    /// pick devices by them).
+    private enum CodingKeys: String, CodingKey {
+        case alias, powered, discovering, connected, primary
+        case name = "interface"
+        case address = "adapter_address"
+        case devicesHeard = "devices_heard"
+        case recoverySteps = "recovery_steps"
     }
 }

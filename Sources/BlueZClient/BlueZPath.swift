@@ -60,6 +60,22 @@ public struct BlueZPath: Hashable, Sendable, Comparable, CustomStringConvertible
         return rest.first == UInt8(ascii: "/") && !rest.dropFirst().contains(UInt8(ascii: "/"))
     }
 
+    /// The interface name of the adapter a device or GATT path is under (`hci1`): the
+    /// element after `/org/bluez/`.
+    public var adapterName: String {
+        let elements = objectPath.rawValue.split(separator: "/")
+        return elements.count > 2 ? String(elements[2]) : ""
+    }
+
+    /// Whether this path is below `ancestor` at any depth (a device or GATT object of an
+    /// adapter), compared without building paths.
+    public func isBelow(_ ancestor: BlueZPath) -> Bool {
+        let text = objectPath.rawValue.utf8
+        let prefix = ancestor.objectPath.rawValue.utf8
+        guard text.count > prefix.count + 1, text.starts(with: prefix) else { return false }
+        return text.dropFirst(prefix.count).first == UInt8(ascii: "/")
+    }
+
     /// The path BlueZ gives the device with `address` on this adapter.
     public func device(_ address: BluetoothAddress) -> BlueZPath? {
         objectPath.appending(address.devicePathElement).map(BlueZPath.init)

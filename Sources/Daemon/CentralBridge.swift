@@ -71,9 +71,27 @@ public final class CentralBridge: CentralControl {
         }
         let monitor = monitor
         await hub.addStatusContributor { status in
-            guard let ladder = await monitor.scanWatchdogStatus else { return }
-            status.scanWatchdog = Self.status(of: ladder)
+            if let ladder = await monitor.scanWatchdogStatus { status.scanWatchdog = Self.status(of: ladder) }
+            await Self.addAdapters(to: &status, monitor)
         }
+    }
+
+    /// The adapters in use, with their watchdogs' steps, and those configured but missing.
+    private static func addAdapters(to status: inout StatusResult, _ monitor: ThermometerMonitor) async {
+        let central = monitor.central
+        let reports = await central.adapterReports()
+        let missing = await central.missingAdapters
+        let ladders = await monitor.scanWatchdogStatuses
+        status.adapters = reports.map { report in
+            AdapterStatus(
+                name: report.name, address: report.address?.description, alias: report.alias, powered: report.powered,
+                discovering: report.discovering, devicesHeard: report.devicesHeard, connected: report.connected,
+                primary: report.isPrimary,
+                recoverySteps: ladders.first { $0.key.lastElement == report.name }.map {
+                    $0.value.steps.values.reduce(0, +)
+                })
+        }
+        status.missingAdapters = missing.isEmpty ? nil : missing
     }
 
     static func status(of ladder: RecoveryLadderStatus) -> ScanWatchdogStatus {
@@ -113,11 +131,24 @@ extension AdvertisementStatus {
                     millisecondsSince1970: now.millisecondsSince1970 - silent.seconds * 1000 - silent.attoseconds
                         / 1_000_000_000_000_000)
                 entry.interval = sensor.interval.map(Self.seconds)
+                entry.adapters =
+                    sensor.heardBy.isEmpty
+                    ? nil
+                    : sensor.heardBy.map {
+                        AdapterHearing(
+                            adapter: $0.adapter, rssi: $0.rssi, lastHeard: Self.timestamp(now, minus: $0.silentFor))
+                    }
                 entry.setReception(
                     countedBy: sensor.countedBy?.rawValue, received: sensor.received, missed: sensor.missed,
                     receivedLastHour: sensor.receivedLastHour, missedLastHour: sensor.missedLastHour)
                 return entry
             })
+    }
+
+    private static func timestamp(_ now: Timestamp, minus duration: Duration) -> Timestamp {
+        let (seconds, attoseconds) = duration.components
+        return Timestamp(
+            millisecondsSince1970: now.millisecondsSince1970 - seconds * 1000 - attoseconds / 1_000_000_000_000_000)
     }
 
     private static func seconds(_ duration: Duration) -> Double {

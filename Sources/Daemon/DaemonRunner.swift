@@ -182,7 +182,7 @@ public struct DaemonRunner: Sendable {
     private var centralOptions: CentralOptions {
         // The mock's controllers are reset through the mock: never the machine's own.
         CentralOptions(
-            adapter: AdapterSelection(configuration.adapter) ?? .automatic,
+            adapter: configuration.adapterSelection.single, adapters: configuration.adapterSelection.set,
             powerOnAdapter: configuration.powerOnAdapter,
             controllerReset: configuration.mock ? .mockAdapter : .hci)
     }

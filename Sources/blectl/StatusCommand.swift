@@ -25,6 +25,7 @@ enum StatusCommand {
         if let mqtt = status.mqtt { rows.append(["MQTT:", mqttLine(mqtt, terminal)]) }
         if let adverts = status.advertisements { rows.append(["Advertising:", advertisementLine(adverts)]) }
         if let watchdog = status.scanWatchdog { rows.append(["Scan watchdog:", watchdogLine(watchdog, terminal)]) }
+        rows += adapterRows(status, terminal)
         for (index, offset) in (status.calibration ?? []).enumerated() {
             rows.append([index == 0 ? "Calibration:" : "", calibrationLine(offset)])
         }

@@ -29,6 +29,26 @@ import ThermometerProfiles
         #expect(first && afterwards)
     }
 
+    @Test func aCounterAFewStepsBackFromAnotherAdapterIsALateReportNotARestart() {
+        let start = ContinuousClock.now
+        func admit(_ track: inout SensorTrack, _ counter: UInt32, echo: Bool) -> SensorTrack.Admission {
+            track.admit(
+                Self.reading(counter), at: start, payloadChanged: true, minInterval: .zero,
+                unchangedRefresh: .seconds(30), echo: echo)
+        }
+        var track = SensorTrack(name: nil, heardAt: start)
+        #expect(admit(&track, 10, echo: false) == .new(lost: 0))
+        #expect(admit(&track, 11, echo: false) == .new(lost: 0))
+        // Another adapter's report of 10, late: the same measurement.
+        #expect(admit(&track, 10, echo: true) == .repeated)
+        #expect(admit(&track, 11, echo: true) == .repeated)
+        // The same adapter going back is the sensor restarting: a new measurement.
+        var alone = SensorTrack(name: nil, heardAt: start)
+        _ = admit(&alone, 10, echo: false)
+        _ = admit(&alone, 11, echo: false)
+        #expect(admit(&alone, 10, echo: false) == .new(lost: 0))
+    }
+
     // MARK: Received and missed
 
     /// A reading of a format with a counter of `modulus` values (nil: none).

@@ -190,6 +190,34 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("adapters takes auto, all or a list; hciN stays a name to resolve at start")
+    func adapterLists() throws {
+        #expect(try configuration(file: "adapters = all\n").adapters == .all)
+        #expect(try configuration(file: "").adapterSelection.set == .automatic)
+        #expect(try configuration(file: "adapter = auto\n").adapterSelection.set == nil)
+        let listed = try configuration(file: "adapters = 00:1a:7d:da:71:10, hci1\n")
+        let first = try #require(BluetoothAddress("00:1A:7D:DA:71:10"))
+        #expect(listed.adapters == .listed([.address(first), .unresolved(name: "hci1")]))
+        #expect(
+            try configuration(file: "adapter = hci2\n").adapterSelection.set == .listed([.unresolved(name: "hci2")]))
+    }
+
+    @Test("adapter and adapters together are refused (exit 78), from any two sources")
+    func adapterAndAdapters() throws {
+        for (file, arguments) in [
+            ("adapter = hci0\nadapters = all\n", [String]()), ("adapters = all\n", ["--adapter", "hci1"]),
+        ] {
+            do {
+                _ = try configuration(arguments, file: file)
+                Issue.record("accepted \(file) \(arguments)")
+            } catch let error as ConfigurationError {
+                #expect(error.exitCode == 78)
+                #expect(error.description.contains("adapters alone"), "\(error)")
+            }
+        }
+        #expect(throws: ConfigurationError.self) { try configuration(file: "adapters = hci0,,hci1\n") }
+    }
+
     @Test(
         "Command-line mistakes are usage errors (exit 64)",
         arguments: [

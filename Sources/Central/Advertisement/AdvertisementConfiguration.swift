@@ -90,6 +90,18 @@ public struct AdvertisementStatistics: Sendable, Equatable {
         public var receivedLastHour = 0
         /// ``missed`` over the last hour.
         public var missedLastHour = 0
+        /// What each adapter hears of it (one entry per adapter that heard it).
+        public var heardBy: [Hearing] = []
+    }
+
+    /// What one adapter hears of a sensor.
+    public struct Hearing: Sendable, Equatable {
+        /// The adapter's interface name (`hci1`).
+        public var adapter: String
+        /// The last RSSI it reported, in dBm.
+        public var rssi: Int?
+        /// How long ago it last heard the sensor.
+        public var silentFor: Duration
     }
 
     /// The scanning in use: ``ScanMode/active`` or ``ScanMode/passive``.

@@ -118,6 +118,11 @@ public actor AdvertisingSensorMonitor {
                 sensor.countedBy = reception.basis == .interval && scan.inUse != .active ? nil : reception.basis
                 (sensor.received, sensor.missed) = (reception.received, reception.missed)
                 (sensor.receivedLastHour, sensor.missedLastHour) = reception.lastHour(at: now)
+                sensor.heardBy = track.hearing.map {
+                    .init(
+                        adapter: $0.path.adapterName, rssi: $0.rssi.map(Int.init),
+                        silentFor: max(.zero, now - $0.lastHeard))
+                }
                 return sensor
             }
         }
@@ -143,7 +148,13 @@ public actor AdvertisingSensorMonitor {
         var track =
             sensors[address]
             ?? SensorTrack(name: update.name ?? central.assumeIsolated { $0.device(path)?.name }, heardAt: now)
-        track.heard(at: now, countsGaps: scan.inUse == .active)
+        // A sensor heard by two adapters: the second report of one advertisement is an echo.
+        let echo = track.isEcho(through: path, at: now)
+        if !echo {
+            track.heard(at: now, countsGaps: scan.inUse == .active)
+            track.counted(through: path)
+        }
+        track.heard(through: path, rssi: update.rssi, at: now)
         if let name = update.name { track.name = name }
         for (uuid, bytes) in update.serviceData {
             guard let field = serviceFields[uuid] else { continue }
@@ -152,21 +163,22 @@ public actor AdvertisingSensorMonitor {
                 track.payload(.manufacturer(company)) != other
             {
                 // Both fields of a pair changed: read once, with the manufacturer data below.
-                _ = track.payloadChanged(.service(uuid), bytes)
+                if !echo { _ = track.payloadChanged(.service(uuid), bytes) }
                 continue
             }
             consider(
                 bytes, in: field, key: .service(uuid), companion: companionPayload(companion, update, track),
-                from: address, &track, at: now)
+                from: address, &track, at: now, echo: echo)
         }
         if let name = namedName {
-            considerNamed(update.manufacturerData, name: name, from: address, &track, at: now)
+            considerNamed(update.manufacturerData, name: name, from: address, &track, at: now, echo: echo)
         } else {
             for (company, bytes) in update.manufacturerData where manufacturerFields.contains(company) {
                 let field = AdvertisementField.manufacturerData(company)
                 consider(
                     bytes, in: field, key: .manufacturer(company),
-                    companion: companionPayload(companions[field], update, track), from: address, &track, at: now)
+                    companion: companionPayload(companions[field], update, track), from: address, &track, at: now,
+                    echo: echo)
             }
         }
         remember(address, track)
@@ -199,8 +211,10 @@ public actor AdvertisingSensorMonitor {
     /// and the next update tells.
     private func considerNamed(
         _ entries: [UInt16: [UInt8]], name: String, from address: BluetoothAddress, _ track: inout SensorTrack,
-        at now: ContinuousClock.Instant
+        at now: ContinuousClock.Instant, echo: Bool
     ) {
+        // Another adapter's device object keeps entries of its own: its report tells nothing new.
+        guard !echo else { return }
         let changed = track.manufacturerDataChanges(entries)
         guard let (company, bytes) = entries.count == 1 ? entries.first : changed else { return }
         let data = [UInt8(truncatingIfNeeded: company), UInt8(truncatingIfNeeded: company >> 8)] + bytes
@@ -216,13 +230,16 @@ public actor AdvertisingSensorMonitor {
     ///   - compared: What is compared with the last payload of `key`, when not `bytes`.
     ///   - name: The device's name, for the formats that read manufacturer data by it.
     ///   - companion: The payload of the field read together with this one (SwitchBot's).
+    ///   - echo: Whether this is another adapter's report of the advertisement heard last
+    ///     (``SensorTrack/isEcho(through:at:)``): the payload is compared, not remembered, a
+    ///     reading without a counter is dropped, and a counter a few steps back is a late report.
     private func consider(
         _ bytes: [UInt8], in field: AdvertisementField, key: FieldKey, compared: [UInt8]? = nil, name: String? = nil,
         companion: [UInt8]? = nil, from address: BluetoothAddress, _ track: inout SensorTrack,
-        at now: ContinuousClock.Instant
+        at now: ContinuousClock.Instant, echo: Bool = false
     ) {
-        let changed = track.payloadChanged(key, compared ?? bytes)
-        let refreshDue = track.lastReading.map { now - $0 >= configuration.unchangedRefresh } ?? true
+        let changed = echo ? track.payload(key) != (compared ?? bytes) : track.payloadChanged(key, compared ?? bytes)
+        let refreshDue = !echo && (track.lastReading.map { now - $0 >= configuration.unchangedRefresh } ?? true)
         guard changed || refreshDue else {
             counts.duplicates += 1
             return
@@ -231,15 +248,19 @@ public actor AdvertisingSensorMonitor {
         case nil:
             return
         case .failure(let error)?:
-            reportError(error, from: address, in: field, track)
+            if !echo { reportError(error, from: address, in: field, track) }
         case .success(let reading)?:
-            let admission = track.admit(
-                reading, at: now, payloadChanged: changed, minInterval: configuration.minInterval,
-                unchangedRefresh: configuration.unchangedRefresh)
+            let admission =
+                echo && reading.counter == nil
+                ? .repeated
+                : track.admit(
+                    reading, at: now, payloadChanged: changed, minInterval: configuration.minInterval,
+                    unchangedRefresh: configuration.unchangedRefresh, echo: echo)
             guard case .new(let lost) = admission else {
                 counts.duplicates += 1
                 return
             }
+            if echo { _ = track.payloadChanged(key, compared ?? bytes) }
             counts.lostPackets += lost
             counts.readings += 1
             report(.reading(address, name: track.name, reading.measurement))

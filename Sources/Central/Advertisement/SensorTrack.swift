@@ -1,3 +1,4 @@
+import BlueZClient
 import SensorModel
 import ThermometerProfiles
 
@@ -42,6 +43,19 @@ struct SensorTrack {
     private(set) var reception: Reception
     /// Whether the sensor was reported lost (and not heard since).
     private(set) var isLost = false
+    /// What each adapter hears of it: the device object's path there (which names the
+    /// adapter), the last RSSI and when it last heard the sensor. One entry per adapter.
+    private(set) var hearing: [Hearing] = []
+    /// The device path of the last advertisement counted (not an echo).
+    private var lastPath: BlueZPath?
+
+    /// What one adapter hears of the sensor.
+    struct Hearing: Equatable {
+        /// The sensor's device object on the adapter.
+        let path: BlueZPath
+        var rssi: Int16?
+        var lastHeard: ContinuousClock.Instant
+    }
 
     init(name: String?, heardAt now: ContinuousClock.Instant) {
         self.name = name
@@ -76,6 +90,28 @@ struct SensorTrack {
         }
         lastHeard = now
     }
+
+    /// Notes what the adapter of the device object at `path` heard: its RSSI and when.
+    mutating func heard(through path: BlueZPath, rssi: Int16?, at now: ContinuousClock.Instant) {
+        if let index = hearing.firstIndex(where: { $0.path == path }) {
+            hearing[index].lastHeard = now
+            if let rssi { hearing[index].rssi = rssi }
+        } else {
+            hearing.append(Hearing(path: path, rssi: rssi, lastHeard: now))
+        }
+    }
+
+    /// Whether an advertisement heard through `path` at `now` is another adapter's report of
+    /// the one heard last: within half the sensor's interval (100 ms before one is learned)
+    /// of it, through another device object. Its gap is not counted, and a measurement it
+    /// brings is judged as late.
+    func isEcho(through path: BlueZPath, at now: ContinuousClock.Instant) -> Bool {
+        guard !isLost, let lastPath, lastPath != path else { return false }
+        return now - lastHeard < (interval.map { $0 / 2 } ?? .milliseconds(100))
+    }
+
+    /// Counts an advertisement heard through `path` as the sensor's own (not an echo).
+    mutating func counted(through path: BlueZPath) { lastPath = path }
 
     /// Whether `bytes` differ from the payload last heard in `field`; remembers them.
     mutating func payloadChanged(_ field: FieldKey, _ bytes: [UInt8]) -> Bool {
@@ -117,7 +153,7 @@ struct SensorTrack {
     ///   (a format without a counter has only this to tell a new measurement by).
     mutating func admit(
         _ reading: AdvertisementReading, at now: ContinuousClock.Instant, payloadChanged: Bool,
-        minInterval: Duration, unchangedRefresh: Duration
+        minInterval: Duration, unchangedRefresh: Duration, echo: Bool = false
     ) -> Admission {
         let profile = reading.measurement.profile
         var lost = 0
@@ -127,6 +163,8 @@ struct SensorTrack {
                 let modulus = reading.counterModulus
                 let step = (UInt64(counter) &+ modulus &- UInt64(previous)) % modulus
                 if step == 0 { return .repeated }
+                // Another adapter's late report of a measurement already counted.
+                if echo, modulus - step <= Self.lateSteps { return .repeated }
                 // A counter that went back (a restart) is a new measurement, nothing known lost.
                 lost = reception.measured(step: step, modulus: modulus, at: now)
             case (_, .some):
@@ -146,6 +184,10 @@ struct SensorTrack {
         readings += 1
         return .new(lost: lost)
     }
+
+    /// How far back a counter heard by another adapter within the echo window may be and
+    /// still be a late report, not a restart.
+    static let lateSteps: UInt64 = 8
 
     /// How long the sensor may stay silent: its largest recent gap plus `margin`, or
     /// `floor`, whichever is longer.

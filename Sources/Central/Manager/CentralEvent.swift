@@ -19,8 +19,11 @@ public enum CentralEvent: Sendable {
     /// A device on our adapter advertised service or manufacturer data, whether or not we
     /// scan: the entries of this one update (a new device: all it carries).
     case advertised(BluetoothAddress, BlueZPath, AdvertisementUpdate)
-    /// Our discovery session went on or off.
-    case discovering(Bool)
-    /// A device was heard after ``CentralManager/reportNextSound()`` asked for it (once).
-    case heardAgain
+    /// Our discovery session on an adapter went on or off.
+    case discovering(BlueZPath, Bool)
+    /// A device was heard on an adapter after ``CentralManager/reportNextSound(on:)`` asked
+    /// for it (once).
+    case heardAgain(BlueZPath)
+    /// An adapter refused `StartDiscovery` (why, in words); it is tried again later.
+    case discoveryRefused(BlueZPath, String)
 }

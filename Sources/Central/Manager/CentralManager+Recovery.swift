@@ -1,22 +1,35 @@
 public import BlueZClient
 
-/// What the scan watchdog's recovery steps need of the central.
+/// What the scan watchdog's recovery steps need of the central, per adapter.
 extension CentralManager {
-    /// Discovery time without a sound from any device so far (see ``CentralEvent/heardAgain``).
-    public var silentDiscovery: Duration { silence.silentDiscovery(at: .now) }
+    /// Discovery time on `adapter` without a sound from any device there so far (see
+    /// ``CentralEvent/heardAgain(_:)``).
+    public func silentDiscovery(on adapter: BlueZPath) -> Duration {
+        discovery[adapter]?.silence.silentDiscovery(at: .now) ?? .zero
+    }
 
     /// Whether anything was heard from a device since the central started.
-    public var hasHeardDevices: Bool { silence.heardAny }
+    public var hasHeardDevices: Bool { discovery.heardAny }
 
-    /// Reports the next sound from any device as ``CentralEvent/heardAgain``, once.
-    public func reportNextSound() { reportsNextSound = true }
+    /// Whether `adapter` is in use and powered.
+    public func isPowered(_ adapter: BlueZPath) -> Bool {
+        mirror { $0.adapter(adapter)?.powered ?? false }
+    }
 
-    /// Counts silent discovery from zero again (after a recovery step).
-    public func restartSilenceClock() { silence.restart(at: .now) }
+    /// Reports the next sound from any device on `adapter` as ``CentralEvent/heardAgain(_:)``, once.
+    public func reportNextSound(on adapter: BlueZPath) {
+        discovery.modify(adapter) { $0.reportsNextSound = true }
+    }
 
-    /// Switches the adapter in use off and on again through `Adapter1.Powered`.
-    public func powerCycleAdapter() async throws(CentralError) {
-        guard let adapter = adapterPath else { throw .notPoweredOn(state) }
+    /// Counts silent discovery on `adapter` from zero again (after a recovery step).
+    public func restartSilenceClock(on adapter: BlueZPath) {
+        discovery.modify(adapter) { $0.silence.restart(at: .now) }
+    }
+
+    /// Switches `adapter` (the one GATT connections go through, when nil) off and on again
+    /// through `Adapter1.Powered`.
+    public func powerCycleAdapter(_ adapter: BlueZPath? = nil) async throws(CentralError) {
+        guard let adapter = adapter ?? adapterPath else { throw .notPoweredOn(state) }
         do {
             try await client.setPowered(adapter, false)
             try await client.setPowered(adapter, true)
@@ -25,10 +38,13 @@ extension CentralManager {
         }
     }
 
-    /// Resets the controller of the adapter in use below bluetoothd, the way
-    /// ``CentralOptions/controllerReset`` says; bluetoothd sees it power off and on.
-    public func resetController() async throws(ControllerResetError) {
-        guard let name = adapterName, name.hasPrefix("hci"), let index = Int(name.dropFirst(3)) else {
+    /// Resets the controller of `adapter` (the one GATT connections go through, when nil)
+    /// below bluetoothd, the way ``CentralOptions/controllerReset`` says; bluetoothd sees it
+    /// power off and on.
+    public func resetController(_ adapter: BlueZPath? = nil) async throws(ControllerResetError) {
+        guard let name = (adapter ?? adapterPath)?.lastElement, name.hasPrefix("hci"),
+            let index = Int(name.dropFirst(3))
+        else {
             throw ControllerResetError(index: -1, code: 0, message: "no adapter in use")
         }
         let resetter: any ControllerResetting =

@@ -1,4 +1,4 @@
-import BlueZClient
+public import BlueZClient
 public import ThermometerProfiles
 
 /// What a scan looks for: a device matches when it advertises one of the
@@ -24,51 +24,90 @@ public struct ScanFilter: Sendable, Equatable {
 }
 
 extension CentralManager {
-    /// Starts scanning; discoveries arrive as ``CentralEvent/discovered(_:)``.
+    /// Starts scanning on every adapter in use; discoveries arrive as
+    /// ``CentralEvent/discovered(_:)``.
     ///
     /// The BlueZ filter is only `Transport=le` (with duplicates, so RSSI
     /// updates keep coming): BlueZ merges filters across clients and a name
     /// cannot be filtered there, so matching happens here. The scan resumes
-    /// by itself after bluetoothd restarts or the adapter comes back on.
+    /// by itself after bluetoothd restarts, on an adapter that comes back on, and on one
+    /// that appears. An adapter that refuses `StartDiscovery` is tried again later, while
+    /// the others scan; this throws only when no adapter scans.
     public func scanForPeripherals(matching filter: ScanFilter) async throws(CentralError) {
         scanFilter = filter
         try await applyScan()
         // Devices heard in this discovery already (another client scans): a cheap property
         // check first, views only for those (BlueZ may know ten thousand devices).
-        guard let adapter = adapterPath else { return }
-        for path in mirror({ $0.advertisingDevices(on: adapter) }) { reportDiscovery(path) }
+        for adapter in discovery.activePaths {
+            for path in mirror({ $0.advertisingDevices(on: adapter) }) { reportDiscovery(path) }
+        }
     }
 
-    /// Stops our scan (BlueZ keeps scanning while other clients hold sessions).
+    /// Stops our scan on every adapter (BlueZ keeps scanning while other clients hold sessions).
     public func stopScan() async {
         scanFilter = nil
-        guard discoveryActive, let adapter = adapterPath else { return }
-        discoveryActive = false
-        try? await client.stopDiscovery(adapter)
+        let adapters = discovery.activePaths
+        for adapter in adapters { setDiscovery(adapter, false) }
+        for adapter in adapters { try? await client.stopDiscovery(adapter) }
     }
 
     /// Stops and starts our discovery session again (a fresh scan window:
-    /// some controllers report each advertiser once per scan).
-    public func restartScan() async throws(CentralError) {
-        guard scanFilter != nil, discoveryActive, let adapter = adapterPath else { return }
-        discoveryActive = false
-        try? await client.stopDiscovery(adapter)
+    /// some controllers report each advertiser once per scan); on `adapter` only when given.
+    public func restartScan(on adapter: BlueZPath? = nil) async throws(CentralError) {
+        let adapters = adapter.map { path in discovery.activePaths.filter { $0 == path } } ?? discovery.activePaths
+        guard scanFilter != nil, !adapters.isEmpty else { return }
+        for adapter in adapters {
+            setDiscovery(adapter, false)
+            try? await client.stopDiscovery(adapter)
+        }
         try await applyScan()
     }
 
-    /// Whether we hold a discovery session.
-    public var isScanning: Bool { discoveryActive }
+    /// Whether we hold a discovery session on some adapter.
+    public var isScanning: Bool { discovery.anyActive }
 
+    /// Whether we hold a discovery session on `adapter`.
+    public func isScanning(on adapter: BlueZPath) -> Bool { discovery[adapter]?.active ?? false }
+
+    /// Whether every powered adapter in use that may be tried now has our session.
+    public var isScanningEverywhere: Bool { adaptersToStart(at: .now).isEmpty }
+
+    /// Starts discovery on each powered adapter in use that lacks our session.
     func applyScan() async throws(CentralError) {
-        guard scanFilter != nil, !discoveryActive else { return }
-        guard state == .poweredOn, let adapter = adapterPath else { throw .notPoweredOn(state) }
-        do {
-            try await client.setDiscoveryFilter(adapter, DiscoveryFilter(transport: "le", duplicateData: true))
-            try await startDiscovery(adapter)
-            discoveryActive = true
-        } catch {
-            throw .bluez(error)
+        guard scanFilter != nil else { return }
+        guard state == .poweredOn else { throw .notPoweredOn(state) }
+        var failure: BlueZError?
+        for adapter in adaptersToStart(at: .now) {
+            do {
+                try await client.setDiscoveryFilter(adapter, DiscoveryFilter(transport: "le", duplicateData: true))
+                try await startDiscovery(adapter)
+                guard scanFilter != nil else {
+                    try? await client.stopDiscovery(adapter)
+                    continue
+                }
+                setDiscovery(adapter, true)
+            } catch {
+                failure = error
+                refused(adapter, error)
+            }
         }
+        if let failure, !discovery.anyActive { throw .bluez(failure) }
+    }
+
+    /// The powered adapters in use without our session that may be tried now.
+    private func adaptersToStart(at now: ContinuousClock.Instant) -> [BlueZPath] {
+        let powered = Set(mirror { $0.adapters() }.filter(\.powered).map(\.path))
+        return discovery.entries.filter {
+            !$0.active && powered.contains($0.path) && discovery.mayStart($0.path, at: now)
+        }
+        .map(\.path)
+    }
+
+    /// An adapter refused discovery: logged, and tried again after a delay while we scan.
+    private func refused(_ adapter: BlueZPath, _ error: BlueZError) {
+        guard let delay = discovery.refused(adapter, at: .now) else { return }
+        emit(.discoveryRefused(adapter, "StartDiscovery failed (\(error)); trying again in \(delay)"))
+        executor.schedule(after: delay) { [weak self] in self?.assumeIsolated { $0.resumeScanIfWanted() } }
     }
 
     /// `StartDiscovery`, and once more after `InProgress`: bluetoothd 5.66 answers that both
@@ -86,13 +125,26 @@ extension CentralManager {
     }
 
     func resumeScanIfWanted() {
-        guard scanFilter != nil, state == .poweredOn else { return }
+        guard scanFilter != nil, state == .poweredOn, !isScanningEverywhere else { return }
         Task { try? await applyScan() }
     }
 
+    /// Our session on `adapter` went on or off.
+    func setDiscovery(_ adapter: BlueZPath, _ on: Bool) {
+        guard discovery.set(adapter, active: on, at: .now) else { return }
+        emit(.discovering(adapter, on))
+    }
+
+    /// Follows the adapters in use: the sessions of adapters gone go with them.
+    func followAdapters(_ paths: [BlueZPath]) {
+        let gone = discovery.activePaths.filter { !paths.contains($0) }
+        for adapter in gone { setDiscovery(adapter, false) }
+        discovery.follow(paths)
+    }
+
     func reportDiscovery(_ path: BlueZPath) {
-        guard let filter = scanFilter, discoveryActive, let device = device(path),
-            device.adapter == nil || device.adapter == adapterPath, let address = device.address
+        guard let filter = scanFilter, discovery.anyActive, isOnAdapterInUse(path), let device = device(path),
+            let address = device.address
         else { return }
         let advertisement = AdvertisementData(
             localName: device.name, serviceUUIDs: device.uuids.compactMap(BluetoothUUID.init),
@@ -108,12 +160,12 @@ extension CentralManager {
 }
 
 extension CentralManager {
-    /// Passes on a device's advertisement data when it has any, from our adapter only.
+    /// Passes on a device's advertisement data when it has any, from the adapters in use only.
     ///
     /// Runs for every advertisement of every device in range: a look at the update and at
     /// the path's parent, no view of the device.
     func reportAdvertisement(_ path: BlueZPath, _ update: AdvertisementUpdate) {
-        guard !update.serviceData.isEmpty || !update.manufacturerData.isEmpty, isOnOurAdapter(path),
+        guard !update.serviceData.isEmpty || !update.manufacturerData.isEmpty, isOnAdapterInUse(path),
             let address = path.deviceAddress
         else { return }
         emit(.advertised(address, path, update))
@@ -121,16 +173,11 @@ extension CentralManager {
 
     /// A new device object carries its first advertisement in its properties.
     func reportFirstAdvertisement(_ path: BlueZPath) {
-        guard isOnOurAdapter(path), let device = device(path) else { return }
+        guard isOnAdapterInUse(path), let device = device(path) else { return }
         reportAdvertisement(
             path,
             AdvertisementUpdate(
                 rssi: device.rssi, name: device.name, manufacturerData: device.manufacturerData,
                 serviceData: device.serviceData))
-    }
-
-    private func isOnOurAdapter(_ path: BlueZPath) -> Bool {
-        guard let adapter = adapterPath else { return false }
-        return path.isChild(of: adapter)
     }
 }

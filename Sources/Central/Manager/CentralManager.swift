@@ -24,29 +24,22 @@ public actor CentralManager {
     public private(set) var state: AdapterState = .unknown
     /// Why the central is not powered on, in words a person can act on; nil when it is.
     public private(set) var stateReason: String?
-    /// The adapter in use, when one is.
+    /// The adapter GATT connections go through (the first powered adapter in use), when one is.
     private(set) var adapterPath: BlueZPath?
-    /// The interface name of the adapter in use (`hci0`), when one is.
+    /// The interface name of the adapter GATT connections go through (`hci0`), when one is.
     public var adapterName: String? { adapterPath?.lastElement }
 
     private var observers: [UInt64: @Sendable (CentralEvent) -> Void] = [:]
     private var nextObserver: UInt64 = 0
     private let waiters: ConditionWaiters<BlueZPath>
-    private var poweringOn = false
+    private var poweringOn: Set<BlueZPath> = []
 
-    // Scanning: what we asked for, and whether our BlueZ session is on.
+    // Scanning: what we asked for, and our BlueZ session on each adapter in use.
     var scanFilter: ScanFilter?
-    var discoveryActive = false {
-        didSet {
-            guard discoveryActive != oldValue else { return }
-            silence.discovery(discoveryActive, at: .now)
-            emit(.discovering(discoveryActive))
-        }
-    }
-    /// How long our discovery has heard nothing from any device (the scan watchdog's measure).
-    var silence = SilenceClock()
-    /// Whether the next sound from a device is reported as ``CentralEvent/heardAgain``.
-    var reportsNextSound = false
+    /// Our discovery on each adapter in use (the scan watchdog's measure is per adapter).
+    var discovery = AdapterDiscovery()
+    /// Listed `hciN` names, resolved to the addresses they had when first seen.
+    var resolvedNames: [String: BluetoothAddress] = [:]
     // Notification sessions this client holds (they die with the GATT object or bluetoothd).
     var notifySessions: Set<BlueZPath> = []
     // Bumped on every `Connected=false`, so waits can tell a drop from a stale value.
@@ -65,6 +58,7 @@ public actor CentralManager {
         await client.addObserver { [weak self] event in
             self?.assumeIsolated(passing: event) { $0.handle($1) }
         }
+        resolveAdapterNames()
         recomputeState()
     }
 
@@ -115,7 +109,10 @@ public actor CentralManager {
     // MARK: State
 
     func recomputeState() {
-        let adapter = selectAdapter()
+        resolveAdapterNames()
+        let selected = selectedAdapters()
+        followAdapters(selected.map(\.path))
+        let adapter = selected.first(where: { $0.powered && $0.supportsCentral }) ?? selected.first
         adapterPath = adapter?.path
         let newState: AdapterState
         if mirror({ $0.accessDenied }) != nil {
@@ -127,7 +124,9 @@ public actor CentralManager {
         } else {
             newState = .unsupported
         }
-        if newState == .poweredOff, options.powerOnAdapter, let path = adapter?.path { powerOn(path) }
+        if options.powerOnAdapter, mirror({ $0.isServiceAvailable }) {
+            for off in selected where !off.powered && off.supportsCentral { powerOn(off.path) }
+        }
         let reason = stateReason(newState)
         guard newState != state || reason != stateReason else { return }
         state = newState
@@ -150,6 +149,12 @@ public actor CentralManager {
             guard mirror({ $0.isServiceAvailable }) else {
                 return "bluetoothd is not running (org.bluez is not on the bus)"
             }
+            if options.adapters != nil {
+                let missing = missingAdapters
+                return missing.isEmpty
+                    ? "bluetoothd has no adapter that can act as a central"
+                    : "bluetoothd has none of the adapters configured (\(missing.joined(separator: ", ")))"
+            }
             return switch options.adapter {
             case .automatic: "bluetoothd has no adapter that can act as a central"
             case .name(let name): "bluetoothd has no adapter \(name) that can act as a central"
@@ -158,21 +163,11 @@ public actor CentralManager {
         }
     }
 
-    private func selectAdapter() -> Adapter? {
-        let adapters = mirror { $0.adapters() }.filter(\.supportsCentral)
-        switch options.adapter {
-        case .automatic: return adapters.first(where: \.powered) ?? adapters.first
-        case .name(let name): return adapters.first { $0.interfaceName == name }
-        case .address(let address): return adapters.first { $0.address == address }
-        }
-    }
-
     private func powerOn(_ path: BlueZPath) {
-        guard !poweringOn else { return }
-        poweringOn = true
+        guard poweringOn.insert(path).inserted else { return }
         Task {
             try? await client.setPowered(path, true)
-            poweringOn = false
+            poweringOn.remove(path)
         }
     }
 
@@ -188,26 +183,29 @@ public actor CentralManager {
     /// new device, a link coming up, a characteristic value. A link going down or a device
     /// removed can be bluetoothd's own doing (our `Disconnect`, its timeouts) and does not count.
     private func noteSound(_ event: BlueZEvent) {
+        let path: BlueZPath
         switch event {
-        case .deviceAdvertised, .characteristicValue, .deviceConnected(_, true), .added(_, .device): break
+        case .deviceAdvertised(let device, _), .characteristicValue(let device, _), .deviceConnected(let device, true),
+            .added(let device, .device):
+            path = device
         default: return
         }
-        silence.heard()
-        guard reportsNextSound else { return }
-        reportsNextSound = false
-        emit(.heardAgain)
+        guard let adapter = discovery.heard(path) else { return }
+        emit(.heardAgain(adapter))
     }
 
     private func handleState(_ event: BlueZEvent) {
         switch event {
         case .serviceAppeared, .serviceVanished:
             notifySessions = []
-            discoveryActive = false
+            for adapter in discovery.activePaths { setDiscovery(adapter, false) }
             recomputeState()
             if case .serviceAppeared = event { resumeScanIfWanted() }
         case .added(let path, let kind):
             switch kind {
-            case .adapter: recomputeState()
+            case .adapter:
+                recomputeState()
+                resumeScanIfWanted()
             case .device:
                 reportDiscovery(path)
                 reportFirstAdvertisement(path)
@@ -216,8 +214,9 @@ public actor CentralManager {
         case .removed(let path, let kind):
             removed(path, kind)
         case .adapterPowered(let path, let powered):
+            if !powered { setDiscovery(path, false) }
             recomputeState()
-            if !powered, path == adapterPath { discoveryActive = false }
+            if powered { resumeScanIfWanted() }
         case .deviceConnected(let path, false):
             guard let address = path.deviceAddress else { return }
             disconnects[path, default: 0] += 1

@@ -37,8 +37,10 @@ public enum ControllerResetMethod: Sendable {
 
 /// How the central behaves.
 public struct CentralOptions: Sendable {
-    /// Which adapter to use.
+    /// Which adapter to use, when ``adapters`` is nil: one adapter (the setting `adapter`).
     public var adapter: AdapterSelection
+    /// Which adapters to use (the setting `adapters`); nil: the one ``adapter`` names.
+    public var adapters: AdapterSet?
     /// Whether to switch the adapter on when it is off.
     public var powerOnAdapter: Bool
     /// How ``CentralManager/resetController()`` resets the controller.
@@ -46,10 +48,11 @@ public struct CentralOptions: Sendable {
 
     /// Creates options.
     public init(
-        adapter: AdapterSelection = .automatic, powerOnAdapter: Bool = false,
+        adapter: AdapterSelection = .automatic, adapters: AdapterSet? = nil, powerOnAdapter: Bool = false,
         controllerReset: ControllerResetMethod = .hci
     ) {
         self.adapter = adapter
+        self.adapters = adapters
         self.powerOnAdapter = powerOnAdapter
         self.controllerReset = controllerReset
     }

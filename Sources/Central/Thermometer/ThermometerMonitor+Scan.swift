@@ -40,7 +40,8 @@ extension ThermometerMonitor {
                 scanning.beginPass()
                 let wanted = scanWanted()
                 let isScanning = await central.isScanning
-                if wanted, !isScanning {
+                let everywhere = await central.isScanningEverywhere
+                if wanted, !everywhere {
                     try? await central.scanForPeripherals(matching: ScanFilter())
                 } else if !wanted, isScanning {
                     await central.stopScan()

@@ -40,8 +40,8 @@ public actor ThermometerMonitor {
     /// The service UUIDs that mark a thermometer, once (checked for every advertisement).
     private let thermometerServices: Set<BluetoothUUID>
     private var observer: UInt64?
-    /// The scan watchdog; nil when `scanWatchdog` is off.
-    var watchdog: ScanWatchdog?
+    /// The scan watchdog of each adapter in use (none when `scanWatchdog` is off).
+    var watchdogs: [BlueZPath: ScanWatchdog] = [:]
     var random = SystemRandomNumberGenerator()
 
     /// Creates a monitor; `report` is called on the connection's executor.
@@ -60,9 +60,6 @@ public actor ThermometerMonitor {
             pauseLimit: configuration.scanPauseLimit, batchWindow: configuration.connectBatchWindow,
             keepsScanning: configuration.keepsScanning)
         thermometerServices = Set(configuration.profiles.allServiceUUIDs)
-        watchdog = configuration.scanWatchdog.map {
-            ScanWatchdog(period: $0, adapterReset: configuration.adapterReset, central: central, log: log)
-        }
     }
 
     /// Starts following the central: sessions start as thermometers are found.
@@ -102,8 +99,7 @@ public actor ThermometerMonitor {
     public func shutdown(within limit: Duration) async {
         if let observer { await central.removeObserver(observer) }
         scanning.stop()
-        watchdog?.stop()
-        watchdog = nil
+        stopScanWatchdogs()
         let tracked = Set(devices.addresses).union(sessions.keys).union(connectQueue.slots.linked)
         sessions.values.forEach { $0.cancel() }
         sessions = [:]
@@ -172,10 +168,12 @@ public actor ThermometerMonitor {
             report(.peripheralLost(address))
         case .valueUpdated(let path, let bytes):
             deliver(path, bytes)
-        case .discovering(let on):
-            if on { armScanWatchdog() }
-        case .heardAgain:
-            heardAgain()
+        case .discovering(let adapter, let on):
+            if on { armScanWatchdog(adapter) }
+        case .heardAgain(let adapter):
+            heardAgain(adapter)
+        case .discoveryRefused(let adapter, let why):
+            log.warning("adapter \(adapter.lastElement): \(why)")
         case .disconnected, .servicesChanged, .advertised:
             break  // sessions wait on the central's state for these; adverts are another monitor's
         }

@@ -61,6 +61,11 @@ extension DaemonConfiguration {
             try configuration.applyOverride("socket", [socket], source: ProtocolInfo.socketEnvironmentVariable)
         }
         try configuration.apply(parsed)
+        if let adapter = configuration.adapter, configuration.adapters != nil {
+            throw .conflict(
+                "adapter = \(adapter) and adapters are both given: use adapters alone (adapters = \(adapter) "
+                    + "is what adapter = \(adapter) says)")
+        }
         try configuration.loadKeys(environment: environment, readFile: readFile, permissions: permissions)
         return .run(configuration)
     }

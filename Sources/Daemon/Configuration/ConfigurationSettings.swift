@@ -30,12 +30,25 @@ extension Setting<DaemonConfiguration> {
 
     /// The adapter and the log.
     private static let central: [ConfigurationSetting] = [
-        .value("adapter", flag: "adapter", "NAME", "Bluetooth adapter: hci0, its address, or auto", at: \.adapter) {
-            text throws(SettingError) in
+        .optional(
+            "adapter", flag: "adapter", "NAME", "One Bluetooth adapter: hci0, its address, or auto (not with adapters)",
+            at: \.adapter
+        ) { text throws(SettingError) in
             guard AdapterSelection(text) != nil else {
                 throw SettingError("not an adapter (hciN, an address, or auto): \(text)")
             }
             return text
+        },
+        .optional(
+            "adapters", flag: "adapters", "LIST",
+            "Bluetooth adapters: auto (every one with the central role), all, or addresses (hciN resolved at start)",
+            at: \.adapters
+        ) { text throws(SettingError) in
+            do {
+                return try AdapterSet(parsing: text)
+            } catch {
+                throw SettingError("\(error)")
+            }
         },
         .value("log_level", flag: "log-level", "LEVEL", "Log level: \(LogLevel.names)", at: \.logLevel) {
             text throws(SettingError) in

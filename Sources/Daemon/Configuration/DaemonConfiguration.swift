@@ -23,8 +23,12 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var configPath = defaultConfigPath
     /// The Unix socket, its group and the client limits.
     public var socket = SocketServer.Configuration()
-    /// The Bluetooth adapter: `hci0`, its address, or `auto` (the first powered one with the central role).
-    public var adapter = "auto"
+    /// One Bluetooth adapter (`adapter`): `hci0`, its address, or `auto` (the first powered one
+    /// with the central role); nil when not given.
+    public var adapter: String?
+    /// The Bluetooth adapters (`adapters`): `auto`, `all`, or a list; nil when not given
+    /// (then `adapter`, else `auto`).
+    public var adapters: AdapterSet?
     /// The least severe log level written.
     public var logLevel = LogLevel.info
     /// What marks a thermometer, the back-off, the links and the scan watchdog (the monitor's
@@ -59,6 +63,19 @@ public struct DaemonConfiguration: Equatable, Sendable {
 
     /// The defaults.
     public init() {}
+
+    /// The adapters the central uses: `adapters`, else `adapter` as a one-element selection
+    /// (`adapter = auto` keeps its meaning, the first powered adapter), else every adapter
+    /// (`adapters = auto`).
+    public var adapterSelection: (single: AdapterSelection, set: AdapterSet?) {
+        if let adapters { return (.automatic, adapters) }
+        guard let adapter, let selection = AdapterSelection(adapter) else { return (.automatic, .automatic) }
+        switch selection {
+        case .automatic: return (.automatic, nil)
+        case .name(let name): return (selection, .listed([.unresolved(name: name)]))
+        case .address(let address): return (selection, .listed([.address(address)]))
+        }
+    }
 }
 
 /// What the daemon's command line asks for.
@@ -83,12 +100,14 @@ public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConverti
     case unreadable(SystemError)
     /// A file holding sensor keys that every user may read (its permission bits).
     case exposedKeys(path: String, mode: UInt32)
+    /// Two settings that exclude each other were both given (`adapter` and `adapters`).
+    case conflict(String)
 
     /// The exit status: 64 for the command line, 78 (`EX_CONFIG`) for the file.
     public var exitCode: Int32 {
         switch self {
         case .usage: ExitCode.usage
-        case .file, .unreadable, .exposedKeys: ExitCode.configuration
+        case .file, .unreadable, .exposedKeys, .conflict: ExitCode.configuration
         }
     }
 
@@ -98,6 +117,7 @@ public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConverti
         case .usage(let error): error.message
         case .file(let path, let line, let message): "\(path):\(line): \(message)"
         case .unreadable(let error): "cannot read configuration: \(error)"
+        case .conflict(let message): message
         case .exposedKeys(let path, let mode):
             "\(path) holds sensor keys and every user can read it (mode \(String(mode, radix: 8))): "
                 + "let only root and blectld's group read it, e.g. chown root:blectld \(path); chmod 640 \(path)"

@@ -1,0 +1,113 @@
+public import BlueZClient
+public import SensorModel
+
+/// Which adapters the central uses (the `adapter` or `adapters` setting), and what it
+/// tells of them.
+extension CentralManager {
+    /// The adapters selected now, present and usable, in the order of the setting (else
+    /// BlueZ's); two with one address count once (the first, by path).
+    func selectedAdapters() -> [Adapter] {
+        let present = mirror { $0.adapters() }
+        let central = present.filter(\.supportsCentral)
+        var chosen: [Adapter]
+        switch options.adapters {
+        case nil:
+            chosen = Self.single(options.adapter, in: central).map { [$0] } ?? []
+        case .automatic?:
+            chosen = central
+        case .all?:
+            chosen = present
+        case .listed(let members)?:
+            chosen = members.compactMap { member in present.first { matches($0, member) } }
+        }
+        var addresses: Set<BluetoothAddress> = []
+        chosen.removeAll { adapter in
+            guard let address = adapter.address else { return false }
+            return !addresses.insert(address).inserted
+        }
+        return chosen
+    }
+
+    /// The adapter an `adapter` setting names (the first powered for `auto`).
+    private static func single(_ selection: AdapterSelection, in adapters: [Adapter]) -> Adapter? {
+        switch selection {
+        case .automatic: adapters.first(where: \.powered) ?? adapters.first
+        case .name(let name): adapters.first { $0.interfaceName == name }
+        case .address(let address): adapters.first { $0.address == address }
+        }
+    }
+
+    /// Whether `adapter` is the one a listed member names: by address, or by the address its
+    /// name had when first seen (`hciN` is resolved once: a renumbered adapter keeps its place).
+    private func matches(_ adapter: Adapter, _ member: AdapterSet.Member) -> Bool {
+        switch member {
+        case .address(let address): return adapter.address == address
+        case .unresolved(let name):
+            if let address = resolvedNames[name] { return adapter.address == address }
+            return adapter.interfaceName == name
+        }
+    }
+
+    /// Resolves listed `hciN` names to the addresses of the adapters so named now.
+    func resolveAdapterNames() {
+        guard case .listed(let members)? = options.adapters else { return }
+        let present = mirror { $0.adapters() }
+        for case .unresolved(let name) in members where resolvedNames[name] == nil {
+            guard let address = present.first(where: { $0.interfaceName == name })?.address else { continue }
+            resolvedNames[name] = address
+        }
+    }
+
+    /// The configured adapters not present now (by address or unresolved name).
+    public var missingAdapters: [String] {
+        guard case .listed(let members)? = options.adapters else { return [] }
+        let present = mirror { $0.adapters() }
+        return members.compactMap { member in
+            present.contains { matches($0, member) } ? nil : member.description
+        }
+    }
+
+    /// The adapters in use, as `status` shows them.
+    public func adapterReports() -> [AdapterReport] {
+        let primary = adapterPath
+        return selectedAdapters().map { adapter in
+            AdapterReport(
+                name: adapter.interfaceName, address: adapter.address, alias: adapter.name,
+                powered: adapter.powered, discovering: discovery[adapter.path]?.active ?? false,
+                devicesHeard: mirror { $0.advertisingDevices(on: adapter.path) }.count,
+                connected: mirror { $0.connectedDevices(on: adapter.path) }.count,
+                isPrimary: adapter.path == primary)
+        }
+    }
+
+    /// The paths of the adapters in use now.
+    public var adapterPaths: [BlueZPath] { discovery.entries.map(\.path) }
+
+    /// The interface name (`hci1`) of the adapter at `path`.
+    public func adapterName(of path: BlueZPath) -> String { path.lastElement }
+
+    /// Whether `path` (a device or a GATT object) is on an adapter in use.
+    func isOnAdapterInUse(_ path: BlueZPath) -> Bool {
+        discovery.entries.contains { path.isBelow($0.path) }
+    }
+}
+
+/// One adapter in use, as `status` shows it.
+public struct AdapterReport: Sendable, Equatable {
+    /// Its interface name now (`hci0`).
+    public var name: String
+    /// Its address: its identity.
+    public var address: BluetoothAddress?
+    /// Its name (`Alias`).
+    public var alias: String?
+    /// Whether it is powered.
+    public var powered: Bool
+    /// Whether we hold a discovery session on it.
+    public var discovering: Bool
+    /// Devices it hears now (with an RSSI in the current discovery).
+    public var devicesHeard: Int
+    /// Devices connected through it.
+    public var connected: Int
+    /// Whether GATT connections go through it (the first powered adapter).
+    public var isPrimary: Bool
+}
