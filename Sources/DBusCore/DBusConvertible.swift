@@ -206,7 +206,7 @@ extension Array: DBusConvertible where Element: DBusConvertible {
     public static var dbusSignature: Signature { Signature(unchecked: "a" + Element.dbusSignature.rawValue) }
     // Inlinable: a characteristic's `Value` comes through here on every notification, and
     // unspecialised (callers are in other modules) it looked up the metadata of `Array`
-    // and its storage each time (about 650 instructions; docs/benchmarks.md item 26).
+    // and its storage each time (about 650 instructions; docs/benchmarks-log.md item 26).
     /// Reads an `Array`; a value of another D-Bus type throws ``DBusDecodingError``.
     @inlinable
     public init(dbusValue value: DBusValue) throws {

@@ -22,7 +22,7 @@ enum Schema {
 
     /// Version 2: readings keyed by small integers for their device and its name and profile.
     ///
-    /// A row is about half the size of version 1's (65 against 125 bytes, docs/benchmarks.md):
+    /// A row is about half the size of version 1's (69 against 132 bytes, docs/history.md):
     /// the address, name and profile texts live once in `devices` and `labels`, and `raw` is
     /// the value's bytes as a BLOB where version 1 spelt them in hex (a text profile's value
     /// stays TEXT; ``ReadingsTable`` tells them apart by the stored type). A `labels` row is a

@@ -92,7 +92,7 @@ public final class ConditionWaiters<Scope: Hashable & SendableMetatype>: @unchec
         // The hub and the central call this for every notification, which concerns nobody
         // (`.none`) or finds nobody waiting. Inlined, so specialised in the owner's module:
         // the generic function cost two metadata look-ups per call even when it returned at
-        // once (about 1,200 instructions; callgrind, docs/benchmarks.md item 26).
+        // once (about 1,200 instructions; callgrind, docs/benchmarks-log.md item 26).
         if case .none = trigger { return }
         guard !entries.isEmpty else { return }
         recheck(trigger)

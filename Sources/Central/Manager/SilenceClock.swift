@@ -13,7 +13,7 @@ struct SilenceClock {
     /// When the current stretch of silent discovery began; meaningful while `discovering`.
     /// Not an optional: `ContinuousClock.Instant` is resilient, and checking an optional of
     /// it for nil copied it through value witnesses three times per notification (about
-    /// 350 instructions; callgrind, docs/benchmarks.md item 26).
+    /// 350 instructions; callgrind, docs/benchmarks-log.md item 26).
     private var stretchStart = ContinuousClock.Instant.now
     /// Silent discovery time of earlier stretches (before discovery last went off).
     private var banked: Duration = .zero
