@@ -33,6 +33,9 @@ final class MemoryInbox: Sendable {
         push(.value(bytes))
     }
 
+    /// Forgets the values queued (a loss stays).
+    func drain() { state.withLock { $0.items.removeAll { if case .value = $0 { true } else { false } } } }
+
     /// Adds an item: to the waiting reader, else to the queue.
     func push(_ item: Item) {
         let waiter: OneShot<Item?>? = state.withLock { state in

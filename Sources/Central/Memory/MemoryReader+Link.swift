@@ -79,8 +79,9 @@ struct MemoryLink {
 
     /// The sensor's clock, or nil when it did not answer.
     mutating func readClock() async -> SensorClockReading? {
+        inbox.drain()  // a value cached from an earlier connection is no answer
         guard await write(memory.readClockWrites) else { return nil }
-        return await clockAnswer()
+        return await clockAnswer { _ in true }
     }
 
     /// Sets the clock to `time` and checks the answer.
@@ -93,18 +94,26 @@ struct MemoryLink {
                 return .refused("\(error)")
             }
         }
-        guard let answer = await clockAnswer() else { return .refused("no answer to the clock write") }
-        let off = Int64(answer.deviceTime) - time
-        return abs(off) <= 5 ? .set : .refused("the clock reads \(off) s off after the write")
+        // The answer to the write tells the time just set; an earlier answer is passed over.
+        // Where the sensor tells the time last set (pvvx), that must be this write's.
+        let written = UInt32(clamping: max(0, time))
+        let accepted: (SensorClockReading) -> Bool = { answer in
+            if let lastSet = answer.lastSetTime { return lastSet == written }
+            return abs(Int64(answer.deviceTime) - time) <= 5
+        }
+        guard await clockAnswer(accepted) != nil else {
+            return .refused("no answer telling the time set")
+        }
+        return .set
     }
 
     /// Waits for the next clock answer, passing over other notifications.
-    private func clockAnswer() async -> SensorClockReading? {
+    private func clockAnswer(_ accepted: (SensorClockReading) -> Bool) async -> SensorClockReading? {
         let deadline = ContinuousClock.now + Self.answerTimeout
         while ContinuousClock.now < deadline {
             guard case .value(let bytes)? = await inbox.next(timeout: deadline - .now) else { return nil }
             switch try? memory.parse(bytes) {
-            case .clock(let reading)?: return reading
+            case .clock(let reading)? where accepted(reading): return reading
             case .refused?: return nil
             default: continue
             }

@@ -32,6 +32,10 @@ struct MemoryReader: Sendable {
         result.connectedFor = ContinuousClock.now - started
         await monitor.central.removeObserver(token)
         await monitor.central.cancelPeripheralConnection(peripheral)
+        // The slot is free once the link is down, not when the call returns.
+        _ = await monitor.central.wait(timeout: .seconds(5), device: path) { central in
+            central.device(path)?.connected == true ? nil : true
+        }
         monitor.log.info(Self.summary(result, address))
         return result
     }
