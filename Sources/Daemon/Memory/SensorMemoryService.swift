@@ -80,7 +80,7 @@ public actor SensorMemoryService {
         tasks[address] = Task { await self.download(address, profile, name: reading.name, due) }
     }
 
-    private func download(_ address: BluetoothAddress, _ family: ProfileID, name: String?, _ due: MemoryScheduler.Download)
+    func download(_ address: BluetoothAddress, _ family: ProfileID, name: String?, _ due: MemoryScheduler.Download)
         async
     {
         var request = MemoryReadRequest(
