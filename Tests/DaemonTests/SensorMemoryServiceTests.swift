@@ -168,13 +168,18 @@ import UnixSupport
 /// When downloads and clock settings are due.
 struct MemorySchedulerTests {
     static let sensor = BluetoothAddress("A4:C1:38:EE:00:01")!
-    static func at(_ seconds: Int64) -> Timestamp { Timestamp(millisecondsSince1970: 1_800_000_000_000 + seconds * 1000) }
+    static func at(_ seconds: Int64) -> Timestamp {
+        Timestamp(millisecondsSince1970: 1_800_000_000_000 + seconds * 1000)
+    }
 
     @Test func aGapStartsOneDownloadAndTheIntervalHoldsTheNext() {
         var scheduler = MemoryScheduler(settings: SensorMemorySettings())
         #expect(scheduler.heard(Self.sensor, at: Self.at(0), previous: Self.at(-60)) == nil)
         let first = scheduler.heard(Self.sensor, at: Self.at(1200))
-        #expect(first == MemoryScheduler.Download(since: Self.at(0).millisecondsSince1970 / 1000, skipping: 0, setClock: true))
+        #expect(
+            first
+                == MemoryScheduler.Download(since: Self.at(0).millisecondsSince1970 / 1000, skipping: 0, setClock: true)
+        )
         #expect(scheduler.heard(Self.sensor, at: Self.at(1201)) == nil)  // running
         scheduler.finished(Self.sensor, interrupted: false, lastNumber: 20, failed: false)
         // Another gap, within the hour: waits for the interval.

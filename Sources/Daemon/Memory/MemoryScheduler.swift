@@ -48,7 +48,8 @@ struct MemoryScheduler {
         guard let pending = sensor.pending, !sensor.running, isAllowed(sensor, at: time) else { return nil }
         sensor.running = true
         sensor.lastStart = time
-        let setClock = settings.clockSync && sensor.clockTried.map { time.duration(since: $0) >= settings.clockInterval } ?? true
+        let setClock =
+            settings.clockSync && sensor.clockTried.map { time.duration(since: $0) >= settings.clockInterval } ?? true
         if setClock { sensor.clockTried = time }
         return Download(since: pending.since, skipping: pending.skipping, setClock: setClock)
     }

@@ -121,7 +121,8 @@ public actor SensorMemoryService {
     private func finish(_ address: BluetoothAddress, _ result: MemoryReadResult, _ tally: MemoryTally) {
         tasks[address] = nil
         let failed = if case .failed = result.end { true } else { false }
-        scheduler.finished(address, interrupted: result.end.isInterrupted, lastNumber: result.lastNumber, failed: failed)
+        scheduler.finished(
+            address, interrupted: result.end.isInterrupted, lastNumber: result.lastNumber, failed: failed)
         var entry = statuses[address] ?? SensorMemoryStatus(address: address.description)
         entry.record(result, tally, at: .now())
         if result.clock == .set, let drift = result.drift, let setAt = result.lastSetTime {
