@@ -201,7 +201,10 @@ let package = Package(
             swiftSettings: strictSwift),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "HTTPOutput", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport"],
+            dependencies: [
+                "Daemon", "HTTPOutput", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport", "Central",
+                "ReadingHub", "HistoryStore", "MockBlueZ",
+            ],
             swiftSettings: strictSwift),
         .testTarget(
             name: "HistoryStoreTests",

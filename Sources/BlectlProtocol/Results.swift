@@ -28,6 +28,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     public var advertisements: AdvertisementStatus?
     /// The scan watchdog's recovery ladder; null when the watchdog is off.
     public var scanWatchdog: ScanWatchdogStatus?
+    /// The memory-capable sensors' downloads and clocks; null when `sensor_memory = off`.
+    public var sensorMemory: [SensorMemoryStatus]?
     /// The calibration offsets in force, by address and quantity; null when none is configured.
     public var calibration: [CalibrationOffset]?
     /// The adapters in use (`adapters`), in the order of the setting.
@@ -56,6 +58,7 @@ public struct StatusResult: Codable, Equatable, Sendable {
         case missingAdapters = "missing_adapters"
         case lastSeq = "last_seq"
         case scanWatchdog = "scan_watchdog"
+        case sensorMemory = "sensor_memory"
     }
 
 }

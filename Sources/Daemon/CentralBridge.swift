@@ -8,7 +8,7 @@ public import UnixSupport
 /// order, and the hub's scan and read requests go to the monitor.
 public final class CentralBridge: CentralControl {
     private let hub: Hub
-    private let monitor: ThermometerMonitor
+    let monitor: ThermometerMonitor
     /// The advertising sensors' monitor, when some advertisement format is read.
     private let advertisements: AdvertisingSensorMonitor?
 

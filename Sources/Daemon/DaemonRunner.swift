@@ -70,10 +70,13 @@ public struct DaemonRunner: Sendable {
             log.debug("starting the \(source.sourceName) source")
             await source.start()
         }
+        let memory = makeSensorMemory(service.hub, bridge)
+        await memory?.start()
         await announceReady(service.hub, central)
         let cause = await serve(until: stops, bus: mockBus == nil ? "system" : "mock adapter's")
         log.notice("stopping")
         try? notifier.stopping()
+        await memory?.stop()
         for source in sources {
             log.debug("stopping the \(source.sourceName) source")
             await source.shutdown()
@@ -203,6 +206,13 @@ public struct DaemonRunner: Sendable {
         return HostCPUSource.make(
             zone: settings.hostCPUZone, interval: settings.hostCPUInterval, executor: executor, log: log,
             report: CentralBridge.reporter(to: hub))
+    }
+
+    /// The sensors' memory downloads, when `sensor_memory = auto` and the history is kept
+    /// (gaps are found, and duplicates dropped, against it).
+    private func makeSensorMemory(_ hub: Hub, _ bridge: CentralBridge) -> SensorMemoryService? {
+        guard configuration.sensorMemory.enabled, configuration.history else { return nil }
+        return SensorMemoryService(hub: hub, monitor: bridge.monitor, settings: configuration.sensorMemory, log: log)
     }
 
     /// What the advertisement monitor reads; nil when `advert_profiles = none`.

@@ -71,6 +71,8 @@ struct TrackedDevice: Sendable, Equatable {
 
     mutating func apply(_ event: Event) {
         switch event {
+        case .reading(let reading) where reading.source == .memory:
+            readings += 1  // a past value read back: not the device's latest, nor its interval
         case .reading(let reading):
             if let previous = latest { gaps.add(reading.time.duration(since: previous.time)) }
             latest = reading

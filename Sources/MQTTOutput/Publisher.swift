@@ -214,6 +214,10 @@ final class Publisher: @unchecked Sendable {
         let payload: [UInt8]
         var retain = false
         switch item.event {
+        case .reading(let reading) where reading.source == .memory:
+            // Not the device's state: Home Assistant's state stays the newest live value.
+            topic = topics.memory(deviceID)
+            payload = Payload.state(reading, gateway: configuration.gateway, rssi: nil)
         case .reading(let reading):
             announce(reading)
             receptionDue(reading.address)

@@ -10,6 +10,10 @@ struct Topics: Sendable {
     /// `blectl/<device_id>/state`: one JSON object per reading.
     func state(_ deviceID: String) -> String { "\(prefix)/\(deviceID)/state" }
 
+    /// `blectl/<device_id>/memory`: one JSON object per reading read back from the device's
+    /// memory (never its state: Home Assistant's state stays the newest live value).
+    func memory(_ deviceID: String) -> String { "\(prefix)/\(deviceID)/memory" }
+
     /// `blectl/<device_id>/error`: one JSON object per reading error.
     func error(_ deviceID: String) -> String { "\(prefix)/\(deviceID)/error" }
 

@@ -39,6 +39,13 @@ enum StatusCommand {
                 terminal.print(line)
             }
         }
+        if let memory = status.sensorMemory, !memory.isEmpty {
+            let table = SensorMemoryRows.table(memory)
+            for line in terminal.table(table, paint: { row, _, text in row == 0 ? terminal.paint(text, .bold) : text })
+            {
+                terminal.print(line)
+            }
+        }
         guard !status.connected.isEmpty else { return .success }
         var table = [["", "NAME", "ADDRESS", "TEMPERATURE", "UPDATED"]]
         for peripheral in status.connected {

@@ -22,6 +22,7 @@ extension Setting<DaemonConfiguration> {
         + HTTPOutput.Settings.settings.map { $0.lifted(into: \.http) }
         + Hub.Limits.settings.map { $0.lifted(into: \.hub) } + adapterPower
         + MQTTOutput.Settings.settings.map { $0.lifted(into: \.mqtt) } + advertisements
+        + SensorMemorySettings.settings.map { $0.lifted(into: \.sensorMemory) }
 
     /// The setting of a file key.
     static func named(_ key: String) -> ConfigurationSetting? {

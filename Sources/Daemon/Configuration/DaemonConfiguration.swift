@@ -60,6 +60,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
     public var mqtt = MQTTOutput.Settings()
     /// Advertising sensors (`scan_mode`, `advert_*`) and the host's CPU (`host_cpu*`).
     public var advertisements = AdvertisementSettings()
+    /// Filling gaps from the sensors' memory and setting their clocks (`sensor_memory*`, `sensor_clock_sync`).
+    public var sensorMemory = SensorMemorySettings()
 
     /// The defaults.
     public init() {}

@@ -1,0 +1,162 @@
+import SensorModel
+import ThermometerProfiles
+import UnixSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One memory download: the slot, the link, the clock, the records, the clean-up.
+struct MemoryReader: Sendable {
+    let request: MemoryReadRequest
+    let memory: any SensorMemoryProtocol
+    let progress: @Sendable (MemoryReadProgress) -> Void
+    var address: BluetoothAddress { request.address }
+
+    /// Runs the download; the slot and the link are given up on every path.
+    func run(_ monitor: isolated ThermometerMonitor) async -> MemoryReadResult {
+        guard let path = await monitor.central.knownDevicePath(address) else {
+            return MemoryReadResult(end: .failed("no device object for \(address) (not heard lately)"))
+        }
+        let peripheral = Peripheral(address: address, path: path, name: nil)
+        guard await takeSlot(monitor) else {
+            return MemoryReadResult(end: .failed("no connection slot free within \(request.slotTimeout)"))
+        }
+        defer { monitor.connectQueue.release(address) }
+        let inbox = MemoryInbox(loop: monitor.central.executor)
+        let token = await monitor.central.addObserver { [address] event in
+            Self.forward(event, of: address, to: inbox)
+        }
+        let started = ContinuousClock.now
+        var result = await connectAndRead(peripheral, inbox: inbox, monitor)
+        result.connectedFor = ContinuousClock.now - started
+        await monitor.central.removeObserver(token)
+        await monitor.central.cancelPeripheralConnection(peripheral)
+        // The slot is free once the link is down, not when the call returns.
+        _ = await monitor.central.wait(timeout: .seconds(5), device: path) { central in
+            central.device(path)?.connected == true ? nil : true
+        }
+        monitor.log.info(Self.summary(result, address))
+        return result
+    }
+
+    /// Passes the link's losses to the inbox (values are filtered by path once known).
+    private static func forward(_ event: CentralEvent, of address: BluetoothAddress, to inbox: MemoryInbox) {
+        switch event {
+        case .valueUpdated(let path, let bytes): inbox.pushValue(path, bytes)
+        case .disconnected(let lost, _) where lost == address: inbox.push(.lost("disconnected"))
+        case .peripheralRemoved(let lost, _) where lost == address: inbox.push(.lost("device removed"))
+        case .stateChanged(let state) where state != .poweredOn: inbox.push(.lost("adapter \(state.rawValue)"))
+        default: break
+        }
+    }
+
+    /// Connects, finds the protocol's characteristic, subscribes, does the clock and the records.
+    private func connectAndRead(
+        _ peripheral: Peripheral, inbox: MemoryInbox, _ monitor: isolated ThermometerMonitor
+    ) async -> MemoryReadResult {
+        let central = monitor.central
+        do {
+            try await connect(peripheral, monitor)
+            let characteristic = try await findCharacteristic(peripheral, monitor)
+            inbox.follow(characteristic.path)
+            try await central.setNotifyValue(true, for: characteristic)
+            var link = MemoryLink(central: central, characteristic: characteristic, inbox: inbox, memory: memory)
+            var result = MemoryReadResult(end: .finished)
+            let clock = await link.readClock()
+            let map = clockMap(clock, &result)
+            await setClockIfAsked(&link, clock: clock, &result, monitor)
+            await download(&link, map: map, sensorTime: clock?.deviceTime, into: &result)
+            try? await central.setNotifyValue(false, for: characteristic)
+            return result
+        } catch {
+            return MemoryReadResult(end: .failed("\(error)"))
+        }
+    }
+
+    /// The drift read now (sensor minus gateway), with the earlier one the caller knows of.
+    private func clockMap(_ clock: SensorClockReading?, _ result: inout MemoryReadResult) -> SensorClockMap {
+        guard let clock else { return SensorClockMap(drift: 0, earlier: request.earlierDrift) }
+        let drift = clock.drift(from: Self.gatewayNow())
+        result.drift = drift
+        result.lastSetTime = clock.lastSetTime
+        return SensorClockMap(drift: drift, earlier: request.earlierDrift)
+    }
+
+    /// Sets the clock when asked and the gateway's clock is synchronised.
+    private func setClockIfAsked(
+        _ link: inout MemoryLink, clock: SensorClockReading?, _ result: inout MemoryReadResult,
+        _ monitor: isolated ThermometerMonitor
+    ) async {
+        guard request.setClock else { return }
+        guard request.gatewayClockSynchronized else {
+            result.clock = .gatewayUnsynchronized
+            monitor.log.notice("sensor \(address): clock not set: the gateway's clock is not synchronised")
+            return
+        }
+        result.clock = await link.setClock(to: Self.gatewayNow())
+        if case .refused(let why) = result.clock {
+            monitor.log.warning("sensor \(address): setting its clock failed: \(why)")
+        } else {
+            monitor.log.notice("sensor \(address): clock set (it was \(result.drift ?? 0) s off)")
+        }
+    }
+
+    /// The download proper: start writes, then notifications until the end, a stall or a loss.
+    private func download(
+        _ link: inout MemoryLink, map: SensorClockMap, sensorTime: UInt32?, into result: inout MemoryReadResult
+    ) async {
+        let asked: MemoryRequest =
+            if let newerThan = request.newerThan {
+                .newer(than: map.deviceTime(of: newerThan), skipping: request.skipping)
+            } else {
+                .newest(count: request.limit, skipping: request.skipping)
+            }
+        var download = SensorMemoryDownload(memory, request: asked, sensorTime: sensorTime)
+        guard await link.write(download.startWrites) else { return result.end = .failed("request refused") }
+        while !download.isFinished {
+            switch await link.inbox.next(timeout: request.stallTimeout) {
+            case nil:
+                _ = await link.write(memory.stopWrites)
+                return result.end = .stalled
+            case .lost?:
+                return result.end = .disconnected
+            case .value(let bytes)?:
+                if case .finished(_, let stops) = take(download.receive(bytes), map: map, into: &result) {
+                    _ = await link.write(stops)
+                }
+            }
+        }
+    }
+
+    /// Reports one step of the download; returns it.
+    private func take(
+        _ step: SensorMemoryDownload.Step, map: SensorClockMap, into result: inout MemoryReadResult
+    ) -> SensorMemoryDownload.Step {
+        switch step {
+        case .record(let record):
+            result.received += 1
+            result.lastNumber = max(result.lastNumber, Int(record.number))
+            progress(.record(record, gatewayTime: map.gatewayTime(of: record.deviceTime)))
+        case .rejected(let error):
+            result.rejected += 1
+            progress(.rejected(error))
+        case .finished, .ignored:
+            break
+        }
+        return step
+    }
+
+    /// The gateway's wall clock, seconds since 1970.
+    static func gatewayNow() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec)
+    }
+
+    private static func summary(_ result: MemoryReadResult, _ address: BluetoothAddress) -> String {
+        let drift = result.drift.map { ", clock \($0) s off" } ?? ""
+        return "sensor \(address): memory download \(result.end): \(result.received) records, "
+            + "\(result.rejected) refused, connected \(result.connectedFor)\(drift)"
+    }
+}

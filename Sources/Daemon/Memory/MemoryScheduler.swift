@@ -1,0 +1,75 @@
+import BlectlProtocol
+import SensorModel
+
+/// When each memory-capable sensor's memory is read: after a gap in its live readings longer
+/// than `sensor_memory_after`, at most once per `sensor_memory_interval` (an interrupted
+/// download sooner, after `retryAfter`), one download at a time per sensor. Pure: times come in.
+struct MemoryScheduler {
+    /// A download to start.
+    struct Download: Equatable {
+        /// Records measured after this (gateway seconds since 1970).
+        var since: Int64
+        /// Records an interrupted download already brought.
+        var skipping: Int
+        /// Whether the clock is due to be set.
+        var setClock: Bool
+    }
+
+    struct Sensor {
+        /// The newest live reading's time.
+        var lastLive: Timestamp?
+        /// The gap to fill: records after this (seconds), and what an interrupted download brought.
+        var pending: (since: Int64, skipping: Int)?
+        var running = false
+        var lastStart: Timestamp?
+        var lastInterrupted = false
+        /// When a clock setting was last tried.
+        var clockTried: Timestamp?
+    }
+
+    let settings: SensorMemorySettings
+    private(set) var sensors: [BluetoothAddress: Sensor] = [:]
+
+    init(settings: SensorMemorySettings) { self.settings = settings }
+
+    /// Whether the sensor has been seen since start (its previous reading looked up).
+    func knows(_ address: BluetoothAddress) -> Bool { sensors[address] != nil }
+
+    /// A live reading at `time`; `previous` is the one before it, from the history for the
+    /// first reading since start. Returns the download to start now, if one is due.
+    mutating func heard(_ address: BluetoothAddress, at time: Timestamp, previous: Timestamp? = nil) -> Download? {
+        var sensor = sensors[address] ?? Sensor()
+        let before = sensor.lastLive ?? previous
+        if let before, time.duration(since: before) > settings.after, sensor.pending == nil {
+            sensor.pending = (before.millisecondsSince1970 / 1000, 0)
+        }
+        sensor.lastLive = max(time, sensor.lastLive ?? time)
+        defer { sensors[address] = sensor }
+        guard let pending = sensor.pending, !sensor.running, isAllowed(sensor, at: time) else { return nil }
+        sensor.running = true
+        sensor.lastStart = time
+        let setClock =
+            settings.clockSync && sensor.clockTried.map { time.duration(since: $0) >= settings.clockInterval } ?? true
+        if setClock { sensor.clockTried = time }
+        return Download(since: pending.since, skipping: pending.skipping, setClock: setClock)
+    }
+
+    /// A download ended: interrupted, it stays pending, to skip the records it brought.
+    mutating func finished(_ address: BluetoothAddress, interrupted: Bool, lastNumber: Int, failed: Bool) {
+        guard var sensor = sensors[address] else { return }
+        sensor.running = false
+        sensor.lastInterrupted = interrupted || failed
+        if interrupted, let pending = sensor.pending {
+            sensor.pending = (pending.since, max(pending.skipping, lastNumber))
+        } else if !failed {
+            sensor.pending = nil
+        }
+        sensors[address] = sensor
+    }
+
+    private func isAllowed(_ sensor: Sensor, at time: Timestamp) -> Bool {
+        guard let last = sensor.lastStart else { return true }
+        let wait = sensor.lastInterrupted ? min(settings.retryAfter, settings.interval) : settings.interval
+        return time.duration(since: last) >= wait
+    }
+}

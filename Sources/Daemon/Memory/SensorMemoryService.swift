@@ -1,0 +1,177 @@
+public import BlectlProtocol
+public import Central
+public import ReadingHub
+public import SensorModel
+public import UnixSupport
+
+/// Fills the gaps of memory-capable sensors from their memory and keeps their clocks set:
+/// follows the hub's live readings, asks the ``MemoryScheduler`` when, downloads through
+/// the thermometer monitor's connect slots, stores the records through the hub.
+public actor SensorMemoryService {
+    private let hub: Hub
+    private let monitor: ThermometerMonitor
+    private let settings: SensorMemorySettings
+    private let log: Log
+    private let clockSynchronized: @Sendable () -> Bool
+    private var scheduler: MemoryScheduler
+    private var statuses: [BluetoothAddress: SensorMemoryStatus] = [:]
+    /// The drift before each sensor's clock was set, for records stamped before.
+    private var earlierDrift: [BluetoothAddress: (until: UInt32, drift: Int64)] = [:]
+    private var tasks: [BluetoothAddress: Task<Void, Never>] = [:]
+    private var listener: Int?
+
+    /// A service over `hub` and `monitor`; `clockSynchronized` tells whether the gateway's
+    /// clock may be pushed to sensors (``SystemClock/isSynchronized()`` unless a test says).
+    public init(
+        hub: Hub, monitor: ThermometerMonitor, settings: SensorMemorySettings, log: Log,
+        clockSynchronized: @escaping @Sendable () -> Bool = { SystemClock.isSynchronized() }
+    ) {
+        self.hub = hub
+        self.monitor = monitor
+        self.settings = settings
+        self.log = log
+        self.clockSynchronized = clockSynchronized
+        scheduler = MemoryScheduler(settings: settings)
+    }
+
+    /// Starts following the hub's readings and adds the sensors' part to `status`.
+    public func start() async {
+        let registration = await hub.addListener { [weak self] event in
+            guard case .reading(let reading) = event, reading.source == .live,
+                SensorMemoryProtocols.forFamily(reading.measurement.profile) != nil,
+                let address = BluetoothAddress(reading.address), let self
+            else { return }
+            Task { await self.heard(address, reading) }
+        }
+        listener = registration.id
+        await hub.addStatusContributor { [weak self] status in
+            guard let self else { return }
+            status.sensorMemory = await self.status
+        }
+    }
+
+    /// Stops following and cancels the downloads under way (their slots are released).
+    public func stop() async {
+        if let listener { await hub.removeListener(listener) }
+        for task in tasks.values { task.cancel() }
+        for task in tasks.values { await task.value }
+        tasks = [:]
+    }
+
+    /// Every sensor's entry, by address.
+    public var status: [SensorMemoryStatus] { statuses.keys.sorted().compactMap { statuses[$0] } }
+
+    /// Waits for the downloads under way (tests).
+    public func idle() async {
+        while let task = tasks.values.first { await task.value }
+    }
+
+    private func heard(_ address: BluetoothAddress, _ reading: Reading) async {
+        var previous: Timestamp?
+        if !scheduler.knows(address) {
+            let from = Timestamp(
+                millisecondsSince1970: reading.time.millisecondsSince1970 - Int64(settings.lookback.components.seconds)
+                    * 1000)
+            previous = await hub.newestStoredReading(of: address, in: from..<reading.time)
+        }
+        guard let due = scheduler.heard(address, at: reading.time, previous: previous) else { return }
+        let profile = reading.measurement.profile
+        log.info("sensor \(address): reading its memory from \(Timestamp(millisecondsSince1970: due.since * 1000))")
+        tasks[address] = Task { await self.download(address, profile, name: reading.name, due) }
+    }
+
+    func download(_ address: BluetoothAddress, _ family: ProfileID, name: String?, _ due: MemoryScheduler.Download)
+        async
+    {
+        var request = MemoryReadRequest(
+            address: address, family: family, newerThan: due.since, skipping: due.skipping, setClock: due.setClock,
+            gatewayClockSynchronized: due.setClock && clockSynchronized(), stallTimeout: settings.stallTimeout)
+        request.earlierDrift = earlierDrift[address]
+        let (stream, continuation) = AsyncStream.makeStream(of: MemoryReadProgress.self)
+        let storing = Task { await self.store(stream, address, name: name) }
+        let result = await monitor.readMemory(request) { continuation.yield($0) }
+        continuation.finish()
+        let tally = await storing.value
+        finish(address, result, tally)
+    }
+
+    /// Stores the records as they come; returns (stored, duplicates, rejected).
+    private func store(_ progress: AsyncStream<MemoryReadProgress>, _ address: BluetoothAddress, name: String?) async
+        -> MemoryTally
+    {
+        var tally = MemoryTally()
+        let latest = Timestamp.now().millisecondsSince1970 + 120_000
+        for await step in progress {
+            switch step {
+            case .record(let record, let time) where time * 1000 > latest:
+                tally.rejected += 1
+                log.warning("sensor \(address): memory record \(record.number) is in the future (\(time)); rejected")
+            case .record(let record, let time):
+                let fate = await hub.recordFromMemory(
+                    record.measurement, at: Timestamp(millisecondsSince1970: time * 1000), address: address, name: name)
+                tally.count(fate)
+            case .rejected(let error):
+                tally.rejected += 1
+                log.warning("sensor \(address): memory record rejected (\(error.kind.rawValue)): \(error.detail)")
+            }
+        }
+        return tally
+    }
+
+    private func finish(_ address: BluetoothAddress, _ result: MemoryReadResult, _ tally: MemoryTally) {
+        tasks[address] = nil
+        let failed = if case .failed = result.end { true } else { false }
+        scheduler.finished(
+            address, interrupted: result.end.isInterrupted, lastNumber: result.lastNumber, failed: failed)
+        var entry = statuses[address] ?? SensorMemoryStatus(address: address.description)
+        entry.record(result, tally, at: .now())
+        if result.clock == .set, let drift = result.drift, let setAt = result.lastSetTime {
+            earlierDrift[address] = (setAt, drift)
+        }
+        statuses[address] = entry
+        log.notice(
+            "sensor \(address): memory download \(entry.lastResult ?? "-"): \(tally.stored) stored, "
+                + "\(tally.duplicates) duplicates, \(tally.rejected) rejected")
+    }
+}
+
+/// What a download's records became.
+struct MemoryTally {
+    var stored = 0
+    var duplicates = 0
+    var rejected = 0
+
+    mutating func count(_ fate: Hub.MemoryRecordFate) {
+        switch fate {
+        case .stored: stored += 1
+        case .duplicate, .noHistory: duplicates += 1
+        }
+    }
+}
+
+extension SensorMemoryStatus {
+    /// Takes in one download's outcome.
+    mutating func record(_ result: MemoryReadResult, _ tally: MemoryTally, at time: Timestamp) {
+        downloads += 1
+        lastDownload = time
+        lastResult =
+            switch result.end {
+            case .finished: "finished"
+            case .disconnected: "disconnected"
+            case .stalled: "stalled"
+            case .failed(let why): "failed: \(why)"
+            }
+        (stored, duplicates, rejected) = (tally.stored, tally.duplicates, tally.rejected)
+        let (seconds, attoseconds) = result.connectedFor.components
+        connectedSeconds = Double(seconds) + Double(attoseconds) / 1e18
+        if let drift = result.drift { clockDriftSeconds = drift }
+        switch result.clock {
+        case .notAsked: break
+        case .set:
+            clockSet = time
+            clockResult = "set"
+        case .gatewayUnsynchronized: clockResult = "gateway-unsynchronized"
+        case .refused(let why): clockResult = "refused: \(why)"
+        }
+    }
+}

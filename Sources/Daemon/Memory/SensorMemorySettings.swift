@@ -1,0 +1,57 @@
+public import UnixSupport
+
+/// When blectld reads the sensors' memory and sets their clocks (`sensor_memory*`,
+/// `sensor_clock_sync`); docs/sensor-memory.md, "How blectld uses it".
+public struct SensorMemorySettings: Equatable, Sendable {
+    /// Whether memory-capable sensors' gaps are filled from their memory (`sensor_memory = auto|off`).
+    public var enabled = true
+    /// A gap in a sensor's readings longer than this is filled (`sensor_memory_after`).
+    public var after: Duration = .seconds(600)
+    /// At most one download per sensor this often (`sensor_memory_interval`).
+    public var interval: Duration = .seconds(3600)
+    /// Whether sensors' clocks are set at the first connection and then daily (`sensor_clock_sync = daily|off`).
+    public var clockSync = true
+    /// A download that receives nothing this long ends, its slot released (`sensor_memory_stall`).
+    public var stallTimeout: Duration = .seconds(15)
+    /// An interrupted download (disconnect, stall) is taken up again this long after, at the
+    /// sensor's next reading, whatever ``interval`` says.
+    public var retryAfter: Duration = .seconds(60)
+    /// How far back a gap is looked for in the history at start (the newest stored reading).
+    public var lookback: Duration = .seconds(30 * 86400)
+    /// How often a clock is set.
+    public var clockInterval: Duration = .seconds(86400)
+
+    /// The defaults.
+    public init() {}
+
+    /// The settings, in the order help lists them; the defaults are the properties'.
+    public static let settings: [Setting<Self>] = [
+        .value("sensor_memory", "MODE", "Fill gaps from the sensors' own memory: auto or off", at: \.enabled) {
+            text throws(SettingError) in
+            switch text.lowercased() {
+            case "auto": return true
+            case "off": return false
+            default: throw SettingError("expected auto or off, got '\(text)'")
+            }
+        },
+        .duration(
+            "sensor_memory_after", "DURATION", "A gap in a sensor's readings longer than this is read from its memory",
+            at: \.after, within: .seconds(60)...Duration.seconds(86400)),
+        .duration(
+            "sensor_memory_interval", "DURATION", "At most one memory download per sensor this often",
+            at: \.interval, within: .seconds(10)...Duration.seconds(7 * 86400)),
+        .duration(
+            "sensor_memory_stall", "DURATION", "A memory download that receives nothing this long ends",
+            at: \.stallTimeout, within: .seconds(1)...Duration.seconds(600)),
+        .value(
+            "sensor_clock_sync", "MODE", "Set memory sensors' clocks at the first connection, then daily: daily or off",
+            at: \.clockSync
+        ) { text throws(SettingError) in
+            switch text.lowercased() {
+            case "daily": return true
+            case "off": return false
+            default: throw SettingError("expected daily or off, got '\(text)'")
+            }
+        },
+    ]
+}

@@ -1,0 +1,111 @@
+import Central
+import Glibc
+import MockBlueZ
+import SensorModel
+import TestSupport
+import Testing
+import UnixSupport
+
+/// The memory reader against the mock's memory sensor: slots, stalls, bad records, clocks.
+@Suite(.serialized) struct MemoryReaderTests {
+    static let address = "A4:C1:38:EE:00:01"
+
+    static func scenario(preloaded: Int = 20, pace: Duration = .milliseconds(1), drift: Int64 = -3600) -> MockScenario {
+        var scenario = MockScenario.standard(thermometers: 0, others: 0)
+        scenario.timings = .fast
+        var memory = MockSensorMemory()
+        memory.interval = .seconds(60)
+        memory.preloaded = preloaded
+        memory.clockDrift = drift
+        memory.pace = pace
+        scenario.addMemorySensors(1, memory: memory, interval: .milliseconds(200))
+        return scenario
+    }
+
+    /// One link at most, so a slot kept by mistake shows.
+    static func oneLink() -> ThermometerConfiguration {
+        var configuration = quickConfiguration()
+        configuration.maxConnecting = 1
+        configuration.maxConnections = 1
+        return configuration
+    }
+
+    static func request(setClock: Bool = false, synchronized: Bool = false, stall: Duration = .seconds(5))
+        -> MemoryReadRequest
+    {
+        MemoryReadRequest(
+            address: BluetoothAddress(address)!, family: "pvvx", newerThan: nil, limit: 15, setClock: setClock,
+            gatewayClockSynchronized: synchronized, stallTimeout: stall, slotTimeout: .seconds(2))
+    }
+
+    static func unixNow() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec)
+    }
+
+    /// Runs `body` with both monitors started and the sensor's device object known.
+    static func withSensor(
+        _ scenario: MockScenario, _ body: (MockFixture, ThermometerMonitor) async throws -> Void
+    ) async throws {
+        try await MockFixture.with(scenario: scenario) { fixture in
+            let (adverts, monitor, _) = await AdvertisementFixture.start(fixture, thermometers: oneLink())
+            let known = await eventually(within: .seconds(20)) {
+                await fixture.central.knownDevicePath(BluetoothAddress(address)!) != nil
+            }
+            #expect(known)
+            try await body(fixture, monitor)
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
+    @Test func aStalledDownloadEndsAndReleasesItsSlot() async throws {
+        try await Self.withSensor(Self.scenario(pace: .seconds(30))) { _, monitor in
+            let started = ContinuousClock.now
+            let first = await monitor.readMemory(Self.request(stall: .seconds(1))) { _ in }
+            #expect(first.end == .stalled)
+            #expect(ContinuousClock.now - started < .seconds(15))
+            // One link in all: the second gets it only if the first gave it back.
+            let second = await monitor.readMemory(Self.request(stall: .seconds(1))) { _ in }
+            #expect(second.end == .stalled)
+        }
+    }
+
+    @Test func aCorruptRecordIsRejectedAndTheRestReported() async throws {
+        try await Self.withSensor(Self.scenario()) { fixture, monitor in
+            try await fixture.mock.inject(.sensorMemory(.corruptRecord(number: 3), address: Self.address))
+            let records = Locked<[Int64]>([])
+            let result = await monitor.readMemory(Self.request()) { step in
+                if case .record(_, let time) = step { records.withLock { $0.append(time) } }
+            }
+            #expect(result.end == .finished)
+            #expect(result.rejected == 1)
+            #expect(result.received == 14)
+            #expect(records.withLock { $0.count } == 14)
+        }
+    }
+
+    @Test func theClockIsSetOnlyWhenTheGatewayIsSynchronisedAndARefusalIsReported() async throws {
+        try await Self.withSensor(Self.scenario()) { fixture, monitor in
+            let unsynchronized = await monitor.readMemory(Self.request(setClock: true, synchronized: false)) { _ in }
+            #expect(unsynchronized.clock == .gatewayUnsynchronized)
+            let untouched = try await fixture.mock.sensorMemory(address: Self.address)
+            #expect(untouched.lastSetTime == 0)
+            #expect(abs((unsynchronized.drift ?? 0) + 3600) <= 2)
+
+            let set = await monitor.readMemory(Self.request(setClock: true, synchronized: true)) { _ in }
+            #expect(set.clock == .set)
+            let clock = try await fixture.mock.sensorMemory(address: Self.address)
+            #expect(abs(Int64(clock.sensorTime) - Self.unixNow()) <= 2)
+
+            try await fixture.mock.inject(.sensorMemory(.refuseClockWrite(times: 1), address: Self.address))
+            try await Task.sleep(for: .milliseconds(1100))  // a write in another second than the last
+            let refused = await monitor.readMemory(Self.request(setClock: true, synchronized: true)) { _ in }
+            guard case .refused = refused.clock else {
+                Issue.record("expected a refusal, got \(refused.clock)")
+                return
+            }
+            #expect(refused.end == .finished)
+        }
+    }
+}

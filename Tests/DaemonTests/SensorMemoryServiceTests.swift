@@ -1,0 +1,202 @@
+import BlectlProtocol
+import Central
+@testable import Daemon
+import HistoryStore
+import MockBlueZ
+import ReadingHub
+import SensorModel
+import TestSupport
+import Testing
+import UnixSupport
+
+/// Gaps filled from the mock sensor's memory, through the hub into a real history store.
+@Suite(.serialized) struct SensorMemoryServiceTests {
+    static let address = "A4:C1:38:EE:00:01"
+    static let sensor = BluetoothAddress(address)!
+    /// Three years behind: a sensor whose clock was never set right.
+    static let drift: Int64 = -3 * 365 * 86400
+
+    struct World {
+        let hub: Hub
+        let history: HistoryStore
+        let service: SensorMemoryService
+        let mock: MockBluetoothd
+        /// The newest live reading stored before the start (gateway ms).
+        let seeded: Int64
+    }
+
+    /// A memory sensor recording every minute for 90 minutes, a history whose newest live
+    /// reading of it is 30 minutes old, the monitors, the hub and the service started.
+    static func withWorld(
+        fault: MockMemoryFault? = nil, _ body: (World) async throws -> Void
+    ) async throws {
+        var scenario = MockScenario.standard(thermometers: 0, others: 0)
+        scenario.timings = .fast
+        var memory = MockSensorMemory()
+        memory.interval = .seconds(60)
+        memory.preloaded = 90
+        memory.clockDrift = drift
+        memory.pace = .milliseconds(2)
+        scenario.addMemorySensors(1, memory: memory, interval: .milliseconds(300))
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await withPrivateBus { bus in
+            let mock = try await MockBluetoothd.start(address: bus.address, scenario: scenario)
+            let status = try await mock.sensorMemory(address: address)
+            // Just before the record of 30 minutes ago, so that its minute has a live reading.
+            let seeded = (Int64(status.newestRecordTime!) - drift - 30 * 60) * 1000 - 500
+            let log = Log(level: .warning)
+            let history = try HistoryStore.open(path: directory.path, log: log)
+            for minute in 0..<10 {
+                history.append(.reading(liveReading(seq: UInt64(minute + 1), at: seeded - Int64(9 - minute) * 60_000)))
+            }
+            await history.flush()
+            let central = try await CentralManager.connect(to: .address(bus.address))
+            let hub = Hub(lastSeq: 10, executor: central.executor, sensors: KnownSensors.catalog)
+            await hub.attach(history: history)
+            var thermometers = ThermometerConfiguration()
+            thermometers.searches = false
+            thermometers.keepsScanning = true
+            let bridge = CentralBridge(
+                hub: hub, central: central, configuration: thermometers, advertisements: AdvertisementConfiguration(),
+                log: log)
+            var settings = SensorMemorySettings()
+            settings.after = .seconds(60)
+            settings.retryAfter = .seconds(1)
+            settings.stallTimeout = .seconds(3)
+            let service = SensorMemoryService(
+                hub: hub, monitor: bridge.monitor, settings: settings, log: log, clockSynchronized: { false })
+            if let fault { try await mock.inject(.sensorMemory(fault, address: address)) }
+            await service.start()
+            for source in bridge.sources { await source.start() }
+            do {
+                try await body(World(hub: hub, history: history, service: service, mock: mock, seeded: seeded))
+            } catch {
+                Issue.record(error)
+            }
+            await service.stop()
+            for source in bridge.sources { await source.shutdown() }
+            await history.close()
+            await central.close()
+            await mock.stop()
+        }
+    }
+
+    static func liveReading(seq: UInt64, at milliseconds: Int64) -> Reading {
+        Reading(
+            seq: seq, time: Timestamp(millisecondsSince1970: milliseconds), address: address, name: nil,
+            measurement: Measurement(profile: "pvvx", quantities: Quantities([.temperature: 21]), raw: "00"))
+    }
+
+    /// Every reading of the sensor from `from` on.
+    static func readings(_ world: World, from: Int64) async -> [Reading] {
+        let page = await world.history.history(
+            HistoryQuery(address: address, from: Timestamp(millisecondsSince1970: from)), limit: 10_000)
+        return page.events.compactMap { if case .reading(let reading) = $0 { reading } else { nil } }
+    }
+
+    /// Waits until the sensor's entry says `downloads` ended.
+    static func downloads(_ count: Int, _ world: World) async -> SensorMemoryStatus? {
+        _ = await eventually(within: .seconds(30)) { await (world.service.status.first?.downloads ?? 0) >= count }
+        await world.service.idle()
+        return await world.service.status.first
+    }
+
+    /// No memory reading shares its minute with another reading of the device.
+    static func checkOnePerMinute(_ readings: [Reading]) {
+        let byMinute = Dictionary(grouping: readings) { $0.time.millisecondsSince1970 / 60_000 }
+        for reading in readings where reading.source == .memory {
+            #expect(byMinute[reading.time.millisecondsSince1970 / 60_000]?.count == 1, "\(reading.time) shared")
+        }
+    }
+
+    @Test func aGapIsFilledWithTheSensorsTimesAndNoDuplicateAtTheEdges() async throws {
+        try await Self.withWorld { world in
+            let status = await Self.downloads(1, world)
+            #expect(status?.lastResult == "finished")
+            #expect(abs((status?.clockDriftSeconds ?? 0) - Self.drift) <= 2)
+            let readings = await Self.readings(world, from: world.seeded - 60_000)
+            let memory = readings.filter { $0.source == .memory }
+            Self.checkOnePerMinute(readings)
+            // The records of the last 30 minutes (the oldest shares the seeded reading's minute
+            // and is dropped), at their times on the gateway's clock.
+            let newest = try await world.mock.sensorMemory(address: Self.address).newestRecordTime!
+            let expected = (0..<30).map { (Int64(newest) - Self.drift - Int64($0) * 60) * 1000 }
+            let firstLive = readings.first { $0.source == .live && $0.time.millisecondsSince1970 > world.seeded }
+            let gap = expected.filter { time in
+                time > world.seeded && time / 60_000 != world.seeded / 60_000
+                    && time / 60_000 < (firstLive?.time.millisecondsSince1970 ?? .max) / 60_000
+            }
+            #expect(gap.count >= 28)
+            for time in gap {
+                #expect(memory.contains { abs($0.time.millisecondsSince1970 - time) <= 2000 }, "no record at \(time)")
+            }
+            #expect(memory.count <= 30)
+            #expect(status?.stored == memory.count)
+            // Sequence numbers were assigned as they were stored: after the seeded ones.
+            #expect(memory.allSatisfy { $0.seq > 10 })
+
+            // The same range again stores nothing twice.
+            let before = memory.count
+            let due = MemoryScheduler.Download(since: world.seeded / 1000, skipping: 0, setClock: false)
+            await world.service.download(Self.sensor, "pvvx", name: nil, due)
+            let again = await world.service.status.first
+            #expect(again?.stored == 0)
+            #expect((again?.duplicates ?? 0) >= before)
+            let after = await Self.readings(world, from: world.seeded - 60_000)
+            #expect(after.filter { $0.source == .memory }.count == before)
+        }
+    }
+
+    @Test func anInterruptedDownloadResumesAfterTheLastRecordStored() async throws {
+        try await Self.withWorld(fault: .disconnectDuringDownload(afterRecords: 10)) { world in
+            let first = await Self.downloads(1, world)
+            #expect(first?.lastResult == "disconnected")
+            #expect(first?.stored == 10)
+            let second = await Self.downloads(2, world)
+            #expect(second?.lastResult == "finished")
+            // Resumed, not started again: the ten stored are not sent again (a few records
+            // written meanwhile shift the numbers).
+            #expect((second?.duplicates ?? 99) <= 3)
+            let readings = await Self.readings(world, from: world.seeded - 60_000)
+            Self.checkOnePerMinute(readings)
+            #expect(readings.filter { $0.source == .memory }.count >= 28)
+        }
+    }
+}
+
+/// When downloads and clock settings are due.
+struct MemorySchedulerTests {
+    static let sensor = BluetoothAddress("A4:C1:38:EE:00:01")!
+    static func at(_ seconds: Int64) -> Timestamp {
+        Timestamp(millisecondsSince1970: 1_800_000_000_000 + seconds * 1000)
+    }
+
+    @Test func aGapStartsOneDownloadAndTheIntervalHoldsTheNext() {
+        var scheduler = MemoryScheduler(settings: SensorMemorySettings())
+        #expect(scheduler.heard(Self.sensor, at: Self.at(0), previous: Self.at(-60)) == nil)
+        let first = scheduler.heard(Self.sensor, at: Self.at(1200))
+        #expect(
+            first
+                == MemoryScheduler.Download(since: Self.at(0).millisecondsSince1970 / 1000, skipping: 0, setClock: true)
+        )
+        #expect(scheduler.heard(Self.sensor, at: Self.at(1201)) == nil)  // running
+        scheduler.finished(Self.sensor, interrupted: false, lastNumber: 20, failed: false)
+        // Another gap, within the hour: waits for the interval.
+        #expect(scheduler.heard(Self.sensor, at: Self.at(2400)) == nil)
+        let next = scheduler.heard(Self.sensor, at: Self.at(4900))
+        #expect(next?.since == Self.at(1201).millisecondsSince1970 / 1000)
+        // The clock was tried at the first connection: not again within the day, refused or not.
+        #expect(next?.setClock == false)
+    }
+
+    @Test func anInterruptedDownloadResumesSoonSkippingWhatItBrought() {
+        var scheduler = MemoryScheduler(settings: SensorMemorySettings())
+        _ = scheduler.heard(Self.sensor, at: Self.at(0), previous: Self.at(-1200))
+        scheduler.finished(Self.sensor, interrupted: true, lastNumber: 12, failed: false)
+        #expect(scheduler.heard(Self.sensor, at: Self.at(30)) == nil)
+        let resumed = scheduler.heard(Self.sensor, at: Self.at(61))
+        #expect(resumed?.skipping == 12)
+        #expect(resumed?.since == Self.at(-1200).millisecondsSince1970 / 1000)
+    }
+}
