@@ -136,6 +136,9 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
     public var model: String?
     /// Who makes them (`Xiaomi`); null before any reading.
     public var manufacturer: String?
+    /// The adapters that heard it at the end of a `scan`, each with its RSSI (no
+    /// `last_heard`), by interface name; absent outside a `scan` reply.
+    public var adapters: [AdapterHearing]?
 
     /// Creates a row.
     public init(address: String, name: String?, rssi: Int?, thermometer: Bool, connected: Bool, lastSeen: Timestamp) {
@@ -148,10 +151,16 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case address, name, rssi, thermometer, connected, profile, family, model, manufacturer
+        case address, name, rssi, thermometer, connected, profile, family, model, manufacturer, adapters
         case lastSeen = "last_seen"
     }
 
+    /// The row with `hearings` as its adapters, in the order of their names (`hci0`, `hci1`).
+    public func heard(by hearings: [AdapterHearing]) -> PeripheralInfo {
+        var row = self
+        row.adapters = hearings.sorted { ($0.adapter.count, $0.adapter) < ($1.adapter.count, $1.adapter) }
+        return row
+    }
 }
 
 /// One thermometer's temperature in the result of `read`; also what `blectl read --json` prints.
