@@ -38,7 +38,8 @@ struct AdapterReportingTests {
 
             let text = try await fixture.blectl(["scan", "--all", "--timeout", "3"])
             #expect(text.status == 0)
-            let line = try #require(text.output.split(separator: "\n").first { $0.contains(Self.sensor) }, "\(text.output)")
+            let line = try #require(
+                text.output.split(separator: "\n").first { $0.contains(Self.sensor) }, "\(text.output)")
             #expect(line.contains("hci0 -") && line.contains(", hci1 -"), "\(line)")
             #expect(!line.contains("dBm"))
         }
@@ -54,7 +55,8 @@ struct AdapterReportingTests {
             #expect(adapters.map { $0["adapter"] as? String } == ["hci0"])
             #expect(adapters.first?["rssi"] as? Int != nil)
             let text = try await fixture.blectl(["scan", "--all", "--timeout", "3"])
-            let line = try #require(text.output.split(separator: "\n").first { $0.contains(Self.sensor) }, "\(text.output)")
+            let line = try #require(
+                text.output.split(separator: "\n").first { $0.contains(Self.sensor) }, "\(text.output)")
             #expect(line.contains(" dBm") && !line.contains("hci0"), "\(line)")
         }
     }
@@ -95,7 +97,9 @@ struct AdapterReportingTests {
 
                 let subscriber = try MQTTSubscriber(broker, topic: "blectl/gateways/#")
                 defer { Task { await subscriber.stop() } }
-                try await subscriber.wait("the retained adapters") { !$0.filter { $0.topic.hasSuffix("/adapters") }.isEmpty }
+                try await subscriber.wait("the retained adapters") {
+                    !$0.filter { $0.topic.hasSuffix("/adapters") }.isEmpty
+                }
                 let message = try #require(subscriber.on("blectl/gateways/gw1/adapters").last)
                 #expect(message.retained)
                 let object = try #require(message.json)
