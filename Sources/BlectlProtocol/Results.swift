@@ -155,6 +155,23 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
         case lastSeen = "last_seen"
     }
 
+    /// Encodes the wire form: `adapters` only in a `scan` reply (left out, never `null`,
+    /// elsewhere), the other fields as always.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(address, forKey: .address)
+        try container.encodeIfPresent(name, forKey: .name)
+        try container.encodeIfPresent(rssi, forKey: .rssi)
+        try container.encode(thermometer, forKey: .thermometer)
+        try container.encode(connected, forKey: .connected)
+        try container.encode(lastSeen, forKey: .lastSeen)
+        try container.encodeIfPresent(profile, forKey: .profile)
+        try container.encodeIfPresent(family, forKey: .family)
+        try container.encodeIfPresent(model, forKey: .model)
+        try container.encodeIfPresent(manufacturer, forKey: .manufacturer)
+        try container.encodeUnlessNil(adapters, forKey: .adapters)
+    }
+
     /// The row with `hearings` as its adapters, in the order of their names (`hci0`, `hci1`).
     public func heard(by hearings: [AdapterHearing]) -> PeripheralInfo {
         var row = self
