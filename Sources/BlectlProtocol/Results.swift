@@ -139,6 +139,9 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
     public var model: String?
     /// Who makes them (`Xiaomi`); null before any reading.
     public var manufacturer: String?
+    /// The adapters that heard it at the end of a `scan`, each with its RSSI (no
+    /// `last_heard`), by interface name; absent outside a `scan` reply.
+    public var adapters: [AdapterHearing]?
 
     /// Creates a row.
     public init(address: String, name: String?, rssi: Int?, thermometer: Bool, connected: Bool, lastSeen: Timestamp) {
@@ -151,10 +154,33 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case address, name, rssi, thermometer, connected, profile, family, model, manufacturer
+        case address, name, rssi, thermometer, connected, profile, family, model, manufacturer, adapters
         case lastSeen = "last_seen"
     }
 
+    /// Encodes the wire form: `adapters` only in a `scan` reply (left out, never `null`,
+    /// elsewhere), the other fields as always.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(address, forKey: .address)
+        try container.encodeIfPresent(name, forKey: .name)
+        try container.encodeIfPresent(rssi, forKey: .rssi)
+        try container.encode(thermometer, forKey: .thermometer)
+        try container.encode(connected, forKey: .connected)
+        try container.encode(lastSeen, forKey: .lastSeen)
+        try container.encodeIfPresent(profile, forKey: .profile)
+        try container.encodeIfPresent(family, forKey: .family)
+        try container.encodeIfPresent(model, forKey: .model)
+        try container.encodeIfPresent(manufacturer, forKey: .manufacturer)
+        try container.encodeUnlessNil(adapters, forKey: .adapters)
+    }
+
+    /// The row with `hearings` as its adapters, in the order of their names (`hci0`, `hci1`).
+    public func heard(by hearings: [AdapterHearing]) -> PeripheralInfo {
+        var row = self
+        row.adapters = hearings.sorted { ($0.adapter.count, $0.adapter) < ($1.adapter.count, $1.adapter) }
+        return row
+    }
 }
 
 /// One thermometer's temperature in the result of `read`; also what `blectl read --json` prints.

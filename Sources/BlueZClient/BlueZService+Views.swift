@@ -37,6 +37,17 @@ extension BlueZService {
         }
     }
 
+    /// The devices on `adapter` heard in the current discovery, with the `RSSI` each was heard
+    /// at, without building their views (a `scan` reply: what each adapter hears).
+    public func deviceSignals(on adapter: BlueZPath) -> [(path: BlueZPath, rssi: Int16)] {
+        tree.paths(with: BlueZ.Interface.device, under: adapter.objectPath).compactMap { path in
+            guard let rssi = try? tree.properties(path, BlueZ.Interface.device)?["RSSI"]?.decode(Int16.self) else {
+                return nil
+            }
+            return (BlueZPath(path), rssi)
+        }
+    }
+
     /// The paths of the connected devices on `adapter`, without building their views.
     public func connectedDevices(on adapter: BlueZPath) -> [BlueZPath] {
         tree.paths(with: BlueZ.Interface.device, under: adapter.objectPath).compactMap { path in

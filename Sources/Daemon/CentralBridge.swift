@@ -1,4 +1,4 @@
-import BlectlProtocol
+public import BlectlProtocol
 public import Central
 public import ReadingHub
 public import SensorModel
@@ -59,6 +59,15 @@ public final class CentralBridge: CentralControl {
     /// Scans for `duration` (a `scan` request), on top of the monitor's own windows.
     public func scan(for duration: Duration) async throws {
         await monitor.scan(for: duration)
+    }
+
+    /// Scans for `duration`, and returns each adapter's RSSI of each device heard at its end.
+    public func scanHearings(for duration: Duration) async throws -> [String: [AdapterHearing]] {
+        let hearings = await monitor.scanHearings(for: duration)
+        return Dictionary(
+            uniqueKeysWithValues: hearings.map { address, heard in
+                (address.description, heard.map { AdapterHearing(adapter: $0.adapter, rssi: $0.rssi) })
+            })
     }
 
     /// Adds the advertisement sensors' part of `status` (when some format is read) and the

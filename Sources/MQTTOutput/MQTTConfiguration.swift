@@ -61,6 +61,8 @@ extension MQTTOutput {
         public var reconnect: ClosedRange<Duration> = .seconds(1)...Duration.seconds(60)
         /// Messages handed to the broker before its acknowledgements.
         public var window = 100
+        /// How often the adapters are read from `status` while connected (published when changed).
+        public var adaptersPeriod: Duration = .seconds(30)
         /// Where the acknowledged position is kept (`mqtt.position`); nil: nowhere.
         public var stateDirectory: String?
 

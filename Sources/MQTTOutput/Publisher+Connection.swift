@@ -40,6 +40,8 @@ extension Publisher: MosquittoEvents {
                 + "\(configuration.gateway)\(resumed))")
         enter(.connected, reason: nil)
         publishRetained([(topics.gatewayStatus, Array("online".utf8))])
+        adaptersPublished = nil
+        adaptersDue()
         if topics.discovers {
             connection?.subscribe(topics.homeAssistantStatus, qos: 1)
             announceEverything()

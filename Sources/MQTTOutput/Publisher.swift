@@ -42,6 +42,9 @@ final class Publisher: @unchecked Sendable {
     var devices: [String: KnownDevice] = [:]
     /// When the advertising sensors' reception was last read from `status`, and whether a read is on its way.
     var receptionRead: (at: ContinuousClock.Instant?, pending: Bool) = (nil, false)
+    /// The next read of the adapters, and what this connection published of them last.
+    var adaptersTimer: LoopTimer?
+    var adaptersPublished: [UInt8]?
 
     var delay: Duration
     var retryTimer: LoopTimer?

@@ -7,6 +7,9 @@ struct Topics: Sendable {
     /// `blectl/gateways/<gateway>/status`: `online` / `offline`, retained; `offline` is the will.
     var gatewayStatus: String { "\(prefix)/gateways/\(gateway)/status" }
 
+    /// `blectl/gateways/<gateway>/adapters`: the gateway's adapters (JSON), retained.
+    var gatewayAdapters: String { "\(prefix)/gateways/\(gateway)/adapters" }
+
     /// `blectl/<device_id>/state`: one JSON object per reading.
     func state(_ deviceID: String) -> String { "\(prefix)/\(deviceID)/state" }
 

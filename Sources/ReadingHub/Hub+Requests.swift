@@ -76,11 +76,18 @@ extension Hub {
         let duration = min(max(timeout ?? limits.defaultScan, .zero), limits.maxScan)
         let startedAt = now()
         // In a task of its own, so that a request whose client went away stops waiting at once.
-        guard let result = await executor.run(until: nil, { try await central.scan(for: duration) }) else {
+        guard let result = await executor.run(until: nil, { try await central.scanHearings(for: duration) }) else {
             throw ErrorInfo(.unavailable, "the request was cancelled")
         }
-        if case .failure(let error) = result { throw ErrorInfo(describing: error) }
-        return peripherals().filter { $0.connected || $0.lastSeen >= startedAt }
+        let hearings: [String: [AdapterHearing]]
+        switch result {
+        case .failure(let error): throw ErrorInfo(describing: error)
+        case .success(let heard): hearings = heard
+        }
+        return peripherals().compactMap { peripheral in
+            guard peripheral.connected || peripheral.lastSeen >= startedAt else { return nil }
+            return hearings.isEmpty ? peripheral : peripheral.heard(by: hearings[peripheral.address] ?? [])
+        }
     }
 
     /// A current temperature from each connected thermometer and each sensor heard

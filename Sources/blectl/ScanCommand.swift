@@ -14,6 +14,14 @@ enum ScanCommand {
         var family: String?
         var model: String?
         var manufacturer: String?
+        /// Each adapter that heard it, with its RSSI (`[]` when none did at the scan's end).
+        var adapters: [Heard]
+
+        /// One adapter's hearing: `{"adapter":"hci1","rssi":-82}`.
+        struct Heard: Encodable {
+            var adapter: String
+            var rssi: Int?
+        }
 
         init(_ peripheral: PeripheralInfo) {
             address = peripheral.address
@@ -25,6 +33,7 @@ enum ScanCommand {
             family = peripheral.family
             model = peripheral.model
             manufacturer = peripheral.manufacturer
+            adapters = (peripheral.adapters ?? []).map { Heard(adapter: $0.adapter, rssi: $0.rssi) }
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -38,10 +47,11 @@ enum ScanCommand {
             try container.encode(family, forKey: .family)
             try container.encode(model, forKey: .model)
             try container.encode(manufacturer, forKey: .manufacturer)
+            try container.encode(adapters, forKey: .adapters)
         }
 
         private enum CodingKeys: String, CodingKey {
-            case address, name, rssi, thermometer, connected, profile, family, model, manufacturer
+            case address, name, rssi, thermometer, connected, profile, family, model, manufacturer, adapters
         }
     }
 
@@ -68,7 +78,7 @@ enum ScanCommand {
         for peripheral in shown {
             let kind = peripheral.thermometer ? (peripheral.connected ? "yes, connected" : "yes") : "no"
             rows.append([
-                Format.name(peripheral.name), peripheral.address, peripheral.rssi.map { "\($0) dBm" } ?? "–", kind,
+                Format.name(peripheral.name), peripheral.address, signal(peripheral), kind,
                 peripheral.profile ?? "", peripheral.family ?? "",
             ])
         }
@@ -79,6 +89,16 @@ enum ScanCommand {
         }
         for line in lines { terminal.print(line) }
         return .success
+    }
+}
+
+extension ScanCommand {
+    /// The RSSI column: `-52 dBm`; each adapter's (`hci0 -60, hci1 -82`) when more than one
+    /// adapter heard the device.
+    static func signal(_ peripheral: PeripheralInfo) -> String {
+        let adapters = peripheral.adapters ?? []
+        guard adapters.count > 1 else { return peripheral.rssi.map { "\($0) dBm" } ?? "–" }
+        return adapters.map { "\($0.adapter) \($0.rssi.map(String.init) ?? "–")" }.joined(separator: ", ")
     }
 }
 

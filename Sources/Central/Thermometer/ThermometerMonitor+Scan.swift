@@ -1,4 +1,5 @@
 import BlueZClient
+public import SensorModel
 import UnixSupport
 
 /// Our scan, as the ``ScanScheduler`` wants it: windows, discovery kept on, pauses for
@@ -11,6 +12,19 @@ extension ThermometerMonitor {
         log.debug("scan requested: discovery open for at least \(duration)")
         openScanWindow(duration)
         try? await central.executor.sleep(for: duration)
+    }
+
+    /// ``scan(for:)``, then what each adapter in use hears of each device at the scan's end
+    /// (`blectl scan`'s adapters), read as the scan's time is up, before a closing window
+    /// stops discovery (BlueZ drops a device's RSSI then).
+    public func scanHearings(for duration: Duration) async -> [BluetoothAddress: [DeviceHearing]] {
+        await scan(for: duration)
+        return hearingsNow()
+    }
+
+    /// What each adapter hears now, read on the central's executor without a hop.
+    private func hearingsNow() -> [BluetoothAddress: [DeviceHearing]] {
+        central.assumeIsolated { $0.deviceHearings() }
     }
 
     /// Keeps discovery on all the time, or back to windows (advertising sensors are heard

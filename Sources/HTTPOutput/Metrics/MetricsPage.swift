@@ -154,6 +154,7 @@ enum MetricsPage {
             "blectl_bluez_up", .gauge,
             help: "1 when bluetoothd answers with a usable adapter (powered on or off, or refusing access), else 0.",
             [.poweredOn, .poweredOff, .unauthorized].contains(status.state) ? 1 : 0)
+        writeAdapters(status, to: &out)
         if let history = status.history {
             out.single(
                 "blectl_history_rows", .gauge, help: "Readings and reading errors in the history database.",

@@ -58,6 +58,7 @@ struct DashboardPage {
         var html = "<main data-devices=\"\(devices.count)\">\n<header>\n<h1>Thermometers</h1>\n"
         html += "<p class=\"summary\">\(summary())</p>\n"
         html += "<nav>" + windowLinks() + "</nav>\n</header>\n"
+        html += adapterTable()
         if devices.isEmpty {
             html += "<p class=\"none\">No thermometers yet. blectld connects to them as it finds them; "
             html += "this page shows them as they report.</p>\n"

@@ -11,7 +11,11 @@ enum PageStyle {
         Roboto,sans-serif}
         main{max-width:80rem;margin:0 auto;padding:1rem;display:grid;gap:1rem;\
         grid-template-columns:repeat(auto-fill,minmax(min(100%,26rem),1fr))}
-        header,footer,.none{grid-column:1/-1}
+        header,footer,.none,.adapters{grid-column:1/-1}
+        .adapters{border-collapse:collapse;font-size:.9rem;background:var(--card);border-radius:.6rem}
+        .adapters caption{text-align:left;font-weight:600;padding:.2rem 0}
+        .adapters th,.adapters td{text-align:left;padding:.3rem .8rem}
+        .adapters .off td,.adapters .missing td{color:var(--warn)}
         h1{font-size:1.5rem;margin:0}
         h2{font-size:1.15rem;margin:0}
         .summary,.identity,.state,footer{color:var(--muted);font-size:.9rem;margin:.2rem 0}

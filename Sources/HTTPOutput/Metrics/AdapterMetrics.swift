@@ -1,0 +1,42 @@
+import BlectlProtocol
+
+/// The per-adapter families of `/metrics` (several adapters, issue 36; docs/http.md): one
+/// series per adapter in use, labelled `adapter` (its address, its identity: kept when a USB
+/// reset renumbers it) and `interface` (its `hciN` now). A configured adapter that is not
+/// present is `blectl_adapter_up{…} 0` with an empty `interface`. The unlabelled families
+/// (`blectl_adapter_powered`, `blectl_scan_watchdog_*`) stay as they were.
+extension MetricsPage {
+    static func writeAdapters(_ status: StatusResult, to out: inout PrometheusText) {
+        let adapters = status.adapters ?? []
+        let missing = status.missingAdapters ?? []
+        let families: [(String, PrometheusText.Kind, String, (AdapterStatus) -> Double?)] = [
+            (
+                "blectl_adapter_up", .gauge, "1 when the adapter is present and powered on, else 0.",
+                { $0.powered ? 1 : 0 }
+            ),
+            (
+                "blectl_adapter_discovering", .gauge,
+                "1 while blectld holds a discovery session on the adapter, else 0.", { $0.discovering ? 1 : 0 }
+            ),
+            (
+                "blectl_adapter_devices_heard", .gauge, "Devices the adapter hears in the current discovery.",
+                { Double($0.devicesHeard) }
+            ),
+            ("blectl_adapter_connected", .gauge, "Devices connected through the adapter.", { Double($0.connected) }),
+            (
+                "blectl_adapter_recovery_steps_total", .counter,
+                "Steps the adapter's scan watchdog took since blectld started (with scan_watchdog on).",
+                { $0.recoverySteps.map(Double.init) }
+            ),
+        ]
+        for (name, kind, help, value) in families {
+            out.family(name, kind, help: help)
+            for adapter in adapters {
+                guard let value = value(adapter) else { continue }
+                out.sample(name, ["adapter": adapter.address ?? adapter.name, "interface": adapter.name], value)
+            }
+            guard name == "blectl_adapter_up" else { continue }
+            for adapter in missing { out.sample(name, ["adapter": adapter, "interface": ""], 0) }
+        }
+    }
+}
