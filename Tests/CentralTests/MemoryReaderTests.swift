@@ -50,7 +50,7 @@ import UnixSupport
     ) async throws {
         try await MockFixture.with(scenario: scenario) { fixture in
             let (adverts, monitor, _) = await AdvertisementFixture.start(fixture, thermometers: oneLink())
-            let known = await eventually(within: .seconds(20)) {
+            let known = await eventually(within: Duration.seconds(60).scaled) {
                 await fixture.central.knownDevicePath(BluetoothAddress(address)!) != nil
             }
             #expect(known)

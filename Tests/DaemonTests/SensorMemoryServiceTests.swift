@@ -97,7 +97,9 @@ import UnixSupport
 
     /// Waits until the sensor's entry says `downloads` ended.
     static func downloads(_ count: Int, _ world: World) async -> SensorMemoryStatus? {
-        _ = await eventually(within: .seconds(30)) { await (world.service.status.first?.downloads ?? 0) >= count }
+        _ = await eventually(within: Duration.seconds(90).scaled) {
+            await (world.service.status.first?.downloads ?? 0) >= count
+        }
         await world.service.idle()
         return await world.service.status.first
     }
