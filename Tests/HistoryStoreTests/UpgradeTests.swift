@@ -9,17 +9,23 @@ import TestSupport
     import Glibc
 #endif
 
-@Suite("History store: upgrading a version-1 database")
+/// Serialized, and every blocking step (an upgrade inside `HistoryStore.open`, a child
+/// process run to its end) on a thread of its own: on two cores the cooperative pool has two
+/// threads, and seconds-long upgrades blocking them stalled every other suite of the run.
+@Suite("History store: upgrading a version-1 database", .serialized)
 struct UpgradeTests {
     @Test("a version-1 database is rebuilt at start: every row as it was, numbering after its floor, smaller")
     func rebuild() async throws {
         try await StoreFixture.with { fixture in
-            try writeLegacy(fixture.databasePath, rows: 20_000)
-            let before = try legacyEvents(fixture.databasePath)
+            let path = fixture.databasePath
+            let before = try await onOwnThread {
+                try writeLegacy(path, rows: 20_000)
+                return try legacyEvents(path)
+            }
             let bytesBefore = fileSize(fixture.databasePath)
             #expect(before.count == 20_000)
 
-            let store = try fixture.open()
+            let store = try await onOwnThread { try fixture.open() }
             #expect(store.lastSeq == 220_000, "the old file's seq_floor")
             #expect(await allEvents(store, pageSize: 5_000) == before)
             #expect(await store.status().rows == 20_000)
@@ -35,11 +41,13 @@ struct UpgradeTests {
     func killedUpgrade() async throws {
         try await StoreFixture.with { fixture in
             let legacy = fixture.directory + "/legacy.sqlite3"
-            try writeLegacy(legacy, rows: 150_000)
-            let expected = try legacyEvents(legacy).count
+            let expected = try await onOwnThread {
+                try writeLegacy(legacy, rows: 150_000)
+                return try legacyEvents(legacy).count
+            }
             // How long a whole upgrade takes here, tool start included.
             let path = fixture.directory + "/db/history.sqlite3"
-            try copyFresh(legacy, to: path)
+            try await onOwnThread { try copyFresh(legacy, to: path) }
             let started = ContinuousClock.now
             let whole = try ChildProcess.start(
                 toolPath(), ["upgrade", path], logFile: URL(fileURLWithPath: fixture.directory + "/whole.log"))
@@ -47,7 +55,7 @@ struct UpgradeTests {
             let duration = started.duration(to: .now)
             var found: [Int32] = []
             for fraction in [0.05, 0.15, 0.25, 0.35, 0.45, 0.6, 0.8, 1.0] {
-                try copyFresh(legacy, to: path)
+                try await onOwnThread { try copyFresh(legacy, to: path) }
                 let child = try ChildProcess.start(
                     toolPath(), ["upgrade", path],
                     logFile: URL(fileURLWithPath: fixture.directory + "/upgrade-\(fraction).log"))
@@ -63,8 +71,10 @@ struct UpgradeTests {
                 #expect(try connection.texts("PRAGMA quick_check") == ["ok"])
                 #expect(try connection.integer("SELECT count(*) FROM readings") == Int64(expected))
                 // The next start finishes the job.
-                let store = try HistoryStore.open(
-                    path: path, configuration: .init(commitInterval: .seconds(3600)), log: fixture.log)
+                let log = fixture.log
+                let store = try await onOwnThread {
+                    try HistoryStore.open(path: path, configuration: .init(commitInterval: .seconds(3600)), log: log)
+                }
                 #expect(await store.status().rows == expected)
                 #expect(store.lastSeq == UInt64(expected) + 200_000)
                 await store.close()
@@ -80,14 +90,17 @@ struct UpgradeTests {
     func fullDisk() async throws {
         try await ScratchFileSystem.with(sizeBytes: 64 << 20) { fs in
             let fixture = StoreFixture(directory: fs.writable)
-            try writeLegacy(fixture.databasePath, rows: 150_000)
-            let rowsBefore = try rowCount(fixture.databasePath)
+            let path = fixture.databasePath
+            let rowsBefore = try await onOwnThread {
+                try writeLegacy(path, rows: 150_000)
+                return try rowCount(path)
+            }
             // The disk fills while the new file is written: shrink the file system to what it
             // holds as soon as the upgrade file appears.
             // A thread, not a task: opening the store blocks this task's thread, and the
             // cooperative pool may have no other.
             let shrunk = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 let deadline = ContinuousClock.now + .seconds(60)
                 while access(fixture.databasePath + ".upgrade", F_OK) != 0, ContinuousClock.now < deadline {
                     usleep(1_000)
@@ -96,8 +109,11 @@ struct UpgradeTests {
                 for _ in 0..<20 where (try? fs.resize(to: usedBytes(fs.writable) + 65_536)) == nil {}
                 shrunk.signal()
             }
-            let store = try fixture.open(.init(commitInterval: .milliseconds(100)))
-            shrunk.wait()
+            let store = try await onOwnThread {
+                let store = try fixture.open(.init(commitInterval: .milliseconds(100)))
+                shrunk.wait()
+                return store
+            }
             var status = await store.status()
             #expect(status.state == .degraded)
             #expect(status.reason?.hasPrefix("disk full") == true, "\(status.reason ?? "")")
@@ -113,7 +129,7 @@ struct UpgradeTests {
             await store.close()
             // With room again, the next start upgrades it.
             try fs.resize(to: 128 << 20)
-            let reopened = try fixture.open()
+            let reopened = try await onOwnThread { try fixture.open() }
             #expect(await reopened.status().rows == rowsBefore)
             await reopened.close()
         }
@@ -125,8 +141,11 @@ struct UpgradeTests {
     func noRoom() async throws {
         try await ScratchFileSystem.with(sizeBytes: 24 << 20) { fs in
             let fixture = StoreFixture(directory: fs.writable)
-            try writeLegacy(fixture.databasePath, rows: 100_000)
-            let store = try fixture.open()
+            let path = fixture.databasePath
+            let store = try await onOwnThread {
+                try writeLegacy(path, rows: 100_000)
+                return try fixture.open()
+            }
             let status = await store.status()
             #expect(status.state == .degraded)
             #expect(status.reason?.hasPrefix("disk full") == true)

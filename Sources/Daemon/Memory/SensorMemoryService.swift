@@ -19,6 +19,11 @@ public actor SensorMemoryService {
     private var earlierDrift: [BluetoothAddress: (until: UInt32, drift: Int64)] = [:]
     private var tasks: [BluetoothAddress: Task<Void, Never>] = [:]
     private var listener: Int?
+    /// The live readings of memory-capable sensors, taken in order by one task (``start()``'s):
+    /// not a task per reading, which costs an allocation each and, created from the hub's
+    /// thread, ran at whatever priority was left (a test run of every suite starved it).
+    private var heardReadings: AsyncStream<(BluetoothAddress, Reading)>.Continuation?
+    private var follower: Task<Void, Never>?
 
     /// A service over `hub` and `monitor`; `clockSynchronized` tells whether the gateway's
     /// clock may be pushed to sensors (``SystemClock/isSynchronized()`` unless a test says).
@@ -36,12 +41,18 @@ public actor SensorMemoryService {
 
     /// Starts following the hub's readings and adds the sensors' part to `status`.
     public func start() async {
-        let registration = await hub.addListener { [weak self] event in
+        let (readings, heardReadings) = AsyncStream.makeStream(
+            of: (BluetoothAddress, Reading).self, bufferingPolicy: .bufferingNewest(Self.followedReadings))
+        self.heardReadings = heardReadings
+        follower = Task { [weak self] in
+            for await (address, reading) in readings { await self?.heard(address, reading) }
+        }
+        let registration = await hub.addListener { event in
             guard case .reading(let reading) = event, reading.source == .live,
                 SensorMemoryProtocols.forFamily(reading.measurement.profile) != nil,
-                let address = BluetoothAddress(reading.address), let self
+                let address = BluetoothAddress(reading.address)
             else { return }
-            Task { await self.heard(address, reading) }
+            heardReadings.yield((address, reading))
         }
         listener = registration.id
         await hub.addStatusContributor { [weak self] status in
@@ -53,10 +64,16 @@ public actor SensorMemoryService {
     /// Stops following and cancels the downloads under way (their slots are released).
     public func stop() async {
         if let listener { await hub.removeListener(listener) }
+        heardReadings?.finish()
+        await follower?.value
         for task in tasks.values { task.cancel() }
         for task in tasks.values { await task.value }
         tasks = [:]
     }
+
+    /// The live readings waiting to be looked at, at most: the newest are kept (a sensor's
+    /// next reading tells the same).
+    static let followedReadings = 1024
 
     /// Every sensor's entry, by address.
     public var status: [SensorMemoryStatus] { statuses.keys.sorted().compactMap { statuses[$0] } }
