@@ -64,9 +64,9 @@ struct MemoryReader: Sendable {
             var link = MemoryLink(central: central, characteristic: characteristic, inbox: inbox, memory: memory)
             var result = MemoryReadResult(end: .finished)
             let clock = await link.readClock()
-            let map = clockMap(clock, &result)
+            var map = clockMap(clock, &result)
             await setClockIfAsked(&link, clock: clock, &result, monitor)
-            await download(&link, map: map, sensorTime: clock?.deviceTime, into: &result)
+            await download(&link, map: &map, sensorTime: clock?.deviceTime, into: &result)
             try? await central.setNotifyValue(false, for: characteristic)
             return result
         } catch {
@@ -104,7 +104,7 @@ struct MemoryReader: Sendable {
 
     /// The download proper: start writes, then notifications until the end, a stall or a loss.
     private func download(
-        _ link: inout MemoryLink, map: SensorClockMap, sensorTime: UInt32?, into result: inout MemoryReadResult
+        _ link: inout MemoryLink, map: inout SensorClockMap, sensorTime: UInt32?, into result: inout MemoryReadResult
     ) async {
         let asked: MemoryRequest =
             if let newerThan = request.newerThan {
@@ -122,7 +122,7 @@ struct MemoryReader: Sendable {
             case .lost?:
                 return result.end = .disconnected
             case .value(let bytes)?:
-                if case .finished(_, let stops) = take(download.receive(bytes), map: map, into: &result) {
+                if case .finished(_, let stops) = take(download.receive(bytes), map: &map, into: &result) {
                     _ = await link.write(stops)
                 }
             }
@@ -131,13 +131,16 @@ struct MemoryReader: Sendable {
 
     /// Reports one step of the download; returns it.
     private func take(
-        _ step: SensorMemoryDownload.Step, map: SensorClockMap, into result: inout MemoryReadResult
+        _ step: SensorMemoryDownload.Step, map: inout SensorClockMap, into result: inout MemoryReadResult
     ) -> SensorMemoryDownload.Step {
         switch step {
         case .record(let record):
             result.received += 1
             result.lastNumber = max(result.lastNumber, Int(record.number))
-            progress(.record(record, gatewayTime: map.gatewayTime(of: record.deviceTime)))
+            let time =
+                memory.recordOrder == .newestFirst
+                ? map.gatewayTime(ofNext: record.deviceTime) : map.gatewayTime(of: record.deviceTime)
+            progress(.record(record, gatewayTime: time))
         case .rejected(let error):
             result.rejected += 1
             progress(.rejected(error))

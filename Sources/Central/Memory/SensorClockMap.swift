@@ -14,10 +14,31 @@ public struct SensorClockMap: Sendable, Equatable {
         self.earlier = earlier
     }
 
-    /// The gateway's time (seconds since 1970) of a record stamped `deviceTime`.
+    /// Whether the records of a newest-first download have gone back past the setting.
+    private var pastSetting = false
+    /// The stamp of the record before (newer), in a newest-first download.
+    private var newer: UInt32?
+
+    /// The gateway's time (seconds since 1970) of a record stamped `deviceTime`, by its stamp
+    /// alone: right unless the clock was ahead before it was set (see ``gatewayTime(ofNext:)``).
     public func gatewayTime(of deviceTime: UInt32) -> Int64 {
         if let earlier, deviceTime < earlier.until { return Int64(deviceTime) - earlier.drift }
         return Int64(deviceTime) - drift
+    }
+
+    /// The gateway's time of the next record of a download that comes newest first.
+    ///
+    /// A clock that was ahead stamped its last records before the setting *after* the time it
+    /// was set to, so a stamp cannot tell them from records made since. Their order can: going
+    /// back in time, the stamps fall, and rise only where the clock was set back; from there on
+    /// (or from the first stamp before the setting) the earlier drift applies. Found on real
+    /// BlueZ (e2e scenario 10, a sensor 300 s ahead): records from before the setting were
+    /// placed 300 s late, in the future.
+    public mutating func gatewayTime(ofNext deviceTime: UInt32) -> Int64 {
+        defer { newer = deviceTime }
+        guard let earlier else { return Int64(deviceTime) - drift }
+        if !pastSetting, deviceTime < earlier.until || newer.map({ deviceTime > $0 }) == true { pastSetting = true }
+        return Int64(deviceTime) - (pastSetting ? earlier.drift : drift)
     }
 
     /// The sensor's time of the gateway's `time`, clamped to the clock's range.
