@@ -1794,7 +1794,7 @@ def memory_outage(rig, sensor, kind, res):
     problems = []
     reason = "gateway stopped" if kind == "stop" else "adapter down"
     live = sorted(parse_time(r["time"]) for r in readings if r.get("source", "live") == "live")
-    memory = [r for r in readings if r.get("source") == "memory"]
+    memory = [r for r in readings if r.get("source") == "memory"]     # the whole range's (CSV)
     before = [t for t in live if t < t0_wall + 1]
     after = [t for t in live if t > t1_wall - 1]
     if not before or not after:
@@ -1860,7 +1860,8 @@ def memory_outage(rig, sensor, kind, res):
             "duplicates": entry.get("duplicates"), "clock_result": entry.get("clock_result"),
             "clock_drift_s": entry.get("clock_drift_seconds")}
     check = {"outage_s": round(t1_wall - t0_wall, 1), "live_edges": [utc(l0), utc(l1)], "records": len(recs),
-             "expected_memory": expected, "memory_readings": len(memory),
+             "expected_memory": expected,
+             "memory_readings": len([r for r in memory if l0 < parse_time(r["time"]) < l1]),
              "download_after_s": round(t_done - t1_wall, 1), "cost": cost, "problems": problems}
     log("memory %s: %s" % (kind, json.dumps(check)))
     return check
