@@ -5,7 +5,7 @@
 #   make test-ha  a real Home Assistant Core as the MQTT discovery consumer (docs/testing.md)
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
 #   make e2e-repeat N=10   the real-BlueZ suite N times: "N of M passed", retries, recovery spread
-#   make e2e-memory   real BlueZ, scenario 10 alone: gaps filled from a pvvx sensor's memory (~15 min)
+#   make e2e-memory   real BlueZ, scenario 10 alone: gaps filled from a pvvx sensor's memory (~9 min)
 #   make traces   record real BlueZ: the suite once, its bus log normalised into
 #                 Tests/Fixtures/traces (what the mock's conformance tests read)
 #   make bench    the benchmark (see docs/benchmarks.md)
@@ -115,7 +115,7 @@ e2e: release
 
 # Scenario 10 alone (issue 35): a pvvx sensor recording every 60 s into its memory; blectld
 # stopped for 3 minutes, then hci0 powered off for 3 minutes; the history filled from the
-# sensor's memory. About 12-15 minutes; not in `make e2e` (Tests/E2E/README.md, "Scenario 10").
+# sensor's memory. About 9 minutes; not in `make e2e` (Tests/E2E/README.md, "Scenario 10").
 # MEMORY_ARGS="--driver-arg --memory-outage-s=600" for the issue's 10-minute outages.
 MEMORY_ARGS ?=
 e2e-memory: release

@@ -14,7 +14,7 @@
 #        run-e2e.sh --systemd --deb FILE [options]  (the .deb under real systemd)
 #   --central blectl|standin  the central under test (default blectl)
 #   --scenarios LIST    comma list of 1..10 and 8p (default 1,2,3,4,5,7,8,9,6; put 7, 8, 8p,
-#                       9 and 10 before 6; 10 runs 12-15 minutes: make e2e-memory raises
+#                       9 and 10 before 6; 10 runs about 9 minutes: make e2e-memory raises
 #                       VM_TIMEOUT and DRIVER_TIMEOUT); "scanprobe" measures the rig
 #   --keep-logs         keep the guest logs of a passing run (a failing run always keeps them)
 #   --quiet             do not echo the guest console (it is saved to console.log)
