@@ -1658,7 +1658,6 @@ def check_passive(rig, res, first, trace_at):
 # history must hold a reading for every recording interval of the outage, from the sensor's
 # memory, at the sensor's times, with no two readings of the device in one minute.
 MEMORY_CONF = ["sensor_memory_after = 1m", "sensor_memory_interval = 10s", "history_commit_interval = 1s"]
-MEMORY_CLOCK_OFFSET = 300       # the sensor's clock runs 5 minutes ahead until it is set
 RECORD_LOG = RUN + "/pvvx-records.jsonl"
 STA_UNSYNC, TIME_ERROR = 0x0040, 5
 
@@ -1714,7 +1713,7 @@ class MemorySensor:
         _, ready = self.rig.start_peripheral(
             "S", PERIPH_B_HCI, readvertise=2,
             extra=["--memory-sensor", "--record-interval", str(self.record_s),
-                   "--clock-offset", str(MEMORY_CLOCK_OFFSET), "--record-log", RECORD_LOG])
+                   "--clock-offset", str(self.rig.args.memory_clock_offset), "--record-log", RECORD_LOG])
         self.rig.wait_ready("S", ready)
 
     def records(self):
@@ -1783,7 +1782,8 @@ def memory_outage(rig, sensor, kind, res):
     log("memory %s: outage of %.0f s over, waiting for the download" % (kind, t1_wall - t0_wall))
     entry = sensor.wait_download(n_before + 1, 90)
     t_done = time.time()
-    since, until = utc(t0_wall - 2 * 60), utc(t_done + 5)
+    # Up to 10 minutes ahead: a memory reading placed in the future must show too.
+    since, until = utc(t0_wall - 2 * 60), utc(t_done + 600)
     addr = sensor.addr
     rc, readings, out, err = rig.cli("history", addr, "--since", since, "--until", until, "--json", timeout=60)
     if rc != 0 or not isinstance(readings, list):
@@ -1828,10 +1828,25 @@ def memory_outage(rig, sensor, kind, res):
         else:
             matched.add(hit[0]["seq"])
             res.setdefault("time_errors_s", []).append(round(parse_time(hit[0]["time"]) - rec["wall"], 1))
-    extra = [r for r in memory if r["seq"] not in matched and l0 < parse_time(r["time"]) < l1]
-    if extra:
-        problems.append("memory readings matching no record of the outage: %s"
-                        % [(r["time"], r["celsius"]) for r in extra])
+    # Every memory reading of the range (this outage's, the earlier one's, any placed after
+    # it) must be a record at that record's time, and no record may come back twice.
+    all_recs = sensor.records()
+    by_values = {(rec["celsius"], rec["humidity"]): rec for rec in all_recs}
+    seen = {}
+    for r in memory:
+        rec = by_values.get((round(r["celsius"], 2), round(r.get("humidity", -1), 2)))
+        if rec is None or abs(parse_time(r["time"]) - rec["wall"]) > R / 2:
+            problems.append("memory reading #%d at %s (%.2f °C, %.2f %%) is %s" % (
+                r["seq"], r["time"], r["celsius"], r.get("humidity", -1),
+                "no record's values" if rec is None else "record #%d, made at %s (%+.0f s)" % (
+                    rec["n"], utc(rec["wall"]), parse_time(r["time"]) - rec["wall"])))
+        elif rec["n"] in seen:
+            problems.append("record #%d stored twice from memory: #%d and #%d" % (rec["n"], seen[rec["n"]], r["seq"]))
+        if rec is not None:
+            seen.setdefault(rec["n"], r["seq"])
+    future = [r for r in readings if parse_time(r["time"]) > time.time() + 5]
+    if future:
+        problems.append("readings in the future: %s" % [(r["time"], r.get("source")) for r in future])
     if expected < max(1, int(span // R) - 1):
         problems.append("only %d recording intervals to check in an outage of %.0f s (R %.0f s)"
                         % (expected, span, R))
@@ -1998,6 +2013,8 @@ def main():
     ap.add_argument("--memory-record-s", type=float, default=60)
     ap.add_argument("--memory-outage-s", type=float, default=180)
     ap.add_argument("--memory-clock", choices=["synced", "as-is"], default="synced")
+    ap.add_argument("--memory-clock-offset", type=float, default=300,
+                    help="the sensor's clock minus the wall clock until blectld sets it")
     args = ap.parse_args()
     t_suite = time.monotonic()
     os.makedirs(RUN, exist_ok=True)
