@@ -119,6 +119,9 @@ def CommandCharacteristic(bus, path, service, memory, log, pace_ms, peripheral):
             if self.download is not None:
                 GLib.source_remove(self.download)
                 self.download = None
+                st = self.dl_state
+                log("download stopped: %d records sent in %.3f s mono=%.3f"
+                    % (st["sent"], time.monotonic() - st["t0"], time.monotonic()))
 
         @dbus.service.method(CHRC_IFACE, in_signature="a{sv}", out_signature="ay")
         def ReadValue(self, options):
@@ -146,7 +149,7 @@ def CommandCharacteristic(bus, path, service, memory, log, pace_ms, peripheral):
         def start_download(self, count, skip):
             snapshot = list(memory.records)
             self.stats["downloads"] += 1
-            state = {"number": skip + 1, "sent": 0, "t0": time.monotonic()}
+            state = self.dl_state = {"number": skip + 1, "sent": 0, "t0": time.monotonic()}
 
             def tick():
                 n = state["number"]
