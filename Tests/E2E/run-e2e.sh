@@ -13,8 +13,9 @@
 #        run-e2e.sh --central standin [options]     (rig validation, no binaries)
 #        run-e2e.sh --systemd --deb FILE [options]  (the .deb under real systemd)
 #   --central blectl|standin  the central under test (default blectl)
-#   --scenarios LIST    comma list of 1..9 and 8p (default 1,2,3,4,5,7,8,9,6; put 7, 8, 8p
-#                       and 9 before 6); "scanprobe" measures the rig
+#   --scenarios LIST    comma list of 1..10 and 8p (default 1,2,3,4,5,7,8,9,6; put 7, 8, 8p,
+#                       9 and 10 before 6; 10 runs about 9 minutes: make e2e-memory raises
+#                       VM_TIMEOUT and DRIVER_TIMEOUT); "scanprobe" measures the rig
 #   --keep-logs         keep the guest logs of a passing run (a failing run always keeps them)
 #   --quiet             do not echo the guest console (it is saved to console.log)
 #   --driver-arg ARG    pass ARG to guest/driver.py (repeatable, no spaces in ARG)

@@ -35,6 +35,12 @@ advertisement from the adapter's own address, without a name): its service data 
 (bthome, bthome-encrypted with the key of --bthome-key, or pvvx), read again at every
 re-registration, each one a new measurement (the sensor's counter one higher).
 
+--memory-sensor makes it a pvvx sensor with a memory and a clock (pvvx_memory.py): the pvvx
+advertisement under the name ATC_xxxxxx (its values the memory's step, a new counter at every
+re-registration) and a GATT application with the command characteristic 0x1F1F; it records
+every --record-interval s with its clock at --clock-offset s from the wall clock, each record
+a line of --record-log.
+
 --ready-file is created once the application (if any) AND the advertisement are
 registered; it holds JSON: the pid and when each registration was answered
 (time.monotonic(), CLOCK_MONOTONIC, the driver's clock). Exit status: 0 on SIGTERM/SIGINT, 1 on a registration failure or
@@ -337,15 +343,23 @@ class SensorAdvertisement(Advertisement):
         self.counter = 0
         self.payload = None
 
+    memory = None       # a pvvx_memory.Memory (--memory-sensor): its step's values, pvvx only
+    name = None         # LocalName (the scan response), --memory-sensor only
+
     def measure(self):
         """A new measurement: the counter moves on, the files are read again."""
         self.counter += 1
-        with open(self.temp_file) as f:
-            celsius = float(f.read().strip())
-        with open(self.format_file) as f:
-            fmt = f.read().strip()
+        if self.memory is not None:
+            fmt = "pvvx"
+            celsius, hum, _ = self.memory.measurement()
+        else:
+            with open(self.temp_file) as f:
+                celsius = float(f.read().strip())
+            with open(self.format_file) as f:
+                fmt = f.read().strip()
+            hum = HUMIDITY
         centi = round(celsius * 100).to_bytes(2, "little", signed=True)
-        humidity = round(HUMIDITY * 100).to_bytes(2, "little")
+        humidity = round(hum * 100).to_bytes(2, "little")
         if fmt == "pvvx":
             uuid = ENVIRONMENTAL_UUID
             data = (self.address[::-1] + centi + humidity + MILLIVOLTS.to_bytes(2, "little")
@@ -372,8 +386,11 @@ class SensorAdvertisement(Advertisement):
         # fresh non-resolvable private address (hci_get_random_address's require_privacy),
         # so a broadcast would not come from hci2's address, which the payload and the
         # nonce carry. Real sensors advertise from one fixed address.
-        return {"Type": "peripheral",
-                "ServiceData": dbus.Dictionary({uuid: dbus.Array(data, signature="y")}, signature="sv")}
+        props = {"Type": "peripheral",
+                 "ServiceData": dbus.Dictionary({uuid: dbus.Array(data, signature="y")}, signature="sv")}
+        if self.name:
+            props["LocalName"] = dbus.String(self.name)
+        return props
 
 
 # ---------------------------------------------------------------- main
@@ -393,7 +410,18 @@ def main():
     ap.add_argument("--hold-advertising", action="store_true",
                     help="register the advertisement only on SIGUSR1; the ready file is written "
                          "once the application is registered")
+    ap.add_argument("--memory-sensor", action="store_true",
+                    help="a pvvx sensor with a memory and a clock (pvvx_memory.py): advertises pvvx "
+                         "as ATC_xxxxxx and serves the command characteristic 0x1F1F")
+    ap.add_argument("--record-interval", type=float, default=60, help="--memory-sensor: seconds per record")
+    ap.add_argument("--clock-offset", type=float, default=0, help="--memory-sensor: its clock minus the wall clock")
+    ap.add_argument("--record-log", default="/run/e2e/pvvx-records.jsonl",
+                    help="--memory-sensor: every record as a JSON line")
+    ap.add_argument("--memory-pace-ms", type=int, default=15,
+                    help="--memory-sensor: one record notification per this many ms")
     args = ap.parse_args()
+    if args.memory_sensor:
+        args.sensor = args.sensor or "/dev/null"   # the advertising sensor's path, format pvvx
     if args.ready_file and os.path.exists(args.ready_file):
         os.unlink(args.ready_file)
 
@@ -423,6 +451,16 @@ def main():
         address = str(dbus.Interface(adapter_obj, PROP_IFACE).Get("org.bluez.Adapter1", "Address"))
         adv = SensorAdvertisement(bus, args.app_path + "/advertisement0", address, args.temp_file,
                                   args.sensor, bytes.fromhex(args.bthome_key))
+        if args.memory_sensor:
+            import pvvx_memory
+            memory = pvvx_memory.Memory(args.record_interval, args.clock_offset, args.record_log, log)
+            adv.memory = memory
+            adv.name = "ATC_" + address.replace(":", "")[-6:].upper()
+            app.services = [pvvx_memory.build_service(bus, args.app_path + "/service0001", memory, log,
+                                                      args.memory_pace_ms, sys.modules[__name__])]
+            memory.start()
+            log("memory sensor %s: a record every %ss, clock offset %ss, log %s"
+                % (adv.name, args.record_interval, args.clock_offset, args.record_log))
         adv.measure()
         log("adapter %s (%s), advertising sensor, readvertise %ss" % (args.adapter, address, args.readvertise))
     else:
@@ -430,7 +468,7 @@ def main():
         log("adapter %s, service %s, unit %s, readvertise %ss"
             % (args.adapter, app.services[0].uuid, args.unit, args.readvertise))
 
-    state = {"app": bool(args.sensor), "app_t": None, "adv": False, "adv_busy": False, "readv": 0, "readv_err": 0}
+    state = {"app": bool(args.sensor) and not args.memory_sensor, "app_t": None, "adv": False, "adv_busy": False, "readv": 0, "readv_err": 0}
 
     def maybe_ready():
         if state["app"] and (state["adv"] or args.hold_advertising) and args.ready_file and \
@@ -493,7 +531,7 @@ def main():
             quit_with(1, "org.bluez left the bus (bluetoothd stopped)")
 
     bus.watch_name_owner(BLUEZ, bluez_owner)
-    if not args.sensor:
+    if not args.sensor or args.memory_sensor:
         gatt_mgr.RegisterApplication(app.path, {}, reply_handler=app_ok,
                                      error_handler=app_err, timeout=20)
     def advertise():
