@@ -18,10 +18,8 @@ struct UpgradeTests {
     func rebuild() async throws {
         try await StoreFixture.with { fixture in
             let path = fixture.databasePath
-            let before = try await onOwnThread {
-                try writeLegacy(path, rows: 20_000)
-                return try legacyEvents(path)
-            }
+            try await writeLegacy(path, rows: 20_000)
+            let before = try await onOwnThread { try legacyEvents(path) }
             let bytesBefore = fileSize(fixture.databasePath)
             #expect(before.count == 20_000)
 
@@ -41,10 +39,8 @@ struct UpgradeTests {
     func killedUpgrade() async throws {
         try await StoreFixture.with { fixture in
             let legacy = fixture.directory + "/legacy.sqlite3"
-            let expected = try await onOwnThread {
-                try writeLegacy(legacy, rows: 150_000)
-                return try legacyEvents(legacy).count
-            }
+            try await writeLegacy(legacy, rows: 150_000)
+            let expected = try await onOwnThread { try legacyEvents(legacy).count }
             // How long a whole upgrade takes here, tool start included.
             let path = fixture.directory + "/db/history.sqlite3"
             try await onOwnThread { try copyFresh(legacy, to: path) }
@@ -91,10 +87,8 @@ struct UpgradeTests {
         try await ScratchFileSystem.with(sizeBytes: 64 << 20) { fs in
             let fixture = StoreFixture(directory: fs.writable)
             let path = fixture.databasePath
-            let rowsBefore = try await onOwnThread {
-                try writeLegacy(path, rows: 150_000)
-                return try rowCount(path)
-            }
+            try await writeLegacy(path, rows: 150_000)
+            let rowsBefore = try await onOwnThread { try rowCount(path) }
             // The disk fills while the new file is written: shrink the file system to what it
             // holds as soon as the upgrade file appears.
             // A thread, not a task: opening the store blocks this task's thread, and the
@@ -142,10 +136,8 @@ struct UpgradeTests {
         try await ScratchFileSystem.with(sizeBytes: 24 << 20) { fs in
             let fixture = StoreFixture(directory: fs.writable)
             let path = fixture.databasePath
-            let store = try await onOwnThread {
-                try writeLegacy(path, rows: 100_000)
-                return try fixture.open()
-            }
+            try await writeLegacy(path, rows: 100_000)
+            let store = try await onOwnThread { try fixture.open() }
             let status = await store.status()
             #expect(status.state == .degraded)
             #expect(status.reason?.hasPrefix("disk full") == true)
@@ -158,9 +150,11 @@ struct UpgradeTests {
 }
 
 /// Writes a version-1 database as an older blectl did (the tool's `legacy` command).
-func writeLegacy(_ path: String, rows: Int) throws {
-    let output = try runTool(["legacy", path, String(rows)])
-    guard output.hasPrefix("rows") else { throw TestSupportError("history-store-tool legacy: \(output)") }
+func writeLegacy(_ path: String, rows: Int) async throws {
+    let result = try await run(toolPath(), ["legacy", path, String(rows)], timeout: .seconds(120))
+    guard result.status == 0, result.output.hasPrefix("rows") else {
+        throw TestSupportError("history-store-tool legacy: \(result.status) \(result.output) \(result.errors)")
+    }
 }
 
 /// Every row of a version-1 file, read as the rebuild reads it.
@@ -189,17 +183,4 @@ func usedBytes(_ directory: String) -> Int {
     var info = statvfs()
     guard statvfs(directory, &info) == 0 else { return 0 }
     return Int(info.f_blocks - info.f_bfree) * Int(info.f_frsize)
-}
-
-/// Runs `history-store-tool` to its end; its output.
-func runTool(_ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: toolPath())
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: output, as: UTF8.self)
 }
