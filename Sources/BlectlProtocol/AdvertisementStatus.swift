@@ -1,9 +1,11 @@
+public import SensorModel
+
 /// The advertisement sensors' part of `status`: how discovery listens and what it heard.
 public struct AdvertisementStatus: Codable, Equatable, Sendable {
     /// One sensor tracked.
     public struct Sensor: Codable, Equatable, Sendable {
         /// Its address.
-        public var address: String
+        public var address: BluetoothAddress
         /// The profile of its last reading, e.g. `bthome`.
         public var profile: String?
         /// Readings reported since the daemon started.
@@ -38,7 +40,7 @@ public struct AdvertisementStatus: Codable, Equatable, Sendable {
 
         /// Creates an entry.
         public init(
-            address: String, profile: String?, readings: Int, lostPackets: Int, staleAfter: Double, lost: Bool
+            address: BluetoothAddress, profile: String?, readings: Int, lostPackets: Int, staleAfter: Double, lost: Bool
         ) {
             self.address = address
             self.profile = profile

@@ -40,7 +40,7 @@ public struct Reading: Codable, Equatable, Sendable {
     /// When the daemon received the value.
     public var time: Timestamp
     /// The peripheral's Bluetooth address, `DC:A6:32:01:02:03`.
-    public var address: String
+    public var address: BluetoothAddress
     /// The peripheral's name, if known.
     public var name: String?
     /// What was measured.
@@ -58,7 +58,7 @@ public struct Reading: Codable, Equatable, Sendable {
 
     /// Creates a reading.
     public init(
-        seq: UInt64, time: Timestamp, address: String, name: String?, measurement: Measurement,
+        seq: UInt64, time: Timestamp, address: BluetoothAddress, name: String?, measurement: Measurement,
         model: String? = nil, manufacturer: String? = nil, source: ReadingSource = .live
     ) {
         self.seq = seq
@@ -81,7 +81,7 @@ public struct Reading: Codable, Equatable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         seq = try container.decode(UInt64.self, forKey: .seq)
         time = try container.decode(Timestamp.self, forKey: .time)
-        address = try container.decode(String.self, forKey: .address)
+        address = try container.decode(BluetoothAddress.self, forKey: .address)
         name = try container.decodeIfPresent(String.self, forKey: .name)
         measurement = try Measurement(fieldsFrom: decoder)
         model = try container.decodeIfPresent(String.self, forKey: .model)
@@ -122,7 +122,7 @@ public struct ReadingFailure: Codable, Equatable, Sendable {
     /// When the value arrived.
     public var time: Timestamp
     /// The peripheral's address.
-    public var address: String
+    public var address: BluetoothAddress
     /// The peripheral's name, if known.
     public var name: String?
     /// What was wrong with the value.
@@ -137,7 +137,7 @@ public struct ReadingFailure: Codable, Equatable, Sendable {
 
     /// Creates a reading error.
     public init(
-        seq: UInt64, time: Timestamp, address: String, name: String?, error: String, rawHex: String,
+        seq: UInt64, time: Timestamp, address: BluetoothAddress, name: String?, error: String, rawHex: String,
         model: String? = nil, manufacturer: String? = nil
     ) {
         self.seq = seq
@@ -175,7 +175,7 @@ public struct PeripheralSighting: Codable, Equatable, Sendable {
     /// When it was seen.
     public var time: Timestamp
     /// Its address.
-    public var address: String
+    public var address: BluetoothAddress
     /// Its advertised or cached name.
     public var name: String?
     /// The signal strength in dBm, if the adapter reported one.
@@ -184,7 +184,7 @@ public struct PeripheralSighting: Codable, Equatable, Sendable {
     public var thermometer: Bool
 
     /// Creates a sighting.
-    public init(time: Timestamp, address: String, name: String?, rssi: Int?, thermometer: Bool) {
+    public init(time: Timestamp, address: BluetoothAddress, name: String?, rssi: Int?, thermometer: Bool) {
         self.time = time
         self.address = address
         self.name = name
@@ -199,14 +199,14 @@ public struct PeripheralChange: Codable, Equatable, Sendable {
     /// When it happened.
     public var time: Timestamp
     /// The peripheral's address.
-    public var address: String
+    public var address: BluetoothAddress
     /// Its name, if known.
     public var name: String?
     /// Why, for disconnections (e.g. `"connection timeout"`, `"remote user terminated"`).
     public var reason: String?
 
     /// Creates a change.
-    public init(time: Timestamp, address: String, name: String?, reason: String? = nil) {
+    public init(time: Timestamp, address: BluetoothAddress, name: String?, reason: String? = nil) {
         self.time = time
         self.address = address
         self.name = name
@@ -286,7 +286,7 @@ public enum Event: Codable, Equatable, Sendable {
     }
 
     /// The peripheral the event concerns, if any.
-    public var address: String? {
+    public var address: BluetoothAddress? {
         switch self {
         case .reading(let reading): reading.address
         case .readingError(let failure): failure.address

@@ -1,8 +1,10 @@
+public import SensorModel
+
 /// A time range in which the history holds no readings where there should be some, and why.
 public struct HistoryGap: Codable, Equatable, Hashable, Sendable {
     /// The device that was not heard; nil when no device could be (the gateway was stopped,
     /// its adapter down).
-    public var address: String?
+    public var address: BluetoothAddress?
     /// The last moment something was known to work (a reading, the daemon's stop).
     public var from: Timestamp
     /// When readings could come again.
@@ -11,7 +13,7 @@ public struct HistoryGap: Codable, Equatable, Hashable, Sendable {
     public var reason: GapReason
 
     /// Creates a gap.
-    public init(address: String?, from: Timestamp, until: Timestamp, reason: GapReason) {
+    public init(address: BluetoothAddress?, from: Timestamp, until: Timestamp, reason: GapReason) {
         self.address = address
         self.from = from
         self.until = until

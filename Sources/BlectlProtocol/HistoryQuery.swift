@@ -1,7 +1,12 @@
+public import SensorModel
+
 /// Which stored readings and reading errors a `history` request asks for, oldest first.
 public struct HistoryQuery: Equatable, Sendable {
-    /// One device (its address or name), or all when nil.
-    public var address: String?
+    /// The device as the client named it, its address or its name (the request's
+    /// `address` field), or all when nil; the hub resolves it into ``address``.
+    public var selector: String?
+    /// The one device a history source answers for, or all when nil.
+    public var address: BluetoothAddress?
     /// Only those with a greater `seq` (0: from the first): a client resumes with the last
     /// `seq` it has. In a time range (``isTimeRange``) it counts only at exactly `from`: the
     /// next page of a range asks `from` the last event's time, `since` its `seq`.
@@ -19,9 +24,11 @@ public struct HistoryQuery: Equatable, Sendable {
 
     /// A query.
     public init(
-        address: String? = nil, since: UInt64 = 0, from: Timestamp? = nil, until: Timestamp? = nil, limit: Int? = nil
+        address: BluetoothAddress? = nil, selector: String? = nil, since: UInt64 = 0, from: Timestamp? = nil,
+        until: Timestamp? = nil, limit: Int? = nil
     ) {
         self.address = address
+        self.selector = selector
         self.since = since
         self.from = from
         self.until = until

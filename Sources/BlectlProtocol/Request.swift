@@ -60,7 +60,7 @@ public struct Request: Equatable, Sendable, Encodable {
             try container.encodeUnlessNil(address, forKey: .address)
             try container.encodeUnlessNil(timeout, forKey: .timeout)
         case .history(let query):
-            try container.encodeUnlessNil(query.address, forKey: .address)
+            try container.encodeUnlessNil(query.selector ?? query.address?.description, forKey: .address)
             try container.encode(query.since, forKey: .since)
             try container.encodeUnlessNil(query.from, forKey: .from)
             try container.encodeUnlessNil(query.until, forKey: .until)
@@ -170,7 +170,8 @@ extension Request {
                     return .failure(ErrorInfo(.badRequest, "\"until\" is before \"from\""))
                 }
                 return .success(
-                    .history(HistoryQuery(address: address, since: since ?? 0, from: from, until: until, limit: limit)))
+                    .history(HistoryQuery(selector: address, since: since ?? 0, from: from, until: until, limit: limit))
+                )
             case "subscribe":
                 return EventType.parse(events).map { .subscribe(events: $0) }
             default:

@@ -66,14 +66,14 @@ public struct StatusResult: Codable, Equatable, Sendable {
 /// One calibration offset in `status`: added to a quantity of a device's readings.
 public struct CalibrationOffset: Codable, Equatable, Sendable {
     /// The device's address.
-    public var address: String
+    public var address: BluetoothAddress
     /// The quantity offset: `temperature` or `humidity`.
     public var quantity: String
     /// What is added, in the quantity's unit (°C, %RH).
     public var offset: Double
 
     /// Creates an offset.
-    public init(address: String, quantity: String, offset: Double) {
+    public init(address: BluetoothAddress, quantity: String, offset: Double) {
         self.address = address
         self.quantity = quantity
         self.offset = offset
@@ -94,7 +94,7 @@ public struct SocketStatus: Codable, Equatable, Sendable {
 /// A connected thermometer in a status.
 public struct ConnectedPeripheral: Codable, Equatable, Sendable {
     /// Its address.
-    public var address: String
+    public var address: BluetoothAddress
     /// Its name, if known.
     public var name: String?
     /// When it connected.
@@ -103,7 +103,7 @@ public struct ConnectedPeripheral: Codable, Equatable, Sendable {
     public var lastReading: Reading?
 
     /// Creates an entry.
-    public init(address: String, name: String?, since: Timestamp, lastReading: Reading?) {
+    public init(address: BluetoothAddress, name: String?, since: Timestamp, lastReading: Reading?) {
         self.address = address
         self.name = name
         self.since = since
@@ -119,7 +119,7 @@ public struct ConnectedPeripheral: Codable, Equatable, Sendable {
 /// A row of the peripheral table: the result of `peripherals` and `scan`.
 public struct PeripheralInfo: Codable, Equatable, Sendable {
     /// Its address.
-    public var address: String
+    public var address: BluetoothAddress
     /// Its name, if known.
     public var name: String?
     /// The last signal strength, dBm.
@@ -144,7 +144,9 @@ public struct PeripheralInfo: Codable, Equatable, Sendable {
     public var adapters: [AdapterHearing]?
 
     /// Creates a row.
-    public init(address: String, name: String?, rssi: Int?, thermometer: Bool, connected: Bool, lastSeen: Timestamp) {
+    public init(
+        address: BluetoothAddress, name: String?, rssi: Int?, thermometer: Bool, connected: Bool, lastSeen: Timestamp
+    ) {
         self.address = address
         self.name = name
         self.rssi = rssi
@@ -200,7 +202,7 @@ public struct ReadingReport: Codable, Equatable, Sendable {
     }
 
     /// The thermometer's address.
-    public var address: String { reading.address }
+    public var address: BluetoothAddress { reading.address }
 
     private enum CodingKeys: String, CodingKey {
         case fresh
@@ -299,7 +301,7 @@ public struct AdapterStatus: Codable, Equatable, Sendable {
     /// Its interface name now (`hci0`).
     public var name: String
     /// Its address, its identity (kept when a USB reset renumbers it).
-    public var address: String?
+    public var address: BluetoothAddress?
     /// Its Bluetooth name (`Alias`).
     public var alias: String?
     /// Whether it is powered.
@@ -317,7 +319,7 @@ public struct AdapterStatus: Codable, Equatable, Sendable {
 
     /// Creates an entry.
     public init(
-        name: String, address: String?, alias: String?, powered: Bool, discovering: Bool, devicesHeard: Int,
+        name: String, address: BluetoothAddress?, alias: String?, powered: Bool, discovering: Bool, devicesHeard: Int,
         connected: Int, primary: Bool, recoverySteps: Int? = nil
     ) {
         self.name = name

@@ -1,7 +1,9 @@
+public import SensorModel
+
 /// One sensor's memory downloads and clock in `status` (docs/sensor-memory.md).
 public struct SensorMemoryStatus: Codable, Equatable, Sendable {
     /// The sensor's address.
-    public var address: String
+    public var address: BluetoothAddress
     /// Downloads started since blectld started.
     public var downloads: Int
     /// When the last download ended.
@@ -24,7 +26,7 @@ public struct SensorMemoryStatus: Codable, Equatable, Sendable {
     public var clockResult: String?
 
     /// A sensor's entry.
-    public init(address: String) {
+    public init(address: BluetoothAddress) {
         self.address = address
         downloads = 0
         stored = 0

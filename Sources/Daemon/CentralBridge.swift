@@ -62,11 +62,11 @@ public final class CentralBridge: CentralControl {
     }
 
     /// Scans for `duration`, and returns each adapter's RSSI of each device heard at its end.
-    public func scanHearings(for duration: Duration) async throws -> [String: [AdapterHearing]] {
+    public func scanHearings(for duration: Duration) async throws -> [BluetoothAddress: [AdapterHearing]] {
         let hearings = await monitor.scanHearings(for: duration)
         return Dictionary(
             uniqueKeysWithValues: hearings.map { address, heard in
-                (address.description, heard.map { AdapterHearing(adapter: $0.adapter, rssi: $0.rssi) })
+                (address, heard.map { AdapterHearing(adapter: $0.adapter, rssi: $0.rssi) })
             })
     }
 
@@ -93,7 +93,7 @@ public final class CentralBridge: CentralControl {
         let ladders = await monitor.scanWatchdogStatuses
         status.adapters = reports.map { report in
             AdapterStatus(
-                name: report.name, address: report.address?.description, alias: report.alias, powered: report.powered,
+                name: report.name, address: report.address, alias: report.alias, powered: report.powered,
                 discovering: report.discovering, devicesHeard: report.devicesHeard, connected: report.connected,
                 primary: report.isPrimary,
                 recoverySteps: ladders.first { $0.key.lastElement == report.name }.map {
@@ -133,7 +133,7 @@ extension AdvertisementStatus {
             forgotten: statistics.forgotten,
             sensors: statistics.sensors.map { sensor in
                 var entry = Sensor(
-                    address: sensor.address.description, profile: sensor.profile?.rawValue, readings: sensor.readings,
+                    address: sensor.address, profile: sensor.profile?.rawValue, readings: sensor.readings,
                     lostPackets: sensor.lostPackets, staleAfter: Self.seconds(sensor.staleAfter), lost: sensor.lost)
                 let silent = sensor.silentFor.components
                 entry.lastHeard = Timestamp(

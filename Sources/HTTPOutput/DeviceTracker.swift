@@ -1,4 +1,5 @@
 import BlectlProtocol
+import SensorModel
 import UnixSupport
 
 /// What the HTTP output learns from the hub's events, for the page and /metrics: each
@@ -11,7 +12,7 @@ import UnixSupport
 final class DeviceTracker: Sendable {
     /// The most devices tracked.
     let capacity: Int
-    private let devices = Locked<[String: TrackedDevice]>([:])
+    private let devices = Locked<[BluetoothAddress: TrackedDevice]>([:])
 
     init(capacity: Int = 512) {
         self.capacity = capacity
@@ -51,7 +52,7 @@ struct TrackedDevice: Sendable, Equatable {
     /// The most distinct disconnection reasons counted apart; others count as `other`.
     static let reasonLimit = 8
 
-    var address: String
+    var address: BluetoothAddress
     var name: String?
     /// Its newest reading.
     var latest: Reading?
@@ -65,7 +66,7 @@ struct TrackedDevice: Sendable, Equatable {
     /// Disconnections by reason.
     var disconnects: [String: UInt64] = [:]
 
-    init(address: String) {
+    init(address: BluetoothAddress) {
         self.address = address
     }
 

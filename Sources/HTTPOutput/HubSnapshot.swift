@@ -35,14 +35,14 @@ struct HubSnapshot: Sendable {
 
 /// One device as the page and /metrics show it.
 struct DeviceView: Sendable {
-    var address: String
+    var address: BluetoothAddress
     var name: String?
     var peripheral: PeripheralInfo?
     var tracked: TrackedDevice?
     /// Whether its newest reading is too old to count as current (``TrackedDevice/isStale(at:)``).
     var isStale: Bool
 
-    init(address: String, peripheral: PeripheralInfo?, tracked: TrackedDevice?, now: Timestamp) {
+    init(address: BluetoothAddress, peripheral: PeripheralInfo?, tracked: TrackedDevice?, now: Timestamp) {
         self.address = address
         self.name = peripheral?.name ?? tracked?.name ?? tracked?.latest?.name
         self.peripheral = peripheral

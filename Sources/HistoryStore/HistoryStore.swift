@@ -1,3 +1,4 @@
+public import SensorModel
 public import BlectlProtocol
 public import UnixSupport
 
@@ -99,7 +100,7 @@ public final class HistoryStore: Sendable {
 
     /// Readings and reading errors with `seq` greater than `since`, of one device or all,
     /// oldest first; at most `limit`, with `more` when others follow.
-    public func page(address: String?, since seq: UInt64, limit: Int) async -> HistoryPage {
+    public func page(address: BluetoothAddress?, since seq: UInt64, limit: Int) async -> HistoryPage {
         await onStoreThread { $0.page(address: address, since: seq, limit: limit) }
     }
 
@@ -108,7 +109,7 @@ public final class HistoryStore: Sendable {
     ///
     /// For the next page pass the last event's time as `from` and its `seq` as `after`:
     /// events at exactly `from` are those with a greater `seq`.
-    public func page(address: String?, from: Timestamp, after seq: UInt64 = 0, until: Timestamp?, limit: Int)
+    public func page(address: BluetoothAddress?, from: Timestamp, after seq: UInt64 = 0, until: Timestamp?, limit: Int)
         async -> HistoryPage
     {
         let until = until ?? Timestamp(millisecondsSince1970: .max)
@@ -123,7 +124,7 @@ public final class HistoryStore: Sendable {
 
     /// The gaps overlapping `from` ..< `until` (nil: now and later) of `address` and of every
     /// device (all gaps when `address` is nil), oldest first.
-    public func gaps(address: String?, from: Timestamp, until: Timestamp?) async -> [HistoryGap] {
+    public func gaps(address: BluetoothAddress?, from: Timestamp, until: Timestamp?) async -> [HistoryGap] {
         let until = until ?? Timestamp(millisecondsSince1970: .max)
         return await onStoreThread { $0.gaps(address: address, from: from, until: until) }
     }

@@ -1,3 +1,4 @@
+import SensorModel
 import BlectlProtocol
 
 extension HistoryWriter {
@@ -22,7 +23,7 @@ extension HistoryWriter {
 
     /// Gaps overlapping `from` ..< `until` for `address` (and those of every device), from
     /// the file and from memory, oldest first.
-    func gaps(address: String?, from: Timestamp, until: Timestamp) -> [HistoryGap] {
+    func gaps(address: BluetoothAddress?, from: Timestamp, until: Timestamp) -> [HistoryGap] {
         var gaps: [HistoryGap] = []
         if let database {
             do {

@@ -1,9 +1,10 @@
+import SensorModel
 import BlectlProtocol
 
 extension HistoryWriter {
     /// Readings and reading errors with `seq` > `since`, from the database and then from
     /// memory (those not yet committed), oldest first.
-    func page(address: String?, since: UInt64, limit: Int) -> HistoryPage {
+    func page(address: BluetoothAddress?, since: UInt64, limit: Int) -> HistoryPage {
         takeInbox()
         let limit = max(1, limit)
         var events: [Event] = []
@@ -30,7 +31,9 @@ extension HistoryWriter {
 
     /// Readings and reading errors with `from` <= time < `until`, in (time, seq) order,
     /// starting after (`from`, `after`): a later page passes the last event's time and seq.
-    func page(address: String?, from: Timestamp, after seq: UInt64, until: Timestamp, limit: Int) -> HistoryPage {
+    func page(address: BluetoothAddress?, from: Timestamp, after seq: UInt64, until: Timestamp, limit: Int)
+        -> HistoryPage
+    {
         takeInbox()
         let limit = max(1, limit)
         var stored: [Event] = []

@@ -75,7 +75,7 @@ enum ReadingsTable {
 /// What an event stores besides its quantities: the device and label it refers to.
 struct RowIdentity {
     /// The text key of the device (`devices.address`).
-    var address: String
+    var address: BluetoothAddress
     /// The text key of the label (`labels.name`, `labels.profile`).
     var name: String?
     var profile: String?
@@ -143,7 +143,9 @@ extension SQLiteStatement {
         typealias Tail = ReadingsTable.Tail
         let seq = UInt64(bitPattern: integer(Column.seq) ?? 0)
         let time = Timestamp(millisecondsSince1970: integer(Column.time) ?? 0)
-        let address = text(Column.address) ?? ""
+        // Only blectld writes the table, and only addresses it parsed: 00:00:00:00:00:00
+        // stands for a row damaged since.
+        let address = text(Column.address).flatMap(BluetoothAddress.init) ?? BluetoothAddress(value: 0)
         let name = text(Column.name)
         let raw = rawText(Tail.raw)
         if let error = text(Tail.error) {

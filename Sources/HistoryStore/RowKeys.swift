@@ -1,3 +1,4 @@
+import SensorModel
 /// The integer keys of `devices` and `labels`, looked up once per text and cached: a row
 /// stores two small integers where schema version 1 repeated its address, name and profile.
 ///
@@ -8,7 +9,7 @@ final class RowKeys {
         var profile: String?
     }
 
-    private var devices: [String: Int64] = [:]
+    private var devices: [BluetoothAddress: Int64] = [:]
     private var labels: [Label: Int64] = [:]
     private let findDevice: SQLiteStatement
     private let addDevice: SQLiteStatement
@@ -24,10 +25,10 @@ final class RowKeys {
     }
 
     /// The key of the device with `address`, added when new. Call inside a transaction.
-    func device(_ address: String) throws(SQLiteError) -> Int64 {
+    func device(_ address: BluetoothAddress) throws(SQLiteError) -> Int64 {
         if let id = devices[address] { return id }
-        findDevice.bind(1, address)
-        addDevice.bind(1, address)
+        findDevice.bind(1, address.description)
+        addDevice.bind(1, address.description)
         let id = try key(from: findDevice, else: addDevice)
         devices[address] = id
         return id

@@ -1,3 +1,4 @@
+import SensorModel
 import BlectlProtocol
 import CSQLite
 
@@ -254,17 +255,17 @@ final class StoreDatabase {
     // MARK: Queries
 
     /// Rows with `seq` > `since` (of `address`, or all), oldest first, at most `limit`.
-    func events(address: String?, since seq: UInt64, limit: Int) throws(SQLiteError) -> [Event] {
+    func events(address: BluetoothAddress?, since seq: UInt64, limit: Int) throws(SQLiteError) -> [Event] {
         let statement = address == nil ? afterSeq : afterSeqForAddress
         statement.bind(1, Self.bound(seq))
         statement.bind(2, Int64(limit))
-        if let address { statement.bind(3, address) }
+        if let address { statement.bind(3, address.description) }
         return try rows(of: statement)
     }
 
     /// Rows with (`time`, `seq`) after (`from`, `after`) and `time` before `until`, in
     /// (`time`, `seq`) order, at most `limit`.
-    func events(address: String?, from: Timestamp, after seq: UInt64, until: Timestamp, limit: Int)
+    func events(address: BluetoothAddress?, from: Timestamp, after seq: UInt64, until: Timestamp, limit: Int)
         throws(SQLiteError) -> [Event]
     {
         let statement = address == nil ? inTimeRange : inTimeRangeForAddress
@@ -272,21 +273,22 @@ final class StoreDatabase {
         statement.bind(2, Self.bound(seq))
         statement.bind(3, until.millisecondsSince1970)
         statement.bind(4, Int64(limit))
-        if let address { statement.bind(5, address) }
+        if let address { statement.bind(5, address.description) }
         return try rows(of: statement)
     }
 
     /// Gaps overlapping `from` ..< `until`, of `address` and of every device (all when nil),
     /// oldest first.
-    func gaps(address: String?, from: Timestamp, until: Timestamp) throws(SQLiteError) -> [HistoryGap] {
+    func gaps(address: BluetoothAddress?, from: Timestamp, until: Timestamp) throws(SQLiteError) -> [HistoryGap] {
         gapsInRange.bind(1, from.millisecondsSince1970)
         gapsInRange.bind(2, until.millisecondsSince1970)
-        gapsInRange.bind(3, address)
+        gapsInRange.bind(3, address?.description)
         var gaps: [HistoryGap] = []
         while try gapsInRange.step() {
             gaps.append(
                 HistoryGap(
-                    address: gapsInRange.text(0), from: Timestamp(millisecondsSince1970: gapsInRange.integer(1) ?? 0),
+                    address: gapsInRange.text(0).flatMap(BluetoothAddress.init),
+                    from: Timestamp(millisecondsSince1970: gapsInRange.integer(1) ?? 0),
                     until: Timestamp(millisecondsSince1970: gapsInRange.integer(2) ?? 0),
                     reason: GapReason(rawValue: gapsInRange.text(3) ?? "") ?? .notHeard))
         }

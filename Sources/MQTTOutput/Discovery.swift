@@ -153,7 +153,7 @@ struct EntityID: Equatable {
 
 /// A device the output has published readings of: what its discovery configs say.
 struct KnownDevice: Equatable {
-    var address: String
+    var address: BluetoothAddress
     var name: String?
     var profile: ProfileID
     /// The quantities its readings carried so far.
@@ -169,7 +169,7 @@ struct KnownDevice: Equatable {
     /// Whether a `status` was read since its first reading (to learn ``countsReception``).
     var receptionChecked = false
 
-    init(address: String, profile: ProfileID) {
+    init(address: BluetoothAddress, profile: ProfileID) {
         self.address = address
         self.profile = profile
     }
@@ -232,7 +232,8 @@ struct DiscoveryBuilder {
         let node = "blectl_\(deviceID)"
         let family = sensors.family(of: device.profile)
         let block = DiscoveryDevice(
-            identifiers: [node], connections: [["mac", device.address]], name: device.name ?? device.address,
+            identifiers: [node], connections: [["mac", device.address.description]],
+            name: device.name ?? device.address.description,
             model: family.modelLabel, manufacturer: family.manufacturer, viaDevice: gatewayIdentifier)
         var configs = Quantity.allCases.filter(device.quantities.contains).map { quantity in
             let kind = SensorKind(quantity)

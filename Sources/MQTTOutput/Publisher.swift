@@ -39,7 +39,7 @@ final class Publisher: @unchecked Sendable {
     var pageRequested = false
     /// Messages the broker has not acknowledged yet: message id → `seq`.
     var outstanding: [Int32: UInt64] = [:]
-    var devices: [String: KnownDevice] = [:]
+    var devices: [BluetoothAddress: KnownDevice] = [:]
     /// When the advertising sensors' reception was last read from `status`, and whether a read is on its way.
     var receptionRead: (at: ContinuousClock.Instant?, pending: Bool) = (nil, false)
     /// The next read of the adapters, and what this connection published of them last.
@@ -212,7 +212,7 @@ final class Publisher: @unchecked Sendable {
     /// Publishes one reading or reading error; false when the connection refused it.
     private func publish(_ item: Outgoing) -> Bool {
         guard let connection else { return false }
-        let deviceID = Topics.deviceID(item.event.address ?? "")
+        let deviceID = item.event.address.map(Topics.deviceID) ?? ""
         let topic: String
         let payload: [UInt8]
         var retain = false
@@ -263,7 +263,7 @@ final class Publisher: @unchecked Sendable {
     /// Reads the advertising sensors' reception from `status` when a reading comes and it was
     /// last read a minute ago, or a few seconds ago for a device not yet seen in one: driven by
     /// readings, so a gateway hearing nothing reads nothing.
-    private func receptionDue(_ address: String) {
+    private func receptionDue(_ address: BluetoothAddress) {
         guard !receptionRead.pending, let hub else { return }
         let now = ContinuousClock.now
         if let last = receptionRead.at {
@@ -286,7 +286,7 @@ final class Publisher: @unchecked Sendable {
     /// Publishes the reception of every advertising sensor with readings published (retained:
     /// Home Assistant shows it as soon as it subscribes), and its diagnostic entity's config
     /// the first time; `asked` are the devices known when `status` was asked for.
-    private func receptionArrived(_ sensors: [AdvertisementStatus.Sensor], asked: [String]) {
+    private func receptionArrived(_ sensors: [AdvertisementStatus.Sensor], asked: [BluetoothAddress]) {
         receptionRead.pending = false
         for address in asked { devices[address]?.receptionChecked = true }
         guard state == .connected, !stopped, let connection else { return }

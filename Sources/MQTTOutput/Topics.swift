@@ -1,4 +1,5 @@
 /// The topic names of one gateway (docs/mqtt.md).
+import SensorModel
 struct Topics: Sendable {
     let prefix: String
     let discoveryPrefix: String
@@ -35,15 +36,17 @@ struct Topics: Sendable {
     }
 
     /// A device's id in topics: its address in lower case without colons (`dca632000001`).
-    static func deviceID(_ address: String) -> String {
-        // Every reading's topic: an address (ASCII) in bytes, anything else by characters.
-        guard address.utf8.allSatisfy({ $0 < 0x80 }) else { return String(address.lowercased().filter { $0 != ":" }) }
-        var id: [UInt8] = []
-        id.reserveCapacity(address.utf8.count)
-        for byte in address.utf8 where byte != UInt8(ascii: ":") {
-            id.append(UInt8(ascii: "A")...UInt8(ascii: "Z") ~= byte ? byte + 32 : byte)
+    static func deviceID(_ address: BluetoothAddress) -> String {
+        // Every reading's topic: 12 characters fit a small string, so this allocates nothing.
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 12) { id in
+            digits.withUTF8Buffer { hex in
+                for index in 0..<12 {
+                    id[index] = hex[Int(truncatingIfNeeded: address.value >> (44 - 4 * index)) & 0xF]
+                }
+            }
+            return 12
         }
-        return String(decoding: id, as: UTF8.self)
     }
 
     /// `name` with every character Home Assistant refuses in an id (all but letters,

@@ -14,7 +14,7 @@ public protocol CentralControl: Sendable {
     /// Scans as ``scan(for:)`` does, and returns what each adapter heard of each device at
     /// the scan's end: the adapters (interface names) and their RSSI, by address. The
     /// default scans and knows no adapters.
-    func scanHearings(for duration: Duration) async throws -> [String: [AdapterHearing]]
+    func scanHearings(for duration: Duration) async throws -> [BluetoothAddress: [AdapterHearing]]
 
     /// Reads the connected thermometer at `address` now.
     ///
@@ -26,7 +26,7 @@ public protocol CentralControl: Sendable {
 
 extension CentralControl {
     /// Scans, knowing no adapters.
-    public func scanHearings(for duration: Duration) async throws -> [String: [AdapterHearing]] {
+    public func scanHearings(for duration: Duration) async throws -> [BluetoothAddress: [AdapterHearing]] {
         try await scan(for: duration)
         return [:]
     }

@@ -16,42 +16,40 @@ extension Hub {
         case .peripheralSeen(let sighting):
             seen(sighting, at: time)
         case .peripheralLost(let address):
-            guard let record = table.lose(address.description) else { return }
+            guard let record = table.lose(address) else { return }
             broadcast(
                 .peripheralLost(PeripheralChange(time: time, address: record.address, name: record.name)))
         case .connected(let address, let name):
-            let address = address.description
             table.connect(address, name: name, at: time)
             let name = table[address]?.name
             broadcast(.connected(PeripheralChange(time: time, address: address, name: name)))
         case .disconnected(let address, let reason):
-            guard let record = table.disconnect(address.description, at: time) else { return }
+            guard let record = table.disconnect(address, at: time) else { return }
             let change = PeripheralChange(
                 time: time, address: record.address, name: record.name, reason: reason)
             broadcast(.disconnected(change))
         case .leftOut(let address, let name, let reason):
             // Published as a `disconnected` event of a thermometer that was not connected
             // (docs/protocol.md): it stays without a link, and why.
-            let address = address.description
             let change = PeripheralChange(
                 time: time, address: address, name: name ?? table[address]?.name, reason: reason)
             broadcast(.disconnected(change))
         case .reading(let address, let name, let measurement):
             // One dictionary lookup per reading, and only when a calibration is configured.
             if !calibrations.isEmpty, let calibration = calibrations[address] {
-                record(calibration.applied(to: measurement), address: address.description, name: name)
+                record(calibration.applied(to: measurement), address: address, name: name)
             } else {
-                record(measurement, address: address.description, name: name)
+                record(measurement, address: address, name: name)
             }
         case .readingError(let address, let name, let error):
-            recordFailure(address: address.description, name: name, error: error, at: time)
+            recordFailure(address: address, name: name, error: error, at: time)
         }
         // Waiting reads re-check their condition after every change.
         waiters.evaluate(.everything)
     }
 
     private func seen(_ sighting: Sighting, at time: Timestamp) {
-        let address = sighting.address.description
+        let address = sighting.address
         let announce = table.see(
             address: address, name: sighting.name, rssi: sighting.rssi, isThermometer: sighting.isThermometer,
             at: time, refresh: limits.sightingRefresh)
@@ -65,7 +63,7 @@ extension Hub {
     /// Numbers a measurement with the next `seq`, keeps it as the device's newest, and
     /// broadcasts it.
     @discardableResult
-    func record(_ measurement: Measurement, address: String, name: String?) -> Reading {
+    func record(_ measurement: Measurement, address: BluetoothAddress, name: String?) -> Reading {
         lastSeq += 1
         let maker = sensors.maker(of: measurement.profile)
         let reading = Reading(
@@ -77,7 +75,7 @@ extension Hub {
         return reading
     }
 
-    private func recordFailure(address: String, name: String?, error: ReadingError, at time: Timestamp) {
+    private func recordFailure(address: BluetoothAddress, name: String?, error: ReadingError, at time: Timestamp) {
         lastSeq += 1
         table.heard(address, name: name, at: time)
         let record = table[address]
@@ -108,8 +106,4 @@ extension Hub {
         }
     }
 
-    static func normalized(_ address: String) -> String {
-        // Addresses from the Bluetooth side are upper case already: keep the string, no copy.
-        address.utf8.contains { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) } ? address.uppercased() : address
-    }
 }

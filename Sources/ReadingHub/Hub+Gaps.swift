@@ -21,7 +21,7 @@ extension Hub {
 
     /// Records a device's silence between two readings as a "not heard" gap when it lasted
     /// longer than ``Limits/gapAfter`` while the adapter was up.
-    func noteSilence(of address: String, from previous: Timestamp, until time: Timestamp) {
+    func noteSilence(of address: BluetoothAddress, from previous: Timestamp, until time: Timestamp) {
         guard Self.span(from: previous, to: time) > limits.gapAfter, previous >= adapterUpSince ?? previous else {
             return
         }

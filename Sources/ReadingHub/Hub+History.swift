@@ -13,11 +13,12 @@ extension Hub {
         guard let historySource else { throw ErrorInfo(.unavailable, "the daemon keeps no history") }
         let limit = min(max(query.limit ?? limits.historyPage, 1), limits.historyPage)
         var result: HistoryResult
-        if let selector = query.address {
+        if let selector = query.selector {
             let addresses = try historyAddresses(selectedBy: selector)
             result = await merged(
                 addresses.map { address in
                     var one = query
+                    one.selector = nil
                     one.address = address
                     return one
                 }, from: historySource, limit: limit)
@@ -29,8 +30,8 @@ extension Hub {
     }
 
     /// The addresses a `history` selector stands for.
-    private func historyAddresses(selectedBy selector: String) throws(ErrorInfo) -> [String] {
-        if BluetoothAddress(selector) != nil { return [Self.normalized(selector)] }
+    private func historyAddresses(selectedBy selector: String) throws(ErrorInfo) -> [BluetoothAddress] {
+        if let address = BluetoothAddress(selector) { return [address] }
         let named = table.records.values.filter { matches(selector, address: $0.address, name: $0.name) }
         guard !named.isEmpty else {
             throw ErrorInfo(

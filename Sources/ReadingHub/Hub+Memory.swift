@@ -26,7 +26,7 @@ extension Hub {
         guard let historySource else { return .noHistory }
         let minute = time.millisecondsSince1970 - ((time.millisecondsSince1970 % 60_000) + 60_000) % 60_000
         let query = HistoryQuery(
-            address: address.description, from: Timestamp(millisecondsSince1970: minute),
+            address: address, from: Timestamp(millisecondsSince1970: minute),
             until: Timestamp(millisecondsSince1970: minute + 60_000), limit: 1)
         let page = await historySource.history(query, limit: 1)
         if page.events.contains(where: { if case .reading = $0 { true } else { false } }) { return .duplicate }
@@ -35,8 +35,8 @@ extension Hub {
         lastSeq += 1
         let maker = sensors.maker(of: calibrated.profile)
         let reading = Reading(
-            seq: lastSeq, time: time, address: address.description,
-            name: aliases[address] ?? name ?? table[address.description]?.name, measurement: calibrated,
+            seq: lastSeq, time: time, address: address,
+            name: aliases[address] ?? name ?? table[address]?.name, measurement: calibrated,
             model: maker?.model, manufacturer: maker?.manufacturer, source: .memory)
         broadcast(.reading(reading))
         return .stored(seq: lastSeq)
@@ -71,7 +71,7 @@ extension Hub {
     {
         guard from < until else { return nil }
         let query = HistoryQuery(
-            address: address.description, from: Timestamp(millisecondsSince1970: from),
+            address: address, from: Timestamp(millisecondsSince1970: from),
             until: Timestamp(millisecondsSince1970: until), limit: 1)
         return await source.history(query, limit: 1).events.first { if case .reading = $0 { true } else { false } }?
             .time
@@ -83,7 +83,7 @@ extension Hub {
     {
         guard from < until else { return nil }
         let query = HistoryQuery(
-            address: address.description, from: Timestamp(millisecondsSince1970: from),
+            address: address, from: Timestamp(millisecondsSince1970: from),
             until: Timestamp(millisecondsSince1970: until), limit: 1000)
         return await source.history(query, limit: 1000).events.last { if case .reading = $0 { true } else { false } }?
             .time

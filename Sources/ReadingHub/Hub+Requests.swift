@@ -1,5 +1,5 @@
 public import BlectlProtocol
-import SensorModel
+public import SensorModel
 
 extension Hub {
     /// Daemon and adapter state, the connected thermometers with their latest readings, and
@@ -24,7 +24,7 @@ extension Hub {
             status.calibration = calibrations.flatMap { address, calibration in
                 calibration.offsets.present.map { offset in
                     CalibrationOffset(
-                        address: address.description, quantity: Calibration.name(of: offset.quantity),
+                        address: address, quantity: Calibration.name(of: offset.quantity),
                         offset: offset.value)
                 }
             }.sorted { ($0.address, $0.quantity) < ($1.address, $1.quantity) }
@@ -33,7 +33,7 @@ extension Hub {
     }
 
     /// The last signal strength heard from `address` (dBm), if any.
-    public func rssi(of address: String) -> Int? {
+    public func rssi(of address: BluetoothAddress) -> Int? {
         table[address]?.rssi
     }
 
@@ -79,7 +79,7 @@ extension Hub {
         guard let result = await executor.run(until: nil, { try await central.scanHearings(for: duration) }) else {
             throw ErrorInfo(.unavailable, "the request was cancelled")
         }
-        let hearings: [String: [AdapterHearing]]
+        let hearings: [BluetoothAddress: [AdapterHearing]]
         switch result {
         case .failure(let error): throw ErrorInfo(describing: error)
         case .success(let heard): hearings = heard
@@ -127,12 +127,13 @@ extension Hub {
 
     /// One thermometer's temperature: read now (the reading reaches the hub as every reading
     /// does), else the newest stored one, else the first to arrive before `deadline`.
-    private func report(for address: String, since requestedAt: Timestamp, deadline: ContinuousClock.Instant) async
+    private func report(for address: BluetoothAddress, since requestedAt: Timestamp, deadline: ContinuousClock.Instant)
+        async
         -> ReadingReport?
     {
-        if let central, let parsed = BluetoothAddress(address) {
+        if let central {
             let readDeadline = min(deadline, ContinuousClock.now + limits.freshRead)
-            _ = await executor.run(until: readDeadline) { try await central.readNow(address: parsed) }
+            _ = await executor.run(until: readDeadline) { try await central.readNow(address: address) }
             _ = await wait(until: readDeadline) {
                 self.table[address]?.latestReading.map { $0.time >= requestedAt } ?? false
             }
@@ -162,18 +163,18 @@ extension Hub {
         table.broadcasting.compactMap { matches(selector, address: $0.address, name: $0.name) ? $0.latestReading : nil }
     }
 
-    private func connectedThermometers(matching selector: String?) -> [String] {
+    private func connectedThermometers(matching selector: String?) -> [BluetoothAddress] {
         table.connected.filter { matches(selector, address: $0.address, name: $0.name) }.map(\.address)
     }
 
     /// Whether a device is the one `selector` names: its address, or its name, in any case.
-    func matches(_ selector: String?, address: String, name: String?) -> Bool {
+    func matches(_ selector: String?, address: BluetoothAddress, name: String?) -> Bool {
         guard let selector else { return true }
-        return address == Self.normalized(selector) || name?.lowercased() == selector.lowercased()
+        return BluetoothAddress(selector) == address || name?.lowercased() == selector.lowercased()
     }
 
     /// The address of the known device `selector` names, if any.
-    func resolve(_ selector: String) -> String? {
+    func resolve(_ selector: String) -> BluetoothAddress? {
         table.records.values.first { matches(selector, address: $0.address, name: $0.name) }?.address
     }
 

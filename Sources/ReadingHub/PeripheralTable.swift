@@ -1,9 +1,10 @@
 import BlectlProtocol
+import SensorModel
 import UnixSupport
 
 /// What the hub knows about one peripheral.
 struct PeripheralRecord: Equatable, Sendable {
-    var address: String
+    var address: BluetoothAddress
     var name: String?
     var rssi: Int?
     var isThermometer: Bool
@@ -30,7 +31,7 @@ extension PeripheralRecord {
 /// time (and not connected) makes room, in O(1) (a flood of devices must not cost the
 /// hub a scan of its table per sighting).
 struct PeripheralTable {
-    private(set) var records: RecencyTable<String, PeripheralRecord>
+    private(set) var records: RecencyTable<BluetoothAddress, PeripheralRecord>
 
     init(capacity: Int) {
         records = RecencyTable(capacity: capacity)
@@ -38,7 +39,7 @@ struct PeripheralTable {
 
     var capacity: Int { records.capacity }
 
-    subscript(address: String) -> PeripheralRecord? {
+    subscript(address: BluetoothAddress) -> PeripheralRecord? {
         records[address]
     }
 
@@ -56,7 +57,7 @@ struct PeripheralTable {
     /// renamed, changed kind, or not announced for `refresh` (RSSI alone changes too
     /// often to announce every time).
     mutating func see(
-        address: String, name: String?, rssi: Int?, isThermometer: Bool, at now: Timestamp, refresh: Duration
+        address: BluetoothAddress, name: String?, rssi: Int?, isThermometer: Bool, at now: Timestamp, refresh: Duration
     ) -> Bool {
         var record =
             records[address]
@@ -77,14 +78,14 @@ struct PeripheralTable {
     }
 
     /// Removes a peripheral that went away; a connected one stays until it disconnects.
-    mutating func lose(_ address: String) -> PeripheralRecord? {
+    mutating func lose(_ address: BluetoothAddress) -> PeripheralRecord? {
         guard let record = records[address] else { return nil }
         if record.connectedSince == nil { records.remove(address) }
         return record
     }
 
     /// Marks `address` connected (adding it if unknown: only thermometers are connected).
-    mutating func connect(_ address: String, name: String?, at now: Timestamp) {
+    mutating func connect(_ address: BluetoothAddress, name: String?, at now: Timestamp) {
         var record =
             records[address] ?? PeripheralRecord(address: address, isThermometer: true, lastSeen: now)
         record.name = name ?? record.name
@@ -95,7 +96,7 @@ struct PeripheralTable {
     }
 
     /// Marks `address` disconnected; returns the record if it was connected.
-    mutating func disconnect(_ address: String, at now: Timestamp) -> PeripheralRecord? {
+    mutating func disconnect(_ address: BluetoothAddress, at now: Timestamp) -> PeripheralRecord? {
         guard var record = records[address], record.connectedSince != nil else { return nil }
         record.connectedSince = nil
         record.lastSeen = now
@@ -104,7 +105,7 @@ struct PeripheralTable {
     }
 
     /// Notes that `address` was heard from (a reading error), learning its name if given.
-    mutating func heard(_ address: String, name: String?, at now: Timestamp) {
+    mutating func heard(_ address: BluetoothAddress, name: String?, at now: Timestamp) {
         // In place: one lookup, no copy of the record (this runs for every reading). A
         // connected record is never forgotten, so its place in the recency order can wait
         // for its disconnection.

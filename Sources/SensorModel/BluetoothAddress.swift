@@ -52,17 +52,27 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
     ///
     /// Formatted by hand: this runs for every reading, and `sprintf` would cost more.
     public func text(separator: UInt8) -> String {
+        String(unsafeUninitializedCapacity: Self.textLength) { buffer in
+            write(into: buffer, separator: separator)
+            return Self.textLength
+        }
+    }
+
+    /// The length of the address as text: six two-digit bytes and five separators.
+    public static let textLength = 17
+
+    /// Writes the text (``textLength`` bytes, upper-case hex joined by `separator`) at the
+    /// start of `buffer`, so that a JSON line can carry the address without a `String`.
+    public func write(into buffer: UnsafeMutableBufferPointer<UInt8>, separator: UInt8) {
+        precondition(buffer.count >= Self.textLength, "a buffer too short for an address")
         let digits: StaticString = "0123456789ABCDEF"
-        return String(unsafeUninitializedCapacity: 17) { buffer in
-            digits.withUTF8Buffer { hex in
-                for index in 0..<6 {
-                    let byte = Int(truncatingIfNeeded: value >> (40 - 8 * index)) & 0xFF
-                    buffer[index * 3] = hex[byte >> 4]
-                    buffer[index * 3 + 1] = hex[byte & 0xF]
-                    if index < 5 { buffer[index * 3 + 2] = separator }
-                }
+        digits.withUTF8Buffer { hex in
+            for index in 0..<6 {
+                let byte = Int(truncatingIfNeeded: value >> (40 - 8 * index)) & 0xFF
+                buffer[index * 3] = hex[byte >> 4]
+                buffer[index * 3 + 1] = hex[byte & 0xF]
+                if index < 5 { buffer[index * 3 + 2] = separator }
             }
-            return 17
         }
     }
 

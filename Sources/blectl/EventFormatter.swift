@@ -50,7 +50,7 @@ struct EventFormatter {
         switch event {
         case .reading(let reading):
             return (
-                reading.time, Format.name(reading.name), reading.address,
+                reading.time, Format.name(reading.name), reading.address.description,
                 readingDetails(
                     reading.celsius,
                     others: OtherQuantities(
@@ -62,18 +62,18 @@ struct EventFormatter {
             )
         case .readingError(let failure):
             return (
-                failure.time, Format.name(failure.name), failure.address,
+                failure.time, Format.name(failure.name), failure.address.description,
                 [terminal.paint(failure.error, .red), "(raw \(failure.rawHex))", "#\(failure.seq)"]
             )
         case .peripheralSeen(let sighting):
             return (
-                sighting.time, Format.name(sighting.name), sighting.address,
+                sighting.time, Format.name(sighting.name), sighting.address.description,
                 [sighting.rssi.map { "\($0) dBm" } ?? "", sighting.thermometer ? "thermometer" : ""]
             )
         case .peripheralLost(let change), .connected(let change):
-            return (change.time, Format.name(change.name), change.address, [])
+            return (change.time, Format.name(change.name), change.address.description, [])
         case .disconnected(let change):
-            return (change.time, Format.name(change.name), change.address, [change.reason ?? ""])
+            return (change.time, Format.name(change.name), change.address.description, [change.reason ?? ""])
         case .adapterState(let change):
             return (change.time, change.adapter ?? "-", "", [change.state.rawValue, change.reason ?? ""])
         }

@@ -87,7 +87,7 @@ enum HistoryCommand {
             let remaining = selection.limit.map { $0 - printer.count }
             if let remaining, remaining <= 0 { return complete }
             let query = HistoryQuery(
-                address: selection.device, since: cursor.seq, from: cursor.time, until: selection.until,
+                selector: selection.device, since: cursor.seq, from: cursor.time, until: selection.until,
                 limit: remaining.map { min($0, ProtocolInfo.historyPageLimit) })
             let reply = try client.request(.history(query), timeout: pageTimeout)
             let page = printer.take(page: reply)

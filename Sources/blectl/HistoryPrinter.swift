@@ -88,7 +88,8 @@ struct HistoryPrinter {
             let until = fields.text("until").flatMap(Timestamp.init(rfc3339:)),
             let reason = fields.text("reason").flatMap(GapReason.init(rawValue:))
         else { return }
-        let gap = HistoryGap(address: fields.text("address"), from: from, until: until, reason: reason)
+        let gap = HistoryGap(
+            address: fields.text("address").flatMap(BluetoothAddress.init), from: from, until: until, reason: reason)
         guard gapsSeen.insert(gap).inserted else { return }
         gaps.append(gap)
         gaps.sort { $0.from < $1.from }

@@ -1,4 +1,5 @@
 import BlectlProtocol
+import SensorModel
 import Glibc
 import UnixSupport
 
@@ -11,7 +12,7 @@ enum ReadCommand {
     /// Lenient (no unit or profile it must know), so `--json` keeps working when a newer
     /// daemon reports values this build cannot show.
     struct Row: Decodable {
-        var address: String
+        var address: BluetoothAddress
         var name: String?
         var celsius: Double?
         var raw: String?
@@ -27,7 +28,7 @@ enum ReadCommand {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            address = try container.decode(String.self, forKey: .address)
+            address = try container.decode(BluetoothAddress.self, forKey: .address)
             name = try container.decodeIfPresent(String.self, forKey: .name)
             celsius = try container.decodeIfPresent(Double.self, forKey: .celsius)
             raw = try container.decodeIfPresent(String.self, forKey: .raw)
@@ -69,7 +70,7 @@ enum ReadCommand {
         let others = reports.map { Format.quantities($0.others) }
         let showOthers = others.contains { !$0.isEmpty }
         let rows = reports.enumerated().map { index, report in
-            [Format.name(report.name), report.address, report.celsius.map(terminal.temperature) ?? "–"]
+            [Format.name(report.name), report.address.description, report.celsius.map(terminal.temperature) ?? "–"]
                 + (showOthers ? [others[index]] : [])
                 + [
                     Format.origin(profile: report.profile, raw: report.raw), Format.age(seconds: report.ageSeconds),

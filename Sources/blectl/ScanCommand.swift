@@ -1,11 +1,12 @@
 import BlectlProtocol
+import SensorModel
 import UnixSupport
 
 /// `blectl scan [--timeout SECONDS] [--all]`.
 enum ScanCommand {
     /// The JSON shape: the peripheral without daemon bookkeeping.
     struct Row: Encodable {
-        var address: String
+        var address: BluetoothAddress
         var name: String?
         var rssi: Int?
         var thermometer: Bool
@@ -78,7 +79,7 @@ enum ScanCommand {
         for peripheral in shown {
             let kind = peripheral.thermometer ? (peripheral.connected ? "yes, connected" : "yes") : "no"
             rows.append([
-                Format.name(peripheral.name), peripheral.address, signal(peripheral), kind,
+                Format.name(peripheral.name), peripheral.address.description, signal(peripheral), kind,
                 peripheral.profile ?? "", peripheral.family ?? "",
             ])
         }

@@ -11,7 +11,8 @@ enum SensorMemoryRows {
 
     static func row(_ sensor: SensorMemoryStatus) -> [String] {
         [
-            "", sensor.address, sensor.lastDownload.map { Format.age(seconds: Format.secondsSince($0)) } ?? "–",
+            "", sensor.address.description,
+            sensor.lastDownload.map { Format.age(seconds: Format.secondsSince($0)) } ?? "–",
             sensor.lastResult ?? "–", "\(sensor.stored)", "\(sensor.duplicates)", "\(sensor.rejected)",
             sensor.clockDriftSeconds.map { "\($0 > 0 ? "+" : "")\($0) s" } ?? "–",
             sensor.clockSet.map { Format.age(seconds: Format.secondsSince($0)) }

@@ -51,7 +51,7 @@ enum StatusCommand {
         for peripheral in status.connected {
             let reading = peripheral.lastReading
             table.append([
-                "", Format.name(peripheral.name), peripheral.address,
+                "", Format.name(peripheral.name), peripheral.address.description,
                 reading?.celsius.map(terminal.temperature) ?? "–",
                 reading.map { Format.age(seconds: Format.secondsSince($0.time)) } ?? "no reading yet",
             ])
@@ -85,11 +85,11 @@ enum StatusCommand {
         let heard = sensor.lastHeard.map { Format.age(seconds: Format.secondsSince($0)) } ?? "–"
         let interval = sensor.interval.map { Format.seconds(($0 * 100).rounded() / 100) } ?? "–"
         guard let basis = sensor.countedBy, let received = sensor.received, let missed = sensor.missed else {
-            return ["", sensor.address, sensor.profile ?? "–", heard, interval, "–", "–", "–"]
+            return ["", sensor.address.description, sensor.profile ?? "–", heard, interval, "–", "–", "–"]
         }
         let ratio = sensor.ratioLastHour.map { "\(Int(($0 * 100).rounded())) % received" } ?? "–"
         return [
-            "", sensor.address, sensor.profile ?? "–", heard, interval, Format.count(received),
+            "", sensor.address.description, sensor.profile ?? "–", heard, interval, Format.count(received),
             "\(Format.count(missed)) (by \(basis))", ratio,
         ]
     }

@@ -92,7 +92,8 @@ struct JSONCodingTests {
         try roundTrip(Reply<Empty>.failure(id: nil, ErrorInfo(.timeout, "slow")))
         for celsius in ProtocolSamples.numbers {
             let reading = Reading(
-                seq: 1, time: ProtocolSamples.time, address: "A", name: ProtocolSamples.awkward, celsius: celsius,
+                seq: 1, time: ProtocolSamples.time, address: "00:00:00:00:00:0A", name: ProtocolSamples.awkward,
+                celsius: celsius,
                 raw: "", unit: .celsius)
             try roundTrip(Event.reading(reading))
         }

@@ -18,7 +18,7 @@ struct ProtocolTests {
             .history(HistoryQuery(since: 12, limit: 50)),
             .history(
                 HistoryQuery(
-                    address: "Pi", since: 3, from: Timestamp(millisecondsSince1970: 1_000),
+                    selector: "Pi", since: 3, from: Timestamp(millisecondsSince1970: 1_000),
                     until: Timestamp(millisecondsSince1970: 2_000))),
             .subscribe(events: [.reading, .connected]),
             .subscribe(events: nil), .scan(timeout: 4),
@@ -34,7 +34,7 @@ struct ProtocolTests {
         let line = Array(#"{"v":1,"id":7,"cmd":"history","address":"DC:A6:32:01:02:03","since":12}"#.utf8)
         #expect(
             Request.parse(line)
-                == .success(Request(id: 7, .history(HistoryQuery(address: "DC:A6:32:01:02:03", since: 12)))))
+                == .success(Request(id: 7, .history(HistoryQuery(selector: "DC:A6:32:01:02:03", since: 12)))))
     }
 
     @Test(
@@ -130,10 +130,13 @@ struct ProtocolTests {
     @Test("Events decode back to themselves")
     func eventRoundTrip() throws {
         let events: [Event] = [
-            .peripheralSeen(PeripheralSighting(time: Self.time, address: "A", name: "T", rssi: -60, thermometer: true)),
-            .peripheralLost(PeripheralChange(time: Self.time, address: "A", name: "T")),
-            .connected(PeripheralChange(time: Self.time, address: "A", name: nil)),
-            .disconnected(PeripheralChange(time: Self.time, address: "A", name: "T", reason: "timeout")),
+            .peripheralSeen(
+                PeripheralSighting(
+                    time: Self.time, address: "00:00:00:00:00:0A", name: "T", rssi: -60, thermometer: true)),
+            .peripheralLost(PeripheralChange(time: Self.time, address: "00:00:00:00:00:0A", name: "T")),
+            .connected(PeripheralChange(time: Self.time, address: "00:00:00:00:00:0A", name: nil)),
+            .disconnected(
+                PeripheralChange(time: Self.time, address: "00:00:00:00:00:0A", name: "T", reason: "timeout")),
             .adapterState(AdapterChange(time: Self.time, adapter: "hci0", state: .poweredOff)),
         ]
         for event in events {
@@ -161,7 +164,7 @@ struct ProtocolTests {
         #expect(
             ServerLine.classify(Array(#"{"v":1,"id":3,"ok":false,"error":{"code":"x","message":"y"}}"#.utf8))
                 == .reply(id: 3, ok: false))
-        let event = Event.connected(PeripheralChange(time: Self.time, address: "A", name: nil))
+        let event = Event.connected(PeripheralChange(time: Self.time, address: "00:00:00:00:00:0A", name: nil))
         #expect(ServerLine.classify(try JSONLines.encode(event)) == .event(event))
         #expect(ServerLine.classify(Array(#"{"type":"from_the_future"}"#.utf8)) == .unknown)
         #expect(ServerLine.classify(Array("garbage".utf8)) == .unknown)

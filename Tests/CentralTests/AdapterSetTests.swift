@@ -4,8 +4,8 @@ import Testing
 
 /// The `adapters` setting's value (issue 36): `auto`, `all`, or adapters by address.
 @Suite struct AdapterSetTests {
-    static let first = BluetoothAddress("00:1A:7D:DA:71:10")!
-    static let second = BluetoothAddress("00:1A:7D:DA:71:11")!
+    static let first = BluetoothAddress("00:1A:7D:DA:71:10")
+    static let second = BluetoothAddress("00:1A:7D:DA:71:11")
 
     @Test(
         "auto, all and an empty text",

@@ -12,7 +12,7 @@ struct AdvertisedNameTests {
     static let configured = ["Thermometer"]
 
     func discovery(_ name: String?, rssi: Int16?) -> Discovery {
-        let address = BluetoothAddress("DC:A6:32:00:00:01")!
+        let address = BluetoothAddress("DC:A6:32:00:00:01")
         return Discovery(
             peripheral: Peripheral(
                 address: address, path: BlueZPath("/org/bluez/hci0/dev_DC_A6_32_00_00_01"), name: name),

@@ -178,7 +178,7 @@ struct AdvertisementBadInputTests {
     @Test("only the listed devices are read with advert_devices; other fields and companies are ignored")
     func allowList() async throws {
         var configuration = AdvertisementFixture.configuration()
-        configuration.devices = .only([BluetoothAddress("A4:C1:38:00:00:20")!])
+        configuration.devices = .only([BluetoothAddress("A4:C1:38:00:00:20")])
         try await Self.withMonitor(configuration) { monitor, log, fixture in
             await Self.send(monitor, fixture, "A4:C1:38:00:00:20", service: [Self.bthome: Self.bthomePacket(id: 1)])
             await Self.send(monitor, fixture, "A4:C1:38:00:00:21", service: [Self.bthome: Self.bthomePacket(id: 1)])

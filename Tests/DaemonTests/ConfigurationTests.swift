@@ -285,8 +285,8 @@ struct ConfigurationTests {
                 mibeacon_key A4:C1:38:00:00:02 = 814aac74c4f17b6c1581e1ab87816b99
                 mibeacon_key A4:C1:38:00:00:03 = b853075158487ca39a5b5ea9
                 """)
-        #expect(config.hub.aliases[BluetoothAddress("DC:A6:32:00:00:01")!] == "Kitchen")
-        #expect(config.hub.aliases[BluetoothAddress("DC:A6:32:00:00:02")!] == "Living room")
+        #expect(config.hub.aliases[BluetoothAddress("DC:A6:32:00:00:01")] == "Kitchen")
+        #expect(config.hub.aliases[BluetoothAddress("DC:A6:32:00:00:02")] == "Living room")
         #expect(
             config.advertisementKeys.keys.map(\.description).sorted() == [
                 "A4:C1:38:00:00:01", "A4:C1:38:00:00:02", "A4:C1:38:00:00:03",
@@ -318,9 +318,9 @@ struct ConfigurationTests {
                 calibrate a4:c1:38:00:00:01 Humidity = -2.5
                 calibrate DC:A6:32:00:00:01 temperature = -20
                 """)
-        let sensor = try #require(config.hub.calibrations[BluetoothAddress("A4:C1:38:00:00:01")!])
+        let sensor = try #require(config.hub.calibrations[BluetoothAddress("A4:C1:38:00:00:01")])
         #expect(sensor.offsets[.temperature] == 0.3 && sensor.offsets[.humidity] == -2.5)
-        let pi = try #require(config.hub.calibrations[BluetoothAddress("DC:A6:32:00:00:01")!])
+        let pi = try #require(config.hub.calibrations[BluetoothAddress("DC:A6:32:00:00:01")])
         #expect(pi.offsets[.temperature] == -20 && pi.offsets[.humidity] == nil)
         for (text, message) in [
             ("calibrate A4:C1:38:00:00:01 pressure = 1", ":1: calibrate A4:C1:38:00:00:01: unknown 'pressure'"),

@@ -84,14 +84,14 @@ import UnixSupport
 
     static func liveReading(seq: UInt64, at milliseconds: Int64) -> Reading {
         Reading(
-            seq: seq, time: Timestamp(millisecondsSince1970: milliseconds), address: address, name: nil,
+            seq: seq, time: Timestamp(millisecondsSince1970: milliseconds), address: sensor, name: nil,
             measurement: Measurement(profile: "pvvx", quantities: Quantities([.temperature: 21]), raw: "00"))
     }
 
     /// Every reading of the sensor from `from` on.
     static func readings(_ world: World, from: Int64) async -> [Reading] {
         let page = await world.history.history(
-            HistoryQuery(address: address, from: Timestamp(millisecondsSince1970: from)), limit: 10_000)
+            HistoryQuery(address: sensor, from: Timestamp(millisecondsSince1970: from)), limit: 10_000)
         return page.events.compactMap { if case .reading(let reading) = $0 { reading } else { nil } }
     }
 
@@ -176,7 +176,7 @@ import UnixSupport
 
 /// When downloads and clock settings are due.
 struct MemorySchedulerTests {
-    static let sensor = BluetoothAddress("A4:C1:38:EE:00:01")!
+    static let sensor = BluetoothAddress("A4:C1:38:EE:00:01")
     static func at(_ seconds: Int64) -> Timestamp {
         Timestamp(millisecondsSince1970: 1_800_000_000_000 + seconds * 1000)
     }

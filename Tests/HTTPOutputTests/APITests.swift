@@ -7,7 +7,7 @@ import Testing
 
 @Suite("/api")
 struct APITests {
-    static let address = "DC:A6:32:00:00:01"
+    static let address: BluetoothAddress = "DC:A6:32:00:00:01"
 
     @Test("/api/devices and /api/status answer in the socket protocol's shapes")
     func shapes() async throws {

@@ -24,7 +24,7 @@ struct MetricsTests {
                 .adapterState(adapter: "hci0", state: .poweredOn),
                 .peripheralSeen(address: "A4:C1:38:00:00:01", name: "Kitchen", rssi: -61, isThermometer: true),
                 .connected(address: "A4:C1:38:00:00:01", name: "Kitchen"),
-                .reading(BluetoothAddress("A4:C1:38:00:00:01")!, name: "Kitchen", Self.weather),
+                .reading(BluetoothAddress("A4:C1:38:00:00:01"), name: "Kitchen", Self.weather),
                 .readingError(address: "A4:C1:38:00:00:01", detail: "short", raw: [1]),
                 .disconnected(address: "A4:C1:38:00:00:01", reason: "link lost"),
             ])
@@ -67,7 +67,7 @@ struct MetricsTests {
             let measurement = Measurement(
                 profile: "ruuvi", quantities: Quantities([.temperature: 21.5, .humidity: 47.1, .pressure: 1093.61]),
                 raw: "05")
-            await output.apply([.reading(BluetoothAddress("C8:47:8C:00:00:01")!, name: "Ruuvi", measurement)])
+            await output.apply([.reading(BluetoothAddress("C8:47:8C:00:00:01"), name: "Ruuvi", measurement)])
             let lines = try await output.get("/metrics").text.split(separator: "\n")
             let humidity = try #require(lines.first { $0.hasPrefix("blectl_humidity_ratio{") })
             #expect(humidity.hasSuffix("} 0.471"), "\(humidity)")
@@ -84,7 +84,7 @@ struct MetricsTests {
     @Test("a device that goes stale drops out of the per-device gauges; its timestamp and counters stay")
     func staleness() async throws {
         try await withTestOutput { output in
-            let address = "DC:A6:32:00:00:01"
+            let address: BluetoothAddress = "DC:A6:32:00:00:01"
             await output.apply((0..<3).map { .fahrenheit(address, 100 + Double($0)) }, every: .seconds(30))
             var families = try await parsePrometheus(try await output.get("/metrics").text)
             #expect(families["blectl_temperature_celsius"]?.samples.count == 1)
@@ -96,7 +96,8 @@ struct MetricsTests {
             families = try await parsePrometheus(try await output.get("/metrics").text)
             #expect(families["blectl_temperature_celsius"]?.samples.isEmpty == true)
             #expect(families["blectl_last_reading_timestamp_seconds"]?.samples.count == 1)
-            #expect(value(families, "blectl_readings_total", ["address": address, "name": "Thermometer"]) == 3)
+            #expect(
+                value(families, "blectl_readings_total", ["address": address.description, "name": "Thermometer"]) == 3)
         }
     }
 

@@ -40,7 +40,7 @@ struct PageTests {
                 raw: "40")
             await output.apply([
                 .fahrenheit("DC:A6:32:00:00:01", 117.1),
-                .reading(BluetoothAddress("A4:C1:38:00:00:09")!, name: "Kitchen", weather),
+                .reading(BluetoothAddress("A4:C1:38:00:00:09"), name: "Kitchen", weather),
                 .peripheralSeen(address: "F0:5E:CD:00:00:01", name: "HRM-Pro", rssi: -70, isThermometer: false),
             ])
             let page = try await output.get("/").text
@@ -67,7 +67,7 @@ struct PageTests {
                 raw: "05")
             await output.apply([
                 .adapterState(adapter: "hci0", state: .poweredOn),
-                .reading(BluetoothAddress("C8:47:8C:00:00:01")!, name: "Ruuvi 0001", ruuvi),
+                .reading(BluetoothAddress("C8:47:8C:00:00:01"), name: "Ruuvi 0001", ruuvi),
             ])
             let page = try await output.get("/").text
             #expect(page.contains("adapter hci0 on · 0 connected"))
@@ -84,10 +84,10 @@ struct PageTests {
     @Test("10,000 readings: the plot keeps at most 300 points, and the spike")
     func manyPoints() async throws {
         try await withTestOutput { output in
-            let address = "DC:A6:32:00:00:01"
+            let address: BluetoothAddress = "DC:A6:32:00:00:01"
             let events: [SensorEvent] = (0..<10_000).map { index in
                 .reading(
-                    BluetoothAddress(address)!, name: "Thermometer",
+                    address, name: "Thermometer",
                     .celsius(index == 9000 ? 90 : 40 + Double(index % 50) / 10))
             }
             // Every 10 s: 27.8 hours, more than the window, so it is full from end to end.
@@ -105,7 +105,7 @@ struct PageTests {
     @Test("later requests add the readings that came since, and ?hours= narrows the window")
     func incremental() async throws {
         try await withTestOutput { output in
-            let address = "DC:A6:32:00:00:01"
+            let address: BluetoothAddress = "DC:A6:32:00:00:01"
             await output.apply((0..<20).map { .fahrenheit(address, 100 + Double($0)) }, every: .seconds(600))
             let before = try #require(plotPath(try await output.get("/").text))
             await output.apply([.fahrenheit(address, 150)], every: .seconds(600))

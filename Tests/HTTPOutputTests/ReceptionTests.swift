@@ -32,7 +32,7 @@ struct ReceptionTests {
     func metrics() async throws {
         try await withTestOutput { output in
             await output.hub.addStatusContributor { $0.advertisements = Self.advertisements() }
-            await output.apply([.reading(BluetoothAddress("A4:C1:38:00:00:01")!, name: "Kitchen", Self.weather)])
+            await output.apply([.reading(BluetoothAddress("A4:C1:38:00:00:01"), name: "Kitchen", Self.weather)])
             let families = try await parsePrometheus(try await output.get("/metrics").text)
             #expect(families["blectl_sensor_received"]?.type == "counter")
             #expect(families["blectl_sensor_missed"]?.type == "counter")
@@ -54,7 +54,7 @@ struct ReceptionTests {
         try await withTestOutput { output in
             await output.hub.addStatusContributor { $0.advertisements = Self.advertisements() }
             await output.apply([
-                .reading(BluetoothAddress("A4:C1:38:00:00:01")!, name: "Kitchen", Self.weather),
+                .reading(BluetoothAddress("A4:C1:38:00:00:01"), name: "Kitchen", Self.weather),
                 .connected(address: "DC:A6:32:00:00:01", name: "Thermometer"),
             ])
             let page = try await output.get("/").text

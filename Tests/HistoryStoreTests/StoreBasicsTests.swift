@@ -116,7 +116,7 @@ struct StoreBasicsTests {
             readings(from: 1, count: 3, time: time).forEach(store.append)
             await store.flush()
             store.append(reading(4, time: time))  // in memory
-            for address in [nil, "DC:A6:32:00:00:01"] {
+            for address: BluetoothAddress? in [nil, "DC:A6:32:00:00:01"] {
                 #expect(await store.page(address: address, since: .max, limit: 10).events.isEmpty)
                 #expect(await store.page(address: address, since: UInt64(Int64.max), limit: 10).events.isEmpty)
                 let range = await store.page(address: address, from: time, after: .max, until: nil, limit: 10)

@@ -59,7 +59,7 @@ struct StoreFixture {
 }
 
 /// A Pi thermometer's reading.
-func reading(_ seq: UInt64, address: String = "DC:A6:32:00:00:01", time: Timestamp = .now()) -> Event {
+func reading(_ seq: UInt64, address: BluetoothAddress = "DC:A6:32:00:00:01", time: Timestamp = .now()) -> Event {
     .reading(
         Reading(
             seq: seq, time: time, address: address, name: "Thermometer",
@@ -69,7 +69,7 @@ func reading(_ seq: UInt64, address: String = "DC:A6:32:00:00:01", time: Timesta
 }
 
 /// A reading error.
-func readingError(_ seq: UInt64, address: String = "DC:A6:32:00:00:01", time: Timestamp = .now()) -> Event {
+func readingError(_ seq: UInt64, address: BluetoothAddress = "DC:A6:32:00:00:01", time: Timestamp = .now()) -> Event {
     .readingError(
         ReadingFailure(seq: seq, time: time, address: address, name: nil, error: "not a number", rawHex: "6e616e2046"))
 }
@@ -82,7 +82,7 @@ func readings(from first: UInt64, count: Int, time: Timestamp = .now()) -> [Even
 }
 
 /// Every event in the store, through pages of `pageSize`.
-func allEvents(_ store: HistoryStore, address: String? = nil, pageSize: Int = 1000) async -> [Event] {
+func allEvents(_ store: HistoryStore, address: BluetoothAddress? = nil, pageSize: Int = 1000) async -> [Event] {
     var events: [Event] = []
     var since: UInt64 = 0
     while true {

@@ -24,7 +24,7 @@ func say(_ line: String) {
 
 /// A reading like the Pi thermometer's.
 func reading(seq: UInt64, device: Int, time: Timestamp = .now()) -> Event {
-    let address = "DC:A6:32:00:\(String(format2: device / 256)):\(String(format2: device % 256))"
+    let address = BluetoothAddress(value: 0xDCA6_3200_0000 + UInt64(device))
     let celsius = 40 + Double(seq % 1000) / 100
     return .reading(
         Reading(

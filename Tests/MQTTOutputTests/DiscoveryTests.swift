@@ -9,7 +9,7 @@ import Testing
     static let gateways = [
         "kitchen", "Kitchen", "kitchen-pi", "kitchen_pi", "Kitchen-Pi", "küche", "k_che", "gw1", "-",
     ]
-    static let addresses = ["DC:A6:32:00:00:01", "DC:A6:32:00:00:02", "A4:C1:38:AD:00:01"]
+    static let addresses: [BluetoothAddress] = ["DC:A6:32:00:00:01", "DC:A6:32:00:00:02", "A4:C1:38:AD:00:01"]
 
     static func builder(gateway: String) throws -> DiscoveryBuilder {
         let configuration = MQTTOutput.Configuration(broker: try BrokerURL(parsing: "mqtt://broker"), gateway: gateway)
@@ -17,7 +17,7 @@ import Testing
         return DiscoveryBuilder(topics: topics, configuration: configuration, sensors: SensorCatalog([]))
     }
 
-    static func device(_ address: String, name: String = "Thermometer") -> KnownDevice {
+    static func device(_ address: BluetoothAddress, name: String = "Thermometer") -> KnownDevice {
         var device = KnownDevice(address: address, profile: "bthome")
         device.name = name
         device.quantities = Set(Quantity.allCases)

@@ -14,7 +14,7 @@ import Testing
         ]
         for (index, values) in quantities.enumerated() {
             let reading = Reading(
-                seq: UInt64(index) + 41, time: Self.time, address: "A4:C1:38:AD:00:0\(index)",
+                seq: UInt64(index) + 41, time: Self.time, address: BluetoothAddress("A4:C1:38:AD:00:0\(index)")!,
                 name: index == 1 ? nil : "ATC_AD000\(index)",
                 measurement: Measurement(profile: "bthome", quantities: values, raw: "40000164"))
             for gateway in ["bench", #"g"w/\"#] {

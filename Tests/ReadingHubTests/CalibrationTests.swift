@@ -6,8 +6,8 @@ import Testing
 
 @Suite("Calibration")
 struct CalibrationTests {
-    static let sensor = BluetoothAddress("A4:C1:38:00:00:01")!
-    static let other = BluetoothAddress("A4:C1:38:00:00:02")!
+    static let sensor = BluetoothAddress("A4:C1:38:00:00:01")
+    static let other = BluetoothAddress("A4:C1:38:00:00:02")
 
     static func hub() -> Hub {
         var limits = Hub.Limits()

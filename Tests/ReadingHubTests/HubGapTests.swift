@@ -9,8 +9,8 @@ import UnixSupport
 
 @Suite("Hub: gaps in the history")
 struct HubGapTests {
-    let pi = "DC:A6:32:01:02:03"
-    let other = "AA:BB:CC:DD:EE:FF"
+    let pi: BluetoothAddress = "DC:A6:32:01:02:03"
+    let other: BluetoothAddress = "AA:BB:CC:DD:EE:FF"
 
     /// A hub on a manual clock with a store in a temporary directory.
     private func withHub(_ body: (Hub, ManualClock, HistoryStore) async throws -> Void) async throws {
@@ -29,7 +29,7 @@ struct HubGapTests {
         await store.close()
     }
 
-    private func gaps(_ hub: Hub, address: String? = nil) async throws -> [HistoryGap] {
+    private func gaps(_ hub: Hub, address: BluetoothAddress? = nil) async throws -> [HistoryGap] {
         try await hub.history(
             HistoryQuery(address: address, from: Timestamp(millisecondsSince1970: 0), until: nil)
         ).gaps

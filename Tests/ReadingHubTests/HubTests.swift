@@ -31,8 +31,8 @@ final class EventLog: Sendable {
 
 @Suite("Hub")
 struct HubTests {
-    let pi = "DC:A6:32:01:02:03"
-    let other = "AA:BB:CC:DD:EE:FF"
+    let pi: BluetoothAddress = "DC:A6:32:01:02:03"
+    let other: BluetoothAddress = "AA:BB:CC:DD:EE:FF"
 
     private func makeHub(central: (any CentralControl)? = nil, clock: ManualClock = ManualClock()) -> Hub {
         Hub(central: central, now: { clock.now })
@@ -76,9 +76,9 @@ struct HubTests {
                 return
             }
             #expect(failure.rawHex == "ff00")
-            let onlyPi = try await hub.history(HistoryQuery(address: pi.lowercased()))
+            let onlyPi = try await hub.history(HistoryQuery(selector: pi.description.lowercased()))
             #expect(onlyPi.events.compactMap(\.seq) == [1, 3, 5, 7])
-            let byName = try await hub.history(HistoryQuery(address: "thermometer", since: 6))
+            let byName = try await hub.history(HistoryQuery(selector: "thermometer", since: 6))
             #expect(byName.events.compactMap(\.seq) == [7])
         }
     }
@@ -121,7 +121,7 @@ struct HubTests {
     func historyOfAName() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let third = "11:22:33:44:55:66"
+        let third: BluetoothAddress = "11:22:33:44:55:66"
         try await withHistory(directory: directory) { hub in
             for index in 0..<9 {
                 let (address, name) = [(pi, "Thermometer"), (other, "thermometer"), (third, "Other")][index % 3]
@@ -129,8 +129,8 @@ struct HubTests {
             }
             let named: [UInt64] = [1, 2, 4, 5, 7, 8]
             for start in [
-                HistoryQuery(address: "THERMOMETER"),
-                HistoryQuery(address: "Thermometer", from: .init(millisecondsSince1970: 0)),
+                HistoryQuery(selector: "THERMOMETER"),
+                HistoryQuery(selector: "Thermometer", from: .init(millisecondsSince1970: 0)),
             ] {
                 var query = start
                 query.limit = 4
@@ -150,7 +150,7 @@ struct HubTests {
                     .notFound,
                     "no device named \"Nobody\" has been seen since blectld started; give its address instead")
             ) {
-                try await hub.history(HistoryQuery(address: "Nobody"))
+                try await hub.history(HistoryQuery(selector: "Nobody"))
             }
             // An address is asked for as it is, seen or not.
             #expect(try await hub.history(HistoryQuery(address: "00:00:00:00:00:01")).events.isEmpty)
@@ -163,13 +163,13 @@ struct HubTests {
         await #expect(throws: ErrorInfo.self) { try await hub.history(HistoryQuery()) }
     }
 
-    @Test("Readings are normalised: upper-case address, Celsius to 0.01, name from the table")
+    @Test("Readings are normalised: Celsius to 0.01, name from the table")
     func normalisedReading() async {
         let hub = makeHub()
         let log = EventLog()
         await hub.addListener { log.append($0) }
-        await hub.apply(.connected(address: pi.lowercased(), name: "Thermometer"))
-        await hub.apply(.fahrenheit(pi.lowercased(), 112.5, name: nil))
+        await hub.apply(.connected(address: pi, name: "Thermometer"))
+        await hub.apply(.fahrenheit(pi, 112.5, name: nil))
         guard case .reading(let reading) = log.all.last else {
             Issue.record("no reading")
             return
@@ -213,13 +213,13 @@ struct HubTests {
         let hub = Hub(sensors: SensorCatalog([family]))
         await hub.apply(.peripheralSeen(address: other, name: "Ruuvi 0001", rssi: -70, isThermometer: false))
         #expect(await hub.peripherals().first?.thermometer == false)
-        await hub.apply(.reading(BluetoothAddress(other)!, name: nil, .celsius(21, raw: "05", profile: "ruuvi")))
+        await hub.apply(.reading(other, name: nil, .celsius(21, raw: "05", profile: "ruuvi")))
         let info = await hub.peripherals().first
         #expect(info?.thermometer == true && info?.profile == "ruuvi")
         #expect(
             info?.family == "RuuviTag (data format 5)" && info?.model == "RuuviTag" && info?.manufacturer == "Ruuvi")
         // A profile no catalog lists is described by its id.
-        await hub.apply(.reading(BluetoothAddress(pi)!, name: nil, .celsius(21, raw: "x", profile: "newer")))
+        await hub.apply(.reading(pi, name: nil, .celsius(21, raw: "x", profile: "newer")))
         #expect(await hub.peripherals().first { $0.address == pi }?.model == "newer")
     }
 
@@ -233,10 +233,10 @@ struct HubTests {
         await hub.addListener { log.append($0) }
         // No reading yet: the error cannot say which profile the device speaks.
         await hub.apply(.readingError(address: other, detail: "bad", raw: [0x01]))
-        await hub.apply(.reading(BluetoothAddress(other)!, name: nil, .celsius(21, raw: "05", profile: "pvvx")))
+        await hub.apply(.reading(other, name: nil, .celsius(21, raw: "05", profile: "pvvx")))
         await hub.apply(.readingError(address: other, detail: "bad", raw: [0x02]))
         // A profile the catalog does not list: neither is said.
-        await hub.apply(.reading(BluetoothAddress(pi)!, name: nil, .celsius(21, raw: "x", profile: "newer")))
+        await hub.apply(.reading(pi, name: nil, .celsius(21, raw: "x", profile: "newer")))
         let events = log.all
         guard events.count == 4, case .readingError(let early) = events[0], case .reading(let reading) = events[1],
             case .readingError(let late) = events[2], case .reading(let unlisted) = events[3]
@@ -291,7 +291,7 @@ struct HubTests {
     @Test("read waits for a thermometer to connect and report")
     func readWaits() async throws {
         let hub = makeHub()
-        let pending = Task { try await hub.read(matching: pi, timeout: .seconds(20)) }
+        let pending = Task { try await hub.read(matching: pi.description, timeout: .seconds(20)) }
         await hub.apply(.connected(address: pi, name: "Thermometer"))
         await hub.apply(.fahrenheit(pi, 98.6))
         let reports = try await pending.value
@@ -337,7 +337,8 @@ struct HubTests {
         let hub = Hub(limits: limits)
         for index in 0..<10 {
             await hub.apply(
-                .peripheralSeen(address: "00:00:00:00:00:0\(index)", name: nil, rssi: -70, isThermometer: false))
+                .peripheralSeen(
+                    address: BluetoothAddress("00:00:00:00:00:0\(index)")!, name: nil, rssi: -70, isThermometer: false))
         }
         #expect(await hub.peripherals().count == 4)
     }
@@ -346,7 +347,7 @@ struct HubTests {
     func tableEviction() {
         var table = PeripheralTable(capacity: 3)
         let now = Timestamp(millisecondsSince1970: 0)
-        let seen = { (table: inout PeripheralTable, address: String) in
+        let seen = { (table: inout PeripheralTable, address: BluetoothAddress) in
             _ = table.see(address: address, name: nil, rssi: -60, isThermometer: false, at: now, refresh: .seconds(10))
         }
         table.connect("AA:00:00:00:00:01", name: "Thermometer", at: now)
@@ -355,7 +356,7 @@ struct HubTests {
         seen(&table, "BB:00:00:00:00:01")  // seen again: 02 is the one unseen longest
         seen(&table, "BB:00:00:00:00:03")
         #expect(table["BB:00:00:00:00:02"] == nil)
-        for index in 4..<50 { seen(&table, "BB:00:00:00:00:\(index)") }
+        for index in 4..<50 { seen(&table, BluetoothAddress(value: 0xBB00_0000_0000 + UInt64(index))) }
         #expect(table["AA:00:00:00:00:01"]?.connectedSince != nil)
         #expect(table.records.count == 3)
     }
@@ -366,7 +367,7 @@ struct AliasTests {
     @Test("an aliased device is shown under its alias and found by it")
     func alias() async throws {
         var limits = Hub.Limits()
-        limits.aliases = [BluetoothAddress("DC:A6:32:01:02:03")!: "Kitchen"]
+        limits.aliases = [BluetoothAddress("DC:A6:32:01:02:03"): "Kitchen"]
         let hub = Hub(limits: limits)
         let log = EventLog()
         await hub.addListener { log.append($0) }

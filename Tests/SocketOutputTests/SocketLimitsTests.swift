@@ -1,3 +1,4 @@
+import SensorModel
 import BlectlProtocol
 import ReadingHub
 @testable import SocketOutput
@@ -167,7 +168,7 @@ struct SocketLimitsTests {
 
     @Test("Past max_queued_bytes_total the client with the most queued is dropped, never a reader")
     func totalQueueBound() async throws {
-        let pi = "DC:A6:32:01:02:03"
+        let pi: BluetoothAddress = "DC:A6:32:01:02:03"
         try await withTestDaemon(configure: { $0.maxQueuedBytesTotal = 128 << 10 }) { daemon in
             let first = try await daemon.subscriber()
             let reader = try await daemon.subscriber()

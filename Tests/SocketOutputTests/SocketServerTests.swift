@@ -1,3 +1,4 @@
+import SensorModel
 import BlectlProtocol
 import ReadingHub
 @testable import SocketOutput
@@ -8,7 +9,7 @@ import UnixSupport
 
 @Suite("Socket server")
 struct SocketServerTests {
-    let pi = "DC:A6:32:01:02:03"
+    let pi: BluetoothAddress = "DC:A6:32:01:02:03"
 
     @Test("A client gets hello, then answers to its requests")
     func helloAndStatus() async throws {

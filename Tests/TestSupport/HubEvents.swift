@@ -19,16 +19,18 @@ extension Measurement {
     }
 }
 
-/// Builders for the events a test feeds the hub, with addresses as text.
+/// Builders for the events a test feeds the hub, their addresses written as literals.
 extension SensorEvent {
     /// A Fahrenheit reading as the reference peripheral sends it.
-    public static func fahrenheit(_ address: String, _ value: Double, name: String? = "Thermometer") -> SensorEvent {
-        .reading(BluetoothAddress(address)!, name: name, .fahrenheit(value))
+    public static func fahrenheit(_ address: BluetoothAddress, _ value: Double, name: String? = "Thermometer")
+        -> SensorEvent
+    {
+        .reading(address, name: name, .fahrenheit(value))
     }
 
     /// A value that was not a temperature.
-    public static func readingError(address: String, detail: String, raw: [UInt8]) -> SensorEvent {
-        .readingError(BluetoothAddress(address)!, name: nil, ReadingError(.malformed, raw: raw, detail: detail))
+    public static func readingError(address: BluetoothAddress, detail: String, raw: [UInt8]) -> SensorEvent {
+        .readingError(address, name: nil, ReadingError(.malformed, raw: raw, detail: detail))
     }
 
     /// The adapter changed state.
@@ -37,29 +39,31 @@ extension SensorEvent {
     }
 
     /// A peripheral advertised.
-    public static func peripheralSeen(address: String, name: String?, rssi: Int?, isThermometer: Bool) -> SensorEvent {
+    public static func peripheralSeen(address: BluetoothAddress, name: String?, rssi: Int?, isThermometer: Bool)
+        -> SensorEvent
+    {
         .peripheralSeen(
-            Sighting(address: BluetoothAddress(address)!, name: name, rssi: rssi, isThermometer: isThermometer))
+            Sighting(address: address, name: name, rssi: rssi, isThermometer: isThermometer))
     }
 
     /// BlueZ dropped a peripheral.
-    public static func peripheralLost(address: String) -> SensorEvent { .peripheralLost(BluetoothAddress(address)!) }
+    public static func peripheralLost(address: BluetoothAddress) -> SensorEvent { .peripheralLost(address) }
 
     /// A thermometer connected.
-    public static func connected(address: String, name: String?) -> SensorEvent {
-        .connected(BluetoothAddress(address)!, name: name)
+    public static func connected(address: BluetoothAddress, name: String?) -> SensorEvent {
+        .connected(address, name: name)
     }
 
     /// A thermometer's link went down.
-    public static func disconnected(address: String, reason: String) -> SensorEvent {
-        .disconnected(BluetoothAddress(address)!, reason: reason)
+    public static func disconnected(address: BluetoothAddress, reason: String) -> SensorEvent {
+        .disconnected(address, reason: reason)
     }
 }
 
 extension Reading {
     /// A temperature reading from the Pi's profile.
     public init(
-        seq: UInt64, time: Timestamp, address: String, name: String?, celsius: Double, raw: String,
+        seq: UInt64, time: Timestamp, address: BluetoothAddress, name: String?, celsius: Double, raw: String,
         unit: TemperatureUnit, profile: ProfileID = "pi-cputemp"
     ) {
         self.init(

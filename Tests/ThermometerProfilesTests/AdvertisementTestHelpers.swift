@@ -10,7 +10,7 @@ func bytes(hex text: String) -> [UInt8] {
 }
 
 /// The address most tests' advertisements come from.
-let sensorAddress = BluetoothAddress("A4:C1:38:8D:18:B2")!
+let sensorAddress = BluetoothAddress("A4:C1:38:8D:18:B2")
 
 /// Service data 0xFCD2 (BTHome).
 let bthomeField = AdvertisementField.serviceData(BTHomeProfile.serviceUUID)

@@ -137,7 +137,7 @@ struct MiBeaconTests {
         }
         // The address inside is not the sender's: not this device's frame.
         var elsewhere = plain
-        elsewhere.address = BluetoothAddress("A4:C1:38:00:00:01")!
+        elsewhere.address = BluetoothAddress("A4:C1:38:00:00:01")
         #expect(elsewhere.decode() == nil)
     }
 

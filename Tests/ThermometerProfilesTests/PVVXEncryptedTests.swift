@@ -4,7 +4,7 @@ import ThermometerProfiles
 
 /// The pvvx firmware's encrypted custom formats' published vector (Passive BLE Monitor's tests).
 enum PVVXEncryptedVectors {
-    static let address = BluetoothAddress("A4:C1:38:8D:18:B2")!
+    static let address = BluetoothAddress("A4:C1:38:8D:18:B2")
     static let key = try! AdvertisementKey.bthome(hex: "b9ea895fac7eea6d30532432a516f3a3")
     static let keys = [address: key]
     /// Counter 0x11: 23.45 °C, 41.73 %, 61 %.
@@ -51,7 +51,7 @@ struct PVVXEncryptedTests {
                 ExpectedError(changed, .decryptionFailed))
         }
         // Another sender's address is another nonce.
-        let other = BluetoothAddress("A4:C1:38:8D:18:B3")!
+        let other = BluetoothAddress("A4:C1:38:8D:18:B3")
         try expectError(
             decode(payload, in: environmentalField, from: other, keys: [other: PVVXEncryptedVectors.key]),
             ExpectedError(payload, .decryptionFailed))

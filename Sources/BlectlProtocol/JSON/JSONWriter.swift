@@ -1,3 +1,5 @@
+import SensorModel
+
 /// Writes a ``JSONValue`` as UTF-8 in the layout Foundation's JSONEncoder uses with
 /// `.sortedKeys` and `.withoutEscapingSlashes`, so the protocol's bytes did not change
 /// when the encoder was replaced.
@@ -78,6 +80,17 @@ extension [UInt8] {
             return true
         }
         if copied != true { appendEscaped(text) }
+        append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `address` as a quoted JSON string, `"DC:A6:32:01:02:03"`, written in place.
+    mutating func appendJSONString(_ address: BluetoothAddress) {
+        append(UInt8(ascii: "\""))
+        let start = count
+        append(contentsOf: repeatElement(0, count: BluetoothAddress.textLength))
+        withUnsafeMutableBufferPointer { bytes in
+            address.write(into: UnsafeMutableBufferPointer(rebasing: bytes[start...]), separator: UInt8(ascii: ":"))
+        }
         append(UInt8(ascii: "\""))
     }
 

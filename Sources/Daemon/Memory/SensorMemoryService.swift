@@ -49,10 +49,9 @@ public actor SensorMemoryService {
         }
         let registration = await hub.addListener { event in
             guard case .reading(let reading) = event, reading.source == .live,
-                SensorMemoryProtocols.forFamily(reading.measurement.profile) != nil,
-                let address = BluetoothAddress(reading.address)
+                SensorMemoryProtocols.forFamily(reading.measurement.profile) != nil
             else { return }
-            heardReadings.yield((address, reading))
+            heardReadings.yield((reading.address, reading))
         }
         listener = registration.id
         await hub.addStatusContributor { [weak self] status in
@@ -140,7 +139,7 @@ public actor SensorMemoryService {
         let failed = if case .failed = result.end { true } else { false }
         scheduler.finished(
             address, interrupted: result.end.isInterrupted, lastNumber: result.lastNumber, failed: failed)
-        var entry = statuses[address] ?? SensorMemoryStatus(address: address.description)
+        var entry = statuses[address] ?? SensorMemoryStatus(address: address)
         entry.record(result, tally, at: .now())
         if result.clock == .set, let drift = result.drift, let setAt = result.lastSetTime {
             earlierDrift[address] = (setAt, drift)

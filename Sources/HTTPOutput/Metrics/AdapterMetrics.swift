@@ -1,4 +1,5 @@
 import BlectlProtocol
+import SensorModel
 
 /// The per-adapter families of `/metrics` (several adapters, issue 36; docs/http.md): one
 /// series per adapter in use, labelled `adapter` (its address, its identity: kept when a USB
@@ -33,7 +34,8 @@ extension MetricsPage {
             out.family(name, kind, help: help)
             for adapter in adapters {
                 guard let value = value(adapter) else { continue }
-                out.sample(name, ["adapter": adapter.address ?? adapter.name, "interface": adapter.name], value)
+                out.sample(
+                    name, ["adapter": adapter.address?.description ?? adapter.name, "interface": adapter.name], value)
             }
             guard name == "blectl_adapter_up" else { continue }
             for adapter in missing { out.sample(name, ["adapter": adapter, "interface": ""], 0) }

@@ -17,7 +17,8 @@ enum MetricsPage {
         out.family("blectl_rssi_dbm", .gauge, help: "Signal strength of each current device when last seen, in dBm.")
         for device in current {
             guard let rssi = device.peripheral?.rssi else { continue }
-            out.sample("blectl_rssi_dbm", ["address": device.address, "name": device.name ?? ""], Double(rssi))
+            out.sample(
+                "blectl_rssi_dbm", ["address": device.address.description, "name": device.name ?? ""], Double(rssi))
         }
         out.family(
             "blectl_last_reading_timestamp_seconds", .gauge,
@@ -45,7 +46,7 @@ enum MetricsPage {
     }
 
     private static func identity(_ device: DeviceView) -> KeyValuePairs<String, String> {
-        ["address": device.address, "name": device.name ?? ""]
+        ["address": device.address.description, "name": device.name ?? ""]
     }
 
     /// One family per quantity, in base units: ratios for percentages, pascals for hPa (each
@@ -66,7 +67,7 @@ enum MetricsPage {
                 out.sample(
                     name,
                     [
-                        "address": device.address, "name": device.name ?? "",
+                        "address": device.address.description, "name": device.name ?? "",
                         "profile": reading.measurement.profile.rawValue,
                     ],
                     shifted(value, by: exponent))
@@ -94,7 +95,8 @@ enum MetricsPage {
         for (name, help, count) in counters {
             out.family(name, .counter, help: help)
             for device in devices {
-                out.sample(name, ["address": device.address, "name": device.name ?? ""], Double(count(device)))
+                out.sample(
+                    name, ["address": device.address.description, "name": device.name ?? ""], Double(count(device)))
             }
         }
         out.family("blectl_disconnects_total", .counter, help: "Disconnections of each device, by reason.")
@@ -102,7 +104,7 @@ enum MetricsPage {
             for (reason, count) in device.disconnects.sorted(by: { $0.key < $1.key }) {
                 out.sample(
                     "blectl_disconnects_total",
-                    ["address": device.address, "name": device.name ?? "", "reason": reason],
+                    ["address": device.address.description, "name": device.name ?? "", "reason": reason],
                     Double(count))
             }
         }
@@ -111,7 +113,7 @@ enum MetricsPage {
     /// What each advertising sensor sent that was received and missed (docs/advertisements.md,
     /// "Received and missed"), and the share received over the last hour.
     private static func writeReception(
-        _ sensors: [AdvertisementStatus.Sensor], names: [String: String], to out: inout PrometheusText
+        _ sensors: [AdvertisementStatus.Sensor], names: [BluetoothAddress: String], to out: inout PrometheusText
     ) {
         let counted = sensors.filter { $0.countedBy != nil }
         let families: [(String, PrometheusText.Kind, String, (AdvertisementStatus.Sensor) -> Double?)] = [
@@ -138,7 +140,7 @@ enum MetricsPage {
                 out.sample(
                     name,
                     [
-                        "address": sensor.address, "name": names[sensor.address] ?? "",
+                        "address": sensor.address.description, "name": names[sensor.address] ?? "",
                         "counted_by": sensor.countedBy ?? "",
                     ],
                     value)

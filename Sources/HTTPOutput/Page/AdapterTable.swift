@@ -1,4 +1,5 @@
 import BlectlProtocol
+import SensorModel
 
 /// The page's table of adapters (several adapters, issue 36): shown when more than one is in
 /// use or a configured one is missing; a machine with one adapter keeps the summary line alone.
@@ -17,7 +18,8 @@ extension DashboardPage {
                 adapter.recoverySteps.flatMap { $0 > 0 ? "\($0) recovery step\($0 == 1 ? "" : "s")" : nil },
             ].compactMap { $0 }.joined(separator: ", ")
             html += "<tr class=\"\(adapter.powered ? "on" : "off")\" data-adapter=\"\(escaped(adapter.name))\">"
-            html += "<td>\(escaped(adapter.name))</td><td class=\"address\">\(escaped(adapter.address ?? "–"))</td>"
+            html +=
+                "<td>\(escaped(adapter.name))</td><td class=\"address\">\(escaped(adapter.address?.description ?? "–"))</td>"
             html += "<td>\(escaped(state))</td><td>\(adapter.devicesHeard)</td><td>\(adapter.connected)</td></tr>\n"
         }
         for adapter in missing {

@@ -107,9 +107,9 @@ struct DashboardPage {
         let view = device.view
         let name = view.name ?? "(unnamed)"
         var html =
-            "<section class=\"device\(view.isStale ? " stale" : "")\" data-address=\"\(escaped(view.address))\">\n"
+            "<section class=\"device\(view.isStale ? " stale" : "")\" data-address=\"\(escaped(view.address.description))\">\n"
         html +=
-            "<h2>\(escaped(name))</h2>\n<p class=\"identity\"><span class=\"address\">\(escaped(view.address))</span>"
+            "<h2>\(escaped(name))</h2>\n<p class=\"identity\"><span class=\"address\">\(escaped(view.address.description))</span>"
         if let profile = view.latest?.measurement.profile {
             html += " · <span class=\"profile\">\(escaped(profile.rawValue))</span>"
         }

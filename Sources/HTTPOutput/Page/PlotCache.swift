@@ -1,4 +1,5 @@
 import BlectlProtocol
+import SensorModel
 import ReadingHub
 
 /// The plot series of the devices the page shows, kept between requests and brought up
@@ -13,7 +14,7 @@ actor PlotCache {
     static let maxPagesPerRequest = 200
 
     private struct Key: Hashable {
-        var address: String
+        var address: BluetoothAddress
         var window: Int64
     }
 
@@ -32,7 +33,7 @@ actor PlotCache {
 
     /// The reduced temperatures of `address` over `window` ending at `now`; nil when the
     /// daemon keeps no history.
-    func points(address: String, window: Duration, now: Timestamp) async -> [PlotSeries.Point]? {
+    func points(address: BluetoothAddress, window: Duration, now: Timestamp) async -> [PlotSeries.Point]? {
         let key = Key(address: address, window: Int64(window.components.seconds))
         var series = entries[key]?.series ?? PlotSeries(window: window)
         let start = Timestamp(millisecondsSince1970: now.millisecondsSince1970 - series.window)

@@ -15,19 +15,19 @@ enum ProtocolGoldens {
         "reading":
             "{\"address\":\"DC:A6:32:01:02:03\",\"celsius\":44.7,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading\",\"unit\":\"F\"}",
         "readingNoName":
-            "{\"address\":\"A\",\"celsius\":-0,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":18446744073709551615,\"time\":\"1970-01-01T00:00:00.000Z\",\"type\":\"reading\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"celsius\":-0,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":18446744073709551615,\"time\":\"1970-01-01T00:00:00.000Z\",\"type\":\"reading\",\"unit\":\"C\"}",
         "readingAwkward":
-            "{\"address\":\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\\\"\\\\/ ~\u{7F}\u{E9}\u{20AC}\u{1F600}\u{2028}\u{FEFF}\",\"celsius\":1e+21,\"name\":\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\\\"\\\\/ ~\u{7F}\u{E9}\u{20AC}\u{1F600}\u{2028}\u{FEFF}\",\"profile\":\"pi-cputemp\",\"raw\":\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\\\"\\\\/ ~\u{7F}\u{E9}\u{20AC}\u{1F600}\u{2028}\u{FEFF}\",\"seq\":0,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:00\",\"celsius\":1e+21,\"name\":\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\\\"\\\\/ ~\u{7F}\u{E9}\u{20AC}\u{1F600}\u{2028}\u{FEFF}\",\"profile\":\"pi-cputemp\",\"raw\":\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\\\"\\\\/ ~\u{7F}\u{E9}\u{20AC}\u{1F600}\u{2028}\u{FEFF}\",\"seq\":0,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading\",\"unit\":\"C\"}",
         "readingError":
             "{\"address\":\"DC:A6:32:01:02:03\",\"error\":\"not a number\",\"name\":null,\"raw_hex\":\"ff00\",\"seq\":13,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"reading_error\"}",
         "peripheralSeen":
             "{\"address\":\"AA:BB:CC:DD:EE:FF\",\"name\":\"a/b\",\"rssi\":-60,\"thermometer\":true,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"peripheral_seen\"}",
         "peripheralSeenNulls":
-            "{\"address\":\"A\",\"name\":null,\"rssi\":null,\"thermometer\":false,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"peripheral_seen\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"name\":null,\"rssi\":null,\"thermometer\":false,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"peripheral_seen\"}",
         "peripheralLost":
-            "{\"address\":\"A\",\"name\":\"T\",\"reason\":null,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"peripheral_lost\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"name\":\"T\",\"reason\":null,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"peripheral_lost\"}",
         "connected":
-            "{\"address\":\"A\",\"name\":null,\"reason\":null,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"connected\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"name\":null,\"reason\":null,\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"connected\"}",
         "disconnected":
             "{\"address\":\"AA:BB:CC:DD:EE:FF\",\"name\":null,\"reason\":\"timeout\",\"time\":\"2026-11-30T01:02:03.456Z\",\"type\":\"disconnected\"}",
         "adapterState":
@@ -41,7 +41,7 @@ enum ProtocolGoldens {
         "peripheralInfo":
             "{\"address\":\"DC:A6:32:01:02:03\",\"connected\":false,\"family\":null,\"last_seen\":\"2026-11-30T01:02:03.456Z\",\"manufacturer\":null,\"model\":null,\"name\":\"Pi\",\"profile\":null,\"rssi\":-72,\"thermometer\":true}",
         "peripheralInfoNulls":
-            "{\"address\":\"A\",\"connected\":true,\"family\":null,\"last_seen\":\"1970-01-01T00:00:00.000Z\",\"manufacturer\":null,\"model\":null,\"name\":null,\"profile\":null,\"rssi\":null,\"thermometer\":false}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"connected\":true,\"family\":null,\"last_seen\":\"1970-01-01T00:00:00.000Z\",\"manufacturer\":null,\"model\":null,\"name\":null,\"profile\":null,\"rssi\":null,\"thermometer\":false}",
         "readingReport":
             "{\"address\":\"DC:A6:32:01:02:03\",\"age_seconds\":0.125,\"celsius\":44.7,\"fresh\":true,\"name\":\"Thermometer\",\"profile\":\"pi-cputemp\",\"raw\":\"112.5 F\",\"seq\":12,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"F\"}",
         "history":
@@ -70,35 +70,35 @@ enum ProtocolGoldens {
         "request9": "{\"cmd\":\"scan\",\"id\":9,\"timeout\":4,\"v\":1}",
         "request10": "{\"cmd\":\"scan\",\"id\":10,\"timeout\":0.001,\"v\":1}",
         "number0":
-            "{\"address\":\"A\",\"age_seconds\":-0,\"celsius\":0,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-0,\"celsius\":0,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number1":
-            "{\"address\":\"A\",\"age_seconds\":0,\"celsius\":-0,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":0,\"celsius\":-0,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number2":
-            "{\"address\":\"A\",\"age_seconds\":-40,\"celsius\":40,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-40,\"celsius\":40,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number3":
-            "{\"address\":\"A\",\"age_seconds\":-40.1,\"celsius\":40.1,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-40.1,\"celsius\":40.1,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number4":
-            "{\"address\":\"A\",\"age_seconds\":273.15,\"celsius\":-273.15,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":273.15,\"celsius\":-273.15,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number5":
-            "{\"address\":\"A\",\"age_seconds\":-0.30000000000000004,\"celsius\":0.30000000000000004,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-0.30000000000000004,\"celsius\":0.30000000000000004,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number6":
-            "{\"address\":\"A\",\"age_seconds\":-1000000000000000,\"celsius\":1000000000000000,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-1000000000000000,\"celsius\":1000000000000000,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number7":
-            "{\"address\":\"A\",\"age_seconds\":-1e+16,\"celsius\":1e+16,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-1e+16,\"celsius\":1e+16,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number8":
-            "{\"address\":\"A\",\"age_seconds\":-1e+21,\"celsius\":1e+21,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-1e+21,\"celsius\":1e+21,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number9":
-            "{\"address\":\"A\",\"age_seconds\":-1e-07,\"celsius\":1e-07,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-1e-07,\"celsius\":1e-07,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number10":
-            "{\"address\":\"A\",\"age_seconds\":-12345678.9,\"celsius\":12345678.9,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-12345678.9,\"celsius\":12345678.9,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number11":
-            "{\"address\":\"A\",\"age_seconds\":-5e-324,\"celsius\":5e-324,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-5e-324,\"celsius\":5e-324,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number12":
-            "{\"address\":\"A\",\"age_seconds\":-1.7976931348623157e+308,\"celsius\":1.7976931348623157e+308,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-1.7976931348623157e+308,\"celsius\":1.7976931348623157e+308,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number13":
-            "{\"address\":\"A\",\"age_seconds\":-2.5e-05,\"celsius\":2.5e-05,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-2.5e-05,\"celsius\":2.5e-05,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
         "number14":
-            "{\"address\":\"A\",\"age_seconds\":-1.2345678901234568e+17,\"celsius\":1.2345678901234568e+17,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
+            "{\"address\":\"00:00:00:00:00:0A\",\"age_seconds\":-1.2345678901234568e+17,\"celsius\":1.2345678901234568e+17,\"fresh\":false,\"name\":null,\"profile\":\"pi-cputemp\",\"raw\":\"\",\"seq\":1,\"time\":\"2026-11-30T01:02:03.456Z\",\"unit\":\"C\"}",
     ]
 
     static let pretty: KeyValuePairs<String, String> = [

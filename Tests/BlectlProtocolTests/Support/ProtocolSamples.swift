@@ -54,13 +54,15 @@ enum ProtocolSamples {
                 "readingNoName",
                 Event.reading(
                     Reading(
-                        seq: .max, time: epoch, address: "A", name: nil, celsius: -0.0, raw: "", unit: .celsius))
+                        seq: .max, time: epoch, address: "00:00:00:00:00:0A", name: nil, celsius: -0.0, raw: "",
+                        unit: .celsius))
             ),
             (
                 "readingAwkward",
                 Event.reading(
                     Reading(
-                        seq: 0, time: time, address: awkward, name: awkward, celsius: 1e21, raw: awkward, unit: .celsius
+                        seq: 0, time: time, address: "00:00:00:00:00:00", name: awkward, celsius: 1e21, raw: awkward,
+                        unit: .celsius
                     ))
             ),
             ("readingError", Event.readingError(failure)),
@@ -69,10 +71,13 @@ enum ProtocolSamples {
                 "peripheralSeenNulls",
                 Event.peripheralSeen(
                     PeripheralSighting(
-                        time: time, address: "A", name: nil, rssi: nil, thermometer: false))
+                        time: time, address: "00:00:00:00:00:0A", name: nil, rssi: nil, thermometer: false))
             ),
-            ("peripheralLost", Event.peripheralLost(PeripheralChange(time: time, address: "A", name: "T"))),
-            ("connected", Event.connected(PeripheralChange(time: time, address: "A", name: nil))),
+            (
+                "peripheralLost",
+                Event.peripheralLost(PeripheralChange(time: time, address: "00:00:00:00:00:0A", name: "T"))
+            ),
+            ("connected", Event.connected(PeripheralChange(time: time, address: "00:00:00:00:00:0A", name: nil))),
             ("disconnected", Event.disconnected(change)),
             ("adapterState", Event.adapterState(AdapterChange(time: time, adapter: "hci0", state: .poweredOff))),
             ("status", status),
@@ -82,7 +87,8 @@ enum ProtocolSamples {
             (
                 "peripheralInfoNulls",
                 PeripheralInfo(
-                    address: "A", name: nil, rssi: nil, thermometer: false, connected: true, lastSeen: epoch)
+                    address: "00:00:00:00:00:0A", name: nil, rssi: nil, thermometer: false, connected: true,
+                    lastSeen: epoch)
             ),
             ("readingReport", report),
             (
@@ -101,7 +107,7 @@ enum ProtocolSamples {
         ]
         let commands: [Command] = [
             .status, .peripherals, .read(address: "DC:A6:32:01:02:03", timeout: 2.5), .read(address: nil, timeout: nil),
-            .history(HistoryQuery(since: 12, limit: 50)), .history(HistoryQuery(address: "Pi", since: .max)),
+            .history(HistoryQuery(since: 12, limit: 50)), .history(HistoryQuery(selector: "Pi", since: .max)),
             .subscribe(events: [.reading, .connected]), .subscribe(events: nil), .subscribe(events: []),
             .scan(timeout: 4), .scan(timeout: 1e-3),
         ]
@@ -113,7 +119,9 @@ enum ProtocolSamples {
                 (
                     "number\(index)",
                     ReadingReport(
-                        Reading(seq: 1, time: time, address: "A", name: nil, celsius: celsius, raw: "", unit: .celsius),
+                        Reading(
+                            seq: 1, time: time, address: "00:00:00:00:00:0A", name: nil, celsius: celsius, raw: "",
+                            unit: .celsius),
                         fresh: false, ageSeconds: -celsius)
                 ))
         }

@@ -77,10 +77,10 @@ extension FuzzTarget {
     static let advertisementNames: [String] = AdvertisementRegistry.standard.localNamePrefixes
 
     /// The sender with a BTHome key (the address and key of BTHome's published example).
-    static let keyedSender = BluetoothAddress("54:48:E6:8F:80:A5")!
+    static let keyedSender = BluetoothAddress("54:48:E6:8F:80:A5")
     static let senderKey = try! AdvertisementKey.bthome(hex: "231d39c1d7cc1ab1aee224cd096db932")
     /// A sender without a key.
-    static let plainSender = BluetoothAddress("A4:C1:38:8D:18:B2")!
+    static let plainSender = BluetoothAddress("A4:C1:38:8D:18:B2")
 }
 
 /// Every quantity a decoder accepts is a finite number inside its documented range.

@@ -8,7 +8,7 @@ actor FakeCentral: CentralControl {
     var sightings: [SensorEvent] = []
     weak var hub: Hub?
     private(set) var scans: [Duration] = []
-    private(set) var reads: [String] = []
+    private(set) var reads: [BluetoothAddress] = []
     /// How long a scan takes at most (zero: it returns at once); a real one takes as long
     /// as it was asked to.
     private var scanTakes: Duration = .zero
@@ -35,7 +35,7 @@ actor FakeCentral: CentralControl {
 
     /// Reports the scripted measurement to the hub, as the monitor reports a read's value.
     func readNow(address: BluetoothAddress) async throws {
-        reads.append(address.description)
+        reads.append(address)
         let measurement = try readResult.get()
         await hub?.apply(.reading(address, name: nil, measurement))
     }
