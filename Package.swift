@@ -231,7 +231,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["TestSupport", "BlectlProtocol", "blectl-fuzz"],
+            dependencies: ["TestSupport", "BlectlProtocol", "MockBlueZ", "blectl-fuzz"],
             swiftSettings: strictSwift
         ),
     ],
