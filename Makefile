@@ -18,6 +18,7 @@
 #   make install  binaries, systemd units, a sample config, man pages and completions under $(PREFIX)
 #   make deb      the Debian package blectl_VERSION_ARCH.deb (see debian/rules)
 #   make man      the man pages from man/*.scd (scdoc) into man/build
+#   make docs     rewrite the documents' generated lists of sensor formats from the code
 #   make e2e-systemd  the .deb under real systemd in a qemu guest (see Tests/E2E/README.md)
 
 APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev libmicrohttpd-dev dbus dbus-daemon pkg-config scdoc \
@@ -32,7 +33,7 @@ DESTDIR ?=
 SWIFT ?= swift
 
 .PHONY: check-layers deps test-deps build release test test-ha test-oracle test-tsan test-asan build-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-memory e2e-systemd traces bench \
-	bench-check flood-soak soak soak-smoke install uninstall format lint clean man completions deb
+	bench-check flood-soak soak soak-smoke install uninstall format lint clean man completions docs deb
 
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
@@ -189,6 +190,11 @@ man/build/%: man/%.scd
 # The shell completions come from the programs' own --dump-spec; a test fails when they are stale.
 completions: release
 	/usr/bin/python3 completions/generate.py --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
+
+# The lists and tables of sensor formats in the documents come from the registries
+# (scripts/docs.sh, blectl-docs); a test fails when one is stale.
+docs:
+	SWIFT=$(SWIFT) scripts/docs.sh
 
 # blectl_VERSION_ARCH.deb here, from `swift build -c release` (incremental after `make release`).
 # dpkg-buildpackage writes next to the source directory; the results are moved here.

@@ -145,6 +145,11 @@ let package = Package(
             name: "blectl-oracle", dependencies: ["ThermometerProfiles", "MockBlueZ", "SensorModel"],
             path: "Tests/Oracle/Tool", swiftSettings: strictSwift),
 
+        // The documents' lists of formats, written from the registries (make docs; never installed).
+        .executableTarget(
+            name: "blectl-docs", dependencies: ["ThermometerProfiles", "MockBlueZ", "SensorModel"],
+            swiftSettings: strictSwift),
+
         // Test helpers: a private dbus-daemon and child processes that are always stopped.
         .target(
             name: "TestSupport",
@@ -231,7 +236,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["TestSupport", "BlectlProtocol", "blectl-fuzz"],
+            dependencies: ["TestSupport", "BlectlProtocol", "MockBlueZ", "blectl-fuzz", "blectl-docs"],
             swiftSettings: strictSwift
         ),
     ],

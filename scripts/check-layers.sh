@@ -60,6 +60,7 @@ report "$(grep -rnE "$(import_of CBlueZ)" Sources/BlueZClient --include='*.swift
 allow blectld 'Daemon|PrivateBus|UnixSupport|SensorModel' 'blectld starts the daemon'
 allow blectl 'BlectlProtocol|SensorModel|UnixSupport' 'blectl knows the protocol, not the daemon'
 allow blectl-mock 'MockBlueZ|BlectlProtocol|PrivateBus|UnixSupport' 'blectl-mock runs the mock'
+allow blectl-docs 'ThermometerProfiles|MockBlueZ|SensorModel' 'blectl-docs reads the registries only'
 
 # Profile ids are named where the families are declared (ThermometerProfiles) and by the
 # mock, which plays the sensors; everyone else learns from the declarations (a flag that

@@ -5,9 +5,8 @@ public struct AdvertisementRegistry: Sendable {
     /// The profiles in lookup order; on a shared field the first to claim a payload wins.
     public private(set) var profiles: [any AdvertisementProfile]
 
-    /// Every known format: BTHome v2 and v1, pvvx (plain and encrypted), atc1441, RuuviTag data format 5, Govee H5075,
-    /// H5074, H5051, H5100, H5106, B5178 and H5179, Xiaomi MiBeacon, Qingping, ThermoBeacon,
-    /// Inkbird, ThermoPro, SwitchBot, SensorPush.
+    /// Every known format, in lookup order (the documents' lists of formats are written from
+    /// it: `make docs`).
     public static let standard = AdvertisementRegistry(profiles: [
         BTHomeProfile(),
         BTHomeV1Profile(),

@@ -24,19 +24,13 @@ enum MockCommandLine {
                 + "present adapter's address"),
         .value(
             "advertisers", "N",
-            help: "sensors broadcasting in advertisements, the formats in turn: BTHome, encrypted BTHome, pvvx, "
-                + "ATC1441, Ruuvi, Govee, Xiaomi MiBeacon, encrypted MiBeacon, Qingping, ThermoBeacon, Inkbird IBS-TH1, "
-                + "Inkbird ITH-13-B, ThermoPro TP357S, SwitchBot Meter, SwitchBot Indoor/Outdoor Meter, Govee H5051, H5100, "
-                + "H5106, B5178, H5179, SensorPush HT1, HT.w, HTP.xw, BTHome v1, encrypted BTHome v1, "
-                + "encrypted pvvx, encrypted ATC1441 (default 6)"),
+            help: "sensors broadcasting in advertisements, taking the formats of --advertiser-formats in turn "
+                + "(default 6)"),
         .value("advertiser-interval", "TIME", help: "each advertising sensor advertises this often (default 1s)"),
         .value(
             "advertiser-formats", "LIST",
-            help: "the formats the advertising sensors take in turn, comma-separated: bthome, bthome-encrypted, pvvx, "
-                + "atc1441, ruuvi, govee-h5075, mibeacon, mibeacon-encrypted, qingping, thermobeacon, inkbird, inkbird-ith, "
-                + "thermopro, switchbot, switchbot-outdoor, govee-h5051, govee-h5100, govee-h5106, govee-b5178, "
-                + "govee-h5179, sensorpush-ht1, sensorpush-htw, sensorpush-htpxw, bthome-v1, bthome-v1-encrypted, "
-                + "pvvx-encrypted, atc1441-encrypted (default all of them)"),
+            help: "the formats the advertising sensors take in turn, comma-separated: "
+                + MockAdvertiser.Format.allCases.map(\.rawValue).joined(separator: ", ") + " (default all of them)"),
         .value(
             "advertiser-repeats", "N",
             help: "advertisements per measurement of each advertising sensor (default 2)"),

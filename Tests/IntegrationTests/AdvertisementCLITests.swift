@@ -1,5 +1,6 @@
 import DBusCore
 import Foundation
+import MockBlueZ
 import TestSupport
 import Testing
 
@@ -265,11 +266,8 @@ extension CLITests {
         #expect(result.status == 64)
         #expect(
             result.errors.contains(
-                "--advertiser-formats takes bthome, bthome-encrypted, pvvx, atc1441, ruuvi, govee-h5075, mibeacon, "
-                    + "mibeacon-encrypted, qingping, thermobeacon, inkbird, inkbird-ith, thermopro, "
-                    + "switchbot, switchbot-outdoor, govee-h5051, govee-h5100, govee-h5106, govee-b5178, govee-h5179, "
-                    + "sensorpush-ht1, sensorpush-htw, sensorpush-htpxw, bthome-v1, bthome-v1-encrypted, "
-                    + "pvvx-encrypted, atc1441-encrypted, not 'bogus'"),
+                "--advertiser-formats takes "
+                    + MockAdvertiser.Format.allCases.map(\.rawValue).joined(separator: ", ") + ", not 'bogus'"),
             "\(result.errors)")
     }
 }
