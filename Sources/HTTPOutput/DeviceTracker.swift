@@ -1,5 +1,5 @@
 import BlectlProtocol
-import UnixSupport
+import ConcurrencySupport
 
 /// What the HTTP output learns from the hub's events, for the page and /metrics: each
 /// device's newest reading, how regularly it reports, and its counters.

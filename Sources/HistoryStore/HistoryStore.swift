@@ -1,4 +1,5 @@
 public import BlectlProtocol
+import ConcurrencySupport
 public import UnixSupport
 
 /// The durable history: every reading and reading error in an SQLite database, written

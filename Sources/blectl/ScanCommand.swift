@@ -1,5 +1,4 @@
 import BlectlProtocol
-import UnixSupport
 
 /// `blectl scan [--timeout SECONDS] [--all]`.
 enum ScanCommand {
