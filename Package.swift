@@ -5,7 +5,7 @@
 //   blectld → Daemon → Central → BlueZClient → DBusCore → CBlueZ (C)
 //   Daemon → outputs (SocketOutput, HistoryStore, MQTTOutput, HTTPOutput) → ReadingHub
 //   blectl → BlectlProtocol; blectl-mock → MockBlueZ → DBusCore
-//   SensorModel and UnixSupport are below everything.
+//   SensorModel, ConcurrencySupport and UnixSupport are below everything (ConcurrencySupport → UnixSupport).
 import PackageDescription
 
 /// Strict settings shared by every Swift target.
@@ -37,11 +37,12 @@ let package = Package(
         // C: Nettle's AES-CCM (encrypted BTHome advertisements), found through pkg-config.
         .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev", "pkg-config"])]),
         // The D-Bus core: connections, the type system, calls, signals, serving.
-        .target(name: "DBusCore", dependencies: ["CBlueZ", "UnixSupport"], swiftSettings: strictSwift),
+        .target(name: "DBusCore", dependencies: ["CBlueZ", "ConcurrencySupport"], swiftSettings: strictSwift),
         // BlueZ client: an object mirror of org.bluez and typed views of its interfaces, and
         // the controller reset below bluetoothd (libbluetooth's HCI calls, through CBlueZ).
         .target(
-            name: "BlueZClient", dependencies: ["DBusCore", "CBlueZ", "SensorModel", "UnixSupport"],
+            name: "BlueZClient",
+            dependencies: ["DBusCore", "CBlueZ", "SensorModel", "ConcurrencySupport", "UnixSupport"],
             swiftSettings: strictSwift
         ),
         // The vocabulary every layer shares: addresses, measurements, adapter state, the
@@ -52,12 +53,13 @@ let package = Package(
         // The CoreBluetooth-style central manager and the thermometer flow.
         .target(
             name: "Central",
-            dependencies: ["BlueZClient", "ThermometerProfiles", "SensorModel", "UnixSupport"],
+            dependencies: ["BlueZClient", "ThermometerProfiles", "SensorModel", "ConcurrencySupport", "UnixSupport"],
             swiftSettings: strictSwift
         ),
         // The mock adapter: a fake bluetoothd serving BlueZ's D-Bus API.
         // (Nettle seals its encrypted BTHome sensors' advertisements.)
-        .target(name: "MockBlueZ", dependencies: ["DBusCore", "UnixSupport", "CNettle"], swiftSettings: strictSwift),
+        .target(
+            name: "MockBlueZ", dependencies: ["DBusCore", "ConcurrencySupport", "CNettle"], swiftSettings: strictSwift),
         .executableTarget(
             name: "blectl-mock",
             dependencies: ["MockBlueZ", "BlectlProtocol", "PrivateBus", "UnixSupport"],
@@ -68,16 +70,21 @@ let package = Package(
         // Linux headers Swift's Glibc module leaves out (epoll, eventfd), and fork + exec for a
         // child that dies with its parent (PR_SET_PDEATHSIG).
         .systemLibrary(name: "CLinux"),
-        // Unix plumbing shared by every layer: logging, signals, sd_notify, sockets, the
-        // event loop, child processes.
+        // Unix plumbing shared by every layer: logging, errors, signals, sd_notify, sockets,
+        // files, child processes; and the settings and command-line parsing every layer declares.
         .target(name: "UnixSupport", dependencies: ["CLinux"], swiftSettings: strictSwift),
+        // The event loop (epoll on a thread of its own, a Swift executor) and the ways to wait
+        // on it: timers, descriptor watches, condition waiters, one-shot hand-offs, `Locked`.
+        .target(name: "ConcurrencySupport", dependencies: ["UnixSupport", "CLinux"], swiftSettings: strictSwift),
         // C: libsqlite3, found through pkg-config.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The durable history: readings in an SQLite database, written in batches on a
         // thread of its own (docs/history.md).
         .target(
             name: "HistoryStore",
-            dependencies: ["CSQLite", "ReadingHub", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            dependencies: [
+                "CSQLite", "ReadingHub", "BlectlProtocol", "SensorModel", "ConcurrencySupport", "UnixSupport",
+            ],
             swiftSettings: strictSwift
         ),
         // The socket protocol's JSON messages, shared by blectld and blectl.
@@ -85,11 +92,11 @@ let package = Package(
         // The hub: the daemon's state (adapter, peripherals, the recent readings), sequence
         // numbers, and the one way out to outputs. It knows nothing of Bluetooth's layers.
         .target(
-            name: "ReadingHub", dependencies: ["BlectlProtocol", "SensorModel", "UnixSupport"],
+            name: "ReadingHub", dependencies: ["BlectlProtocol", "SensorModel", "ConcurrencySupport", "UnixSupport"],
             swiftSettings: strictSwift),
         // An output of the hub: the Unix socket server of the JSON Lines protocol.
         .target(
-            name: "SocketOutput", dependencies: ["ReadingHub", "BlectlProtocol", "UnixSupport"],
+            name: "SocketOutput", dependencies: ["ReadingHub", "BlectlProtocol", "ConcurrencySupport", "UnixSupport"],
             swiftSettings: strictSwift),
         // C: libmosquitto's headers (the MQTT client library); the library is loaded when the
         // first MQTT client is made (see the shim), so blectld without MQTT maps none of it.
@@ -97,7 +104,9 @@ let package = Package(
         // An output of the hub: MQTT, with Home Assistant discovery and a backlog from the history (docs/mqtt.md).
         .target(
             name: "MQTTOutput",
-            dependencies: ["CMosquitto", "ReadingHub", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            dependencies: [
+                "CMosquitto", "ReadingHub", "BlectlProtocol", "SensorModel", "ConcurrencySupport", "UnixSupport",
+            ],
             swiftSettings: strictSwift),
         // C: libmicrohttpd's header; the library is loaded when the HTTP output starts (see
         // the shim), so blectld without HTTP maps none of it.
@@ -105,15 +114,16 @@ let package = Package(
         // An output of the hub: the HTTP server of the page, /metrics and /api (docs/http.md).
         .target(
             name: "HTTPOutput",
-            dependencies: ["CMicroHTTPD", "ReadingHub", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            dependencies: [
+                "CMicroHTTPD", "ReadingHub", "BlectlProtocol", "SensorModel", "ConcurrencySupport", "UnixSupport",
+            ],
             swiftSettings: strictSwift),
         // The daemon: configuration, the wiring of the central, the hub and its outputs, systemd.
         .target(
             name: "Daemon",
             dependencies: [
                 "Central", "ReadingHub", "SocketOutput", "HistoryStore", "MQTTOutput", "HTTPOutput", "BlectlProtocol",
-                "SensorModel",
-                "UnixSupport",
+                "SensorModel", "ConcurrencySupport", "UnixSupport",
             ],
             swiftSettings: strictSwift
         ),
@@ -122,7 +132,8 @@ let package = Package(
         // no dynamic symbols: all for less resident memory (docs/benchmarks.md has what each saves). Its modules import
         // no Foundation.
         .executableTarget(
-            name: "blectld", dependencies: ["Daemon", "PrivateBus", "UnixSupport"], swiftSettings: strictSwift,
+            name: "blectld", dependencies: ["Daemon", "PrivateBus", "ConcurrencySupport", "UnixSupport"],
+            swiftSettings: strictSwift,
             linkerSettings: [
                 .unsafeFlags(
                     [
@@ -153,15 +164,21 @@ let package = Package(
         // Test helpers: a private dbus-daemon and child processes that are always stopped.
         .target(
             name: "TestSupport",
-            dependencies: ["DBusCore", "PrivateBus", "BlectlProtocol", "SensorModel", "UnixSupport"],
+            dependencies: [
+                "DBusCore", "PrivateBus", "BlectlProtocol", "SensorModel", "ConcurrencySupport", "UnixSupport",
+            ],
             path: "Tests/TestSupport", swiftSettings: strictSwift),
         .testTarget(
-            name: "DBusCoreTests", dependencies: ["DBusCore", "TestSupport", "UnixSupport"], swiftSettings: strictSwift),
+            name: "DBusCoreTests", dependencies: ["DBusCore", "TestSupport", "ConcurrencySupport"],
+            swiftSettings: strictSwift),
         .testTarget(
             name: "ThermometerProfilesTests", dependencies: ["ThermometerProfiles", "SensorModel"],
             swiftSettings: strictSwift),
         .testTarget(
             name: "UnixSupportTests", dependencies: ["UnixSupport", "TestSupport"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "ConcurrencySupportTests", dependencies: ["ConcurrencySupport", "TestSupport"],
+            swiftSettings: strictSwift),
         .testTarget(
             name: "BlueZClientTests", dependencies: ["BlueZClient", "DBusCore", "SensorModel"],
             swiftSettings: strictSwift
@@ -169,12 +186,17 @@ let package = Package(
         .testTarget(
             name: "MockBlueZTests",
             // ThermometerProfiles: the memory sensor's answers are read with the codec blectld uses.
-            dependencies: ["MockBlueZ", "DBusCore", "TestSupport", "ThermometerProfiles", "SensorModel"],
+            dependencies: [
+                "MockBlueZ", "DBusCore", "TestSupport", "ThermometerProfiles", "SensorModel", "ConcurrencySupport",
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "CentralTests",
-            dependencies: ["Central", "BlueZClient", "MockBlueZ", "SensorModel", "TestSupport"],
+            dependencies: [
+                "Central", "BlueZClient", "MockBlueZ", "SensorModel", "TestSupport", "ConcurrencySupport",
+                "UnixSupport",
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -196,8 +218,8 @@ let package = Package(
         .testTarget(
             name: "HTTPOutputTests",
             dependencies: [
-                "HTTPOutput", "ReadingHub", "HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport",
-                "TestSupport",
+                "HTTPOutput", "ReadingHub", "HistoryStore", "BlectlProtocol", "SensorModel", "ConcurrencySupport",
+                "UnixSupport", "TestSupport",
             ],
             swiftSettings: strictSwift),
         .testTarget(
@@ -207,8 +229,8 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "HTTPOutput", "BlectlProtocol", "SensorModel", "UnixSupport", "TestSupport", "Central",
-                "ReadingHub", "HistoryStore", "MockBlueZ",
+                "Daemon", "HTTPOutput", "BlectlProtocol", "SensorModel", "ConcurrencySupport", "UnixSupport",
+                "TestSupport", "Central", "ReadingHub", "HistoryStore", "MockBlueZ",
             ],
             swiftSettings: strictSwift),
         .testTarget(
@@ -222,7 +244,9 @@ let package = Package(
         // store's benchmark (bench/store_bench.sh).
         .executableTarget(
             name: "history-store-tool",
-            dependencies: ["HistoryStore", "BlectlProtocol", "SensorModel", "UnixSupport", "CSQLite"],
+            dependencies: [
+                "HistoryStore", "BlectlProtocol", "SensorModel", "ConcurrencySupport", "UnixSupport", "CSQLite",
+            ],
             path: "Tests/HistoryStoreTool", swiftSettings: strictSwift
         ),
         // The fuzz targets (docs/testing.md): built with libFuzzer by `make fuzz`; the ordinary

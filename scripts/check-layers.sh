@@ -29,7 +29,7 @@ forbid() {
 }
 
 # Our modules, for the rules that allow only a few.
-ours='CBlueZ|CLinux|CMicroHTTPD|CMosquitto|CNettle|CSQLite|DBusCore|BlueZClient|SensorModel|ThermometerProfiles|Central|MockBlueZ|PrivateBus|UnixSupport|HistoryStore|BlectlProtocol|ReadingHub|SocketOutput|MQTTOutput|HTTPOutput|Daemon'
+ours='CBlueZ|CLinux|CMicroHTTPD|CMosquitto|CNettle|CSQLite|DBusCore|BlueZClient|SensorModel|ThermometerProfiles|Central|MockBlueZ|PrivateBus|ConcurrencySupport|UnixSupport|HistoryStore|BlectlProtocol|ReadingHub|SocketOutput|MQTTOutput|HTTPOutput|Daemon'
 # allow MODULE ALLOWED WHY: Sources/MODULE imports none of ours but those in ALLOWED.
 allow() {
     others=$(printf '%s\n' "$ours" | tr '|' '\n' | grep -vxE "$2|$1" | paste -sd'|' -)
@@ -39,25 +39,26 @@ allow() {
 # Each module's neighbours (Package.swift's dependencies, kept here as the rule).
 allow SensorModel '' 'SensorModel is below everything'
 allow UnixSupport 'CLinux' 'UnixSupport is below everything (but the C of Linux)'
+allow ConcurrencySupport 'UnixSupport|CLinux' 'the event loop sits on UnixSupport, and UnixSupport knows nothing of it'
 allow PrivateBus '' 'PrivateBus is a configuration, below everything'
-allow DBusCore 'CBlueZ|UnixSupport' 'DBusCore wraps libdbus, nothing above it'
-allow BlueZClient 'DBusCore|CBlueZ|SensorModel|UnixSupport' 'BlueZClient sits on DBusCore'
+allow DBusCore 'CBlueZ|ConcurrencySupport' 'DBusCore wraps libdbus, nothing above it'
+allow BlueZClient 'DBusCore|CBlueZ|SensorModel|ConcurrencySupport|UnixSupport' 'BlueZClient sits on DBusCore'
 allow ThermometerProfiles 'SensorModel|CNettle' 'the profiles decode bytes, and know nothing of D-Bus or the daemon'
-allow Central 'BlueZClient|ThermometerProfiles|SensorModel|UnixSupport' 'Central talks to BlueZClient, never to D-Bus'
-allow MockBlueZ 'DBusCore|UnixSupport|CNettle' 'the mock serves D-Bus, and knows nothing of the daemon'
+allow Central 'BlueZClient|ThermometerProfiles|SensorModel|ConcurrencySupport|UnixSupport' 'Central talks to BlueZClient, never to D-Bus'
+allow MockBlueZ 'DBusCore|ConcurrencySupport|CNettle' 'the mock serves D-Bus, and knows nothing of the daemon'
 allow BlectlProtocol 'SensorModel' 'the protocol is shared by blectld and blectl'
-allow ReadingHub 'BlectlProtocol|SensorModel|UnixSupport' 'the hub knows nothing of Bluetooth'
-allow SocketOutput 'ReadingHub|BlectlProtocol|SensorModel|UnixSupport' 'outputs know nothing of Bluetooth'
-allow HistoryStore 'CSQLite|ReadingHub|BlectlProtocol|SensorModel|UnixSupport' 'outputs know nothing of Bluetooth'
-allow MQTTOutput 'CMosquitto|ReadingHub|BlectlProtocol|SensorModel|UnixSupport' 'outputs know nothing of Bluetooth'
-allow HTTPOutput 'CMicroHTTPD|ReadingHub|BlectlProtocol|SensorModel|UnixSupport' 'outputs know nothing of Bluetooth'
-allow Daemon 'Central|ReadingHub|SocketOutput|HistoryStore|MQTTOutput|HTTPOutput|BlectlProtocol|SensorModel|UnixSupport' \
+allow ReadingHub 'BlectlProtocol|SensorModel|ConcurrencySupport|UnixSupport' 'the hub knows nothing of Bluetooth'
+allow SocketOutput 'ReadingHub|BlectlProtocol|SensorModel|ConcurrencySupport|UnixSupport' 'outputs know nothing of Bluetooth'
+allow HistoryStore 'CSQLite|ReadingHub|BlectlProtocol|SensorModel|ConcurrencySupport|UnixSupport' 'outputs know nothing of Bluetooth'
+allow MQTTOutput 'CMosquitto|ReadingHub|BlectlProtocol|SensorModel|ConcurrencySupport|UnixSupport' 'outputs know nothing of Bluetooth'
+allow HTTPOutput 'CMicroHTTPD|ReadingHub|BlectlProtocol|SensorModel|ConcurrencySupport|UnixSupport' 'outputs know nothing of Bluetooth'
+allow Daemon 'Central|ReadingHub|SocketOutput|HistoryStore|MQTTOutput|HTTPOutput|BlectlProtocol|SensorModel|ConcurrencySupport|UnixSupport' \
     'the daemon talks to the central only'
 # BlueZClient reaches C only through DBusCore, except libbluetooth's HCI reset.
 report "$(grep -rnE "$(import_of CBlueZ)" Sources/BlueZClient --include='*.swift' | grep -v '/ControllerReset.swift:')" \
     'BlueZClient uses CBlueZ only for the HCI reset (ControllerReset.swift)'
 # The executables: each on the layer it is for.
-allow blectld 'Daemon|PrivateBus|UnixSupport|SensorModel' 'blectld starts the daemon'
+allow blectld 'Daemon|PrivateBus|ConcurrencySupport|UnixSupport|SensorModel' 'blectld starts the daemon'
 allow blectl 'BlectlProtocol|SensorModel|UnixSupport' 'blectl knows the protocol, not the daemon'
 allow blectl-mock 'MockBlueZ|BlectlProtocol|PrivateBus|UnixSupport' 'blectl-mock runs the mock'
 allow blectl-docs 'ThermometerProfiles|MockBlueZ|SensorModel' 'blectl-docs reads the registries only'
@@ -81,12 +82,12 @@ fi
 report "$(grep -rnE 'Task\.sleep' Sources --include='*.swift' | grep -vE '^Sources/(MockBlueZ|blectl-mock)/' |
     grep -vE '^[^:]+:[0-9]+:[[:space:]]*///')" 'wait on an EventLoop (sleep(for:), schedule(after:)), not Task.sleep'
 
-# One lock primitive: `Locked` (UnixSupport/Locked.swift). Atomics are not locks; a second
+# One lock primitive: `Locked` (ConcurrencySupport/Locked.swift). Atomics are not locks; a second
 # kind of lock (Synchronization's Mutex, NSLock, a pthread mutex of its own) is a second set of
 # rules to get right.
 report "$(grep -rnE '\bMutex<|NSLock|NSRecursiveLock|pthread_mutex_t|pthread_rwlock' Sources --include='*.swift' |
-    grep -vE '^Sources/UnixSupport/Locked\.swift:' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*///')" \
-    'a lock other than Locked (UnixSupport): use Locked'
+    grep -vE '^Sources/ConcurrencySupport/Locked\.swift:' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*///')" \
+    'a lock other than Locked (ConcurrencySupport): use Locked'
 
 # A setting's default is written once: in its module's configuration (or its settings
 # table), which everyone else reads. In the files declaring configurations (a struct named

@@ -1,5 +1,5 @@
 import DBusCore
-import UnixSupport
+import ConcurrencySupport
 
 /// What BlueZ tells an advertisement monitor (`org.bluez.AdvertisementMonitor1`'s methods).
 public enum AdvertisementMonitorEvent: Sendable, Equatable {

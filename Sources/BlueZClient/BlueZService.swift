@@ -1,5 +1,5 @@
 import DBusCore
-public import UnixSupport
+public import ConcurrencySupport
 
 /// Which message bus has the `org.bluez` to use.
 public enum BlueZBus: Sendable, Equatable {

@@ -1,5 +1,5 @@
 // Linux interfaces that Swift's Glibc module does not export: epoll, eventfd and thread
-// names for UnixSupport's event loop, a socket peer's credentials, and malloc_trim.
+// names for ConcurrencySupport's event loop, a socket peer's credentials, and malloc_trim.
 #ifndef CLINUX_SHIM_H
 #define CLINUX_SHIM_H
 

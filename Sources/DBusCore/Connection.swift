@@ -1,5 +1,5 @@
 import CBlueZ
-public import UnixSupport
+public import ConcurrencySupport
 
 /// A private connection to a message bus, driven by its own event loop.
 ///

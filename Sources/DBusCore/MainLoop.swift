@@ -1,5 +1,5 @@
 import CBlueZ
-import UnixSupport
+import ConcurrencySupport
 
 #if canImport(Glibc)
     import Glibc

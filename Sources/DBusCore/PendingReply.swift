@@ -1,4 +1,4 @@
-import UnixSupport
+import ConcurrencySupport
 import CBlueZ
 
 /// One outstanding method call: delivers its outcome exactly once, whichever

@@ -2,6 +2,7 @@ public import BlectlProtocol
 public import Central
 public import ReadingHub
 public import SensorModel
+import ConcurrencySupport
 public import UnixSupport
 
 /// Connects the BLE side to the hub: thermometer events become hub events, in

@@ -4,6 +4,7 @@ import ReadingHub
 import SensorModel
 import Dispatch
 import Glibc
+import ConcurrencySupport
 public import UnixSupport
 
 /// blectld's life: start everything, serve until SIGTERM, shut down cleanly.

@@ -5,6 +5,7 @@ import HTTPOutput
 import MQTTOutput
 public import ReadingHub
 import SocketOutput
+public import ConcurrencySupport
 public import UnixSupport
 
 /// The hub and its outputs wired together: the part of blectld that is not Bluetooth.

@@ -2,6 +2,7 @@ import Central
 import Glibc
 import MQTTOutput
 import SensorModel
+import ConcurrencySupport
 import UnixSupport
 
 /// The gateway's own CPU temperature as a device of its own (`host_cpu = yes`): read from a

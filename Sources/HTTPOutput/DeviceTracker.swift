@@ -1,6 +1,6 @@
 import BlectlProtocol
+import ConcurrencySupport
 import SensorModel
-import UnixSupport
 
 /// What the HTTP output learns from the hub's events, for the page and /metrics: each
 /// device's newest reading, how regularly it reports, and its counters.

@@ -1,5 +1,6 @@
 public import BlectlProtocol
 public import ReadingHub
+import ConcurrencySupport
 public import UnixSupport
 
 /// An output of the hub over HTTP: a page with every thermometer and its plot (`/`),

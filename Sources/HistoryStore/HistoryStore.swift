@@ -1,5 +1,6 @@
 public import SensorModel
 public import BlectlProtocol
+import ConcurrencySupport
 public import UnixSupport
 
 /// The durable history: every reading and reading error in an SQLite database, written

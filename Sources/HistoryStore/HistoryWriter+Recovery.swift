@@ -1,6 +1,5 @@
 import BlectlProtocol
 import CSQLite
-import UnixSupport
 
 extension HistoryWriter {
     /// Deals with a failed SQLite call: a damaged file is moved aside and replaced; any

@@ -1,5 +1,5 @@
 import BlectlProtocol
-import UnixSupport
+import ConcurrencySupport
 
 extension HistoryWriter {
     /// Runs the next pruning step after `delay` (replacing a later one already planned).

@@ -1,5 +1,6 @@
 import BlectlProtocol
 import CSQLite
+import ConcurrencySupport
 import UnixSupport
 
 /// The store's state and work, confined to the store's own thread (an ``EventLoop``).

@@ -1,5 +1,5 @@
 import BlectlProtocol
-import UnixSupport
+import ConcurrencySupport
 
 /// Where the hub's thread leaves readings for the writer: one lock, one array append.
 ///

@@ -1,5 +1,5 @@
 import BlectlProtocol
-import UnixSupport
+import ConcurrencySupport
 
 /// A reading or reading error on its way to the broker, with the device's signal
 /// strength when the hub numbered it.

@@ -1,6 +1,7 @@
 public import BlectlProtocol
 public import ReadingHub
 public import SensorModel
+import ConcurrencySupport
 public import UnixSupport
 
 /// An output of the hub: publishes readings to an MQTT broker, with Home Assistant

@@ -1,6 +1,6 @@
 import CMosquitto
 import Glibc
-import UnixSupport
+import ConcurrencySupport
 
 /// What a connection reports, on the loop's thread, from inside libmosquitto's calls.
 protocol MosquittoEvents: AnyObject {

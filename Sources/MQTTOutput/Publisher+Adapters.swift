@@ -1,5 +1,5 @@
 import BlectlProtocol
-import UnixSupport
+import ConcurrencySupport
 
 /// The gateway's adapters on `blectl/gateways/<gateway>/adapters` (retained; docs/mqtt.md,
 /// "The gateway's adapters"): `status`'s `adapters` and `missing_adapters` with `gateway`.

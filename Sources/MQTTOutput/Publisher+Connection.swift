@@ -1,5 +1,5 @@
 import BlectlProtocol
-import UnixSupport
+import ConcurrencySupport
 
 extension Publisher: MosquittoEvents {
     /// Makes a connection attempt (blocking this loop while the name resolves and TCP and

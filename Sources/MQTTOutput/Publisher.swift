@@ -1,6 +1,7 @@
 import BlectlProtocol
 import SensorModel
 import ReadingHub
+import ConcurrencySupport
 import UnixSupport
 
 /// The MQTT output's engine, on its own event loop: the connection and its retries, the

@@ -1,4 +1,4 @@
-import UnixSupport
+import ConcurrencySupport
 import DBusCore
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import UnixSupport
+import ConcurrencySupport
 import DBusCore
 
 /// The physical world around bluetoothd: the peripherals' state (temperatures, units,

@@ -1,4 +1,4 @@
-import UnixSupport
+import ConcurrencySupport
 import DBusCore
 
 /// Holds back the timers a method handler starts until the handler has returned, so that

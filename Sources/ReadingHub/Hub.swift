@@ -1,5 +1,6 @@
 public import BlectlProtocol
 public import SensorModel
+public import ConcurrencySupport
 public import UnixSupport
 
 /// The daemon's state: adapter, peripherals, connections and each device's latest reading,

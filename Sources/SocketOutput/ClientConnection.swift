@@ -1,5 +1,6 @@
 import BlectlProtocol
 import Glibc
+import ConcurrencySupport
 import UnixSupport
 
 /// One client of the socket server: reads request lines, answers them in order, queues

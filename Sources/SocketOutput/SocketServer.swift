@@ -1,5 +1,6 @@
 public import BlectlProtocol
 public import Glibc
+public import ConcurrencySupport
 public import UnixSupport
 
 /// The daemon's Unix socket: accepts clients, answers their requests, pushes events.

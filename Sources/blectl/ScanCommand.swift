@@ -1,6 +1,5 @@
 import BlectlProtocol
 import SensorModel
-import UnixSupport
 
 /// `blectl scan [--timeout SECONDS] [--all]`.
 enum ScanCommand {

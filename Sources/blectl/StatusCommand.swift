@@ -1,5 +1,4 @@
 import BlectlProtocol
-import UnixSupport
 
 /// `blectl status`.
 enum StatusCommand {

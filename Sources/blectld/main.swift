@@ -2,6 +2,7 @@
 // on a Unix socket. See `blectld --help` and docs/protocol.md.
 import Daemon
 import Glibc
+import ConcurrencySupport
 import UnixSupport
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -2,7 +2,6 @@ import Central
 import MockBlueZ
 import SensorModel
 import Testing
-import UnixSupport
 
 @Suite("Advertising sensors against the mock")
 struct AdvertisingSensorMonitorTests {

@@ -3,7 +3,6 @@ import MockBlueZ
 import SensorModel
 import TestSupport
 import Testing
-import UnixSupport
 
 /// The connect-time read and the notification cputemp sends as notifications start carry
 /// one measurement: it is reported once (issue 33: `history` showed it as #1 and #2).

@@ -4,6 +4,7 @@ import MockBlueZ
 import SensorModel
 import TestSupport
 import Testing
+import ConcurrencySupport
 import UnixSupport
 
 @Suite("Connection limits: max_connecting and max_connections")

@@ -4,7 +4,7 @@ import MockBlueZ
 import SensorModel
 import TestSupport
 import Testing
-import UnixSupport
+import ConcurrencySupport
 
 /// The memory reader against the mock's memory sensor: slots, stalls, bad records, clocks.
 @Suite(.serialized) struct MemoryReaderTests {

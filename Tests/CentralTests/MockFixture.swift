@@ -3,6 +3,7 @@ import MockBlueZ
 import DBusCore
 import TestSupport
 import SensorModel
+import ConcurrencySupport
 import UnixSupport
 
 /// A private bus with the mock adapter on it and a central connected to it;

@@ -3,7 +3,7 @@ import DBusCore
 import MockBlueZ
 import Testing
 import SensorModel
-import UnixSupport
+import ConcurrencySupport
 
 @Suite("The thermometer monitor against the mock")
 struct MonitorTests {

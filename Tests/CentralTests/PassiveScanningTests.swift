@@ -5,6 +5,7 @@ import MockBlueZ
 import SensorModel
 import TestSupport
 import Testing
+import ConcurrencySupport
 import UnixSupport
 
 /// `scan_mode` against the mock: passive scanning through BlueZ's experimental

@@ -5,7 +5,7 @@ import MockBlueZ
 import SensorModel
 import TestSupport
 import Testing
-import UnixSupport
+import ConcurrencySupport
 
 /// The libbluetooth boundary, stubbed: records each reset and does to the mock what the
 /// kernel's HCI down and up does to bluetoothd.

@@ -3,7 +3,6 @@ import MockBlueZ
 import SensorModel
 import TestSupport
 import Testing
-import UnixSupport
 
 @Suite("Several adapters: each scans, one wedged or gone takes only itself (issue 36)")
 struct SeveralAdaptersTests {

@@ -1,6 +1,6 @@
 @testable import DBusCore
 import TestSupport
-import UnixSupport
+import ConcurrencySupport
 import Testing
 
 @Suite("The budget of outstanding calls")

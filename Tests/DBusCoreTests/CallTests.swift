@@ -1,6 +1,6 @@
 import DBusCore
 import TestSupport
-import UnixSupport
+import ConcurrencySupport
 import Testing
 
 @Suite("Method calls")

@@ -1,6 +1,7 @@
 @testable import Daemon
 import Foundation
 import HTTPOutput
+import TestSupport
 import Testing
 import UnixSupport
 

@@ -3,6 +3,7 @@ import Foundation
 import SensorModel
 import TestSupport
 import Testing
+import ConcurrencySupport
 import UnixSupport
 
 @Suite("The host CPU source")

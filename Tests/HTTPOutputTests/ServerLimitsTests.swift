@@ -2,7 +2,7 @@ import Foundation
 @testable import HTTPOutput
 import TestSupport
 import Testing
-import UnixSupport
+import ConcurrencySupport
 
 /// Clients that misbehave get an error or a closed connection, within the bounds; the
 /// output keeps serving and the hub keeps numbering readings.

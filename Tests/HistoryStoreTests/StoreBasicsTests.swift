@@ -2,7 +2,6 @@ import BlectlProtocol
 import SensorModel
 import TestSupport
 import Testing
-import UnixSupport
 
 @testable import HistoryStore
 

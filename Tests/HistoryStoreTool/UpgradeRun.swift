@@ -1,7 +1,7 @@
 import BlectlProtocol
 import Dispatch
 import HistoryStore
-import UnixSupport
+import ConcurrencySupport
 
 #if canImport(Glibc)
     import Glibc

@@ -2,7 +2,7 @@ import DBusCore
 import MockBlueZ
 import TestSupport
 import Testing
-import UnixSupport
+import ConcurrencySupport
 
 /// The mock's `AdvertisementMonitorManager1` (`--experimental`), driven by a client serving
 /// monitors of its own, as bluetoothd 5.66 treats them.

@@ -1,5 +1,6 @@
 public import Foundation
 
+import ConcurrencySupport
 import UnixSupport
 
 /// A child process for tests, stopped by ``stop()`` (SIGTERM, then SIGKILL after a grace period).

@@ -1,6 +1,7 @@
 import BlueZClient
 public import SensorModel
 import ThermometerProfiles
+import ConcurrencySupport
 public import UnixSupport
 
 /// Reads sensors that broadcast their measurements in advertisements (every format of the

@@ -1,7 +1,7 @@
 public import SensorModel
 public import BlueZClient
 public import SensorModel
-public import UnixSupport
+public import ConcurrencySupport
 import ThermometerProfiles
 
 /// A BLE central over BlueZ, shaped like CoreBluetooth's `CBCentralManager`

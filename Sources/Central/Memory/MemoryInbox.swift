@@ -1,5 +1,5 @@
 import BlueZClient
-import UnixSupport
+import ConcurrencySupport
 
 /// The notifications of one characteristic and the loss of its link, in order, for one
 /// reader that waits for the next with a deadline.

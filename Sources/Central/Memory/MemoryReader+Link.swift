@@ -1,7 +1,7 @@
 import BlueZClient
 import SensorModel
 import ThermometerProfiles
-import UnixSupport
+import ConcurrencySupport
 
 /// The reader's way onto the link: a connect slot, the connection, the characteristic.
 extension MemoryReader {

@@ -1,6 +1,5 @@
 import SensorModel
 import ThermometerProfiles
-import UnixSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,4 @@
-import UnixSupport
+import ConcurrencySupport
 
 /// When the thermometer monitor's own scan should run: scan windows, discovery kept on for
 /// advertising sensors, and pauses while connects are under way.

@@ -1,4 +1,5 @@
 import BlueZClient
+import ConcurrencySupport
 import UnixSupport
 
 /// The scan watchdog of one adapter: discovery that hears nothing at all from any device for the ladder's

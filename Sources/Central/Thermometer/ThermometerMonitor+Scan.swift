@@ -1,6 +1,6 @@
 import BlueZClient
 public import SensorModel
-import UnixSupport
+import ConcurrencySupport
 
 /// Our scan, as the ``ScanScheduler`` wants it: windows, discovery kept on, pauses for
 /// connects.

@@ -1,5 +1,4 @@
 public import BlueZClient
-import UnixSupport
 
 /// The scan watchdogs' timers and steps, one watchdog per adapter (see ``ScanWatchdog``).
 extension ThermometerMonitor {

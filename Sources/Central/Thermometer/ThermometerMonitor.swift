@@ -1,6 +1,7 @@
 import BlueZClient
 public import SensorModel
 import ThermometerProfiles
+import ConcurrencySupport
 public import UnixSupport
 
 /// Keeps every thermometer connected and subscribed, continuously, recovering from every

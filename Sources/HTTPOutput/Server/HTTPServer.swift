@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Glibc
+import ConcurrencySupport
 import UnixSupport
 
 /// An HTTP/1.1 server on libmicrohttpd that answers GET and HEAD with a responder.

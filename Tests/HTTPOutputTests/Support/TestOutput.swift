@@ -4,6 +4,7 @@ import HistoryStore
 import ReadingHub
 import SensorModel
 import TestSupport
+import ConcurrencySupport
 import UnixSupport
 
 /// A clock tests move by hand.

@@ -1,4 +1,5 @@
 import CLinux
+import UnixSupport
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,3 +1,6 @@
+import ConcurrencySupport
+public import UnixSupport
+
 /// An in-memory log sink, for tests that assert on what was logged.
 public final class LogRecorder: Sendable {
     /// One recorded line.

@@ -1,4 +1,5 @@
 import Dispatch
+import UnixSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -121,15 +122,5 @@ extension Duration {
         guard seconds >= 0, attoseconds >= 0 else { return 0 }
         let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
         return overflow ? UInt64(Int64.max) : whole &+ UInt64(attoseconds / 1_000_000_000)
-    }
-}
-
-/// `CLOCK_MONOTONIC`: the clock the loop's timers run on, and systemd's `MONOTONIC_USEC`.
-enum MonotonicClock {
-    /// Nanoseconds since boot (not counting suspend).
-    static func nanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 }

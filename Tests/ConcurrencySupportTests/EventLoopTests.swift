@@ -1,7 +1,7 @@
 import Glibc
 import TestSupport
 import Testing
-import UnixSupport
+import ConcurrencySupport
 
 /// An actor on a given event loop, to check that Swift jobs run there.
 private actor LoopBound {

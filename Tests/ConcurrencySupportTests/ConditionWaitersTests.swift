@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-import UnixSupport
+import ConcurrencySupport
 
 /// An actor on a loop, owning waiters and the state they wait for, as the central and the
 /// hub do.
