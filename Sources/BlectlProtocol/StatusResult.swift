@@ -106,7 +106,8 @@ public struct StatusResult: Codable, Equatable, Sendable {
     }
 
     /// Encodes one flat object: the daemon's fields, the sections, and `null` for each
-    /// section of ``nullWhenOff`` that is absent (left out when the encoder omits absent optionals).
+    /// section of ``nullWhenOff`` that is absent (left out when the encoder omits absent
+    /// optionals; inside a section, written when it was set, an absent field stays `null`).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(daemon, forKey: .daemon)
