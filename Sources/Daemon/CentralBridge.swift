@@ -76,12 +76,12 @@ public final class CentralBridge: CentralControl {
     public func contributeStatus(to hub: Hub) async {
         if let advertisements {
             await hub.addStatusContributor { status in
-                status.advertisements = AdvertisementStatus(await advertisements.statistics)
+                status.setSection(AdvertisementStatus(await advertisements.statistics))
             }
         }
         let monitor = monitor
         await hub.addStatusContributor { status in
-            if let ladder = await monitor.scanWatchdogStatus { status.scanWatchdog = Self.status(of: ladder) }
+            if let ladder = await monitor.scanWatchdogStatus { status.setSection(Self.status(of: ladder)) }
             await Self.addAdapters(to: &status, monitor)
         }
     }
@@ -92,7 +92,7 @@ public final class CentralBridge: CentralControl {
         let reports = await central.adapterReports()
         let missing = await central.missingAdapters
         let ladders = await monitor.scanWatchdogStatuses
-        status.adapters = reports.map { report in
+        let adapters = reports.map { report in
             AdapterStatus(
                 name: report.name, address: report.address, alias: report.alias, powered: report.powered,
                 discovering: report.discovering, devicesHeard: report.devicesHeard, connected: report.connected,
@@ -101,7 +101,8 @@ public final class CentralBridge: CentralControl {
                     $0.value.steps.values.reduce(0, +)
                 })
         }
-        status.missingAdapters = missing.isEmpty ? nil : missing
+        status.setSection(adapters)
+        status.setSection(missing.isEmpty ? nil : MissingAdapters(missing))
     }
 
     static func status(of ladder: RecoveryLadderStatus) -> ScanWatchdogStatus {

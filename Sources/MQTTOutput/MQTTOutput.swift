@@ -53,7 +53,7 @@ public final class MQTTOutput: HubOutput {
                 ? event.address.flatMap { address in hub.assumeIsolated(passing: address) { $0.rssi(of: $1) } } : nil
             publisher.hand(Outgoing(event: event, seq: seq, rssi: rssi))
         }
-        await hub.addStatusContributor { status in status.mqtt = publisher.snapshot.withLock { $0 } }
+        await hub.addStatusContributor { status in status.setSection(publisher.snapshot.withLock { $0 }) }
         publisher.start(hub: hub, newest: registration.lastSeq)
     }
 

@@ -23,9 +23,11 @@ extension Publisher {
         guard state == .connected, !stopped, let connection else { return }
         adaptersTimer = loop.schedule(after: configuration.adaptersPeriod) { [unowned self] in adaptersDue() }
         // No central (no Bluetooth side): nothing to say.
-        guard let adapters = status.adapters else { return }
+        guard let adapters = status.section([AdapterStatus].self) else { return }
         let payload = Payload.bytes(
-            AdaptersPayload(gateway: configuration.gateway, adapters: adapters, missing: status.missingAdapters))
+            AdaptersPayload(
+                gateway: configuration.gateway, adapters: adapters,
+                missing: status.section(MissingAdapters.self)?.adapters))
         guard payload != adaptersPublished else { return }
         switch connection.publish(
             topic: topics.gatewayAdapters, payload: payload, qos: configuration.qos, retain: true)

@@ -274,7 +274,7 @@ final class Publisher: @unchecked Sendable {
         receptionRead = (now, true)
         let asked = Array(devices.keys)
         Task {
-            let sensors = await hub.status().advertisements?.sensors ?? []
+            let sensors = await hub.status().section(AdvertisementStatus.self)?.sensors ?? []
             self.loop.execute { self.receptionArrived(sensors, asked: asked) }
         }
     }

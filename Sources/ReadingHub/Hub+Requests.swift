@@ -3,7 +3,7 @@ public import SensorModel
 
 extension Hub {
     /// Daemon and adapter state, the connected thermometers with their latest readings, and
-    /// what the outputs add (the history store's state).
+    /// the sections the outputs add (the history store's state).
     public func status() async -> StatusResult {
         var status = coreStatus()
         for contribute in statusContributors { await contribute(&status) }
@@ -21,13 +21,14 @@ extension Hub {
             adapter: adapterName, state: adapterState, connected: connected, lastSeq: lastSeq, started: started)
         status.reason = adapterReason
         if !calibrations.isEmpty {
-            status.calibration = calibrations.flatMap { address, calibration in
+            let offsets = calibrations.flatMap { address, calibration in
                 calibration.offsets.present.map { offset in
                     CalibrationOffset(
                         address: address, quantity: Calibration.name(of: offset.quantity),
                         offset: offset.value)
                 }
-            }.sorted { ($0.address, $0.quantity) < ($1.address, $1.quantity) }
+            }
+            status.setSection(offsets.sorted { ($0.address, $0.quantity) < ($1.address, $1.quantity) })
         }
         return status
     }

@@ -66,7 +66,8 @@ public actor Hub {
     /// only hand the event on (the socket server queues it, the store appends it), never block.
     public typealias Listener = @Sendable (Event) -> Void
 
-    /// Fills in an output's part of a `status` reply (the history store's, say).
+    /// Fills in an output's part of a `status` reply (the history store's, say): its section,
+    /// set with ``StatusResult/setSection(_:)``, which every client shows without knowing it.
     public typealias StatusContributor = @Sendable (inout StatusResult) async -> Void
 
     /// A registered listener and the `seq` that was current when it was added.
@@ -139,7 +140,7 @@ public actor Hub {
     @discardableResult
     public func attach(history source: any HistorySource) -> ListenerRegistration {
         historySource = source
-        addStatusContributor { $0.history = await source.status() }
+        addStatusContributor { $0.setSection(await source.status()) }
         return addListener { source.append($0) }
     }
 

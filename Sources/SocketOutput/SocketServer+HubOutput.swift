@@ -10,7 +10,8 @@ extension SocketServer: HubOutput {
     /// `status`.
     public func attach(to hub: Hub) async {
         let registration = await hub.addListener { [self] in broadcast($0) }
-        await hub.addStatusContributor { [self] in $0.socket = SocketStatus(clients: await currentStatistics().clients)
+        await hub.addStatusContributor { [self] in
+            $0.setSection(SocketStatus(clients: await currentStatistics().clients))
         }
         noteSequence(registration.lastSeq)
     }

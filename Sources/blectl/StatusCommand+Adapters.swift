@@ -3,9 +3,7 @@ import BlectlProtocol
 extension StatusCommand {
     /// One row per adapter in use and per configured adapter missing, when there is more
     /// than one adapter or one is missing (a single adapter is the `Adapter:` row alone).
-    static func adapterRows(_ status: StatusResult, _ terminal: Terminal) -> [[String]] {
-        let adapters = status.adapters ?? []
-        let missing = status.missingAdapters ?? []
+    static func adapterRows(_ adapters: [AdapterStatus], missing: [String], _ terminal: Terminal) -> [[String]] {
         guard adapters.count > 1 || !missing.isEmpty else { return [] }
         let lines = adapters.map { adapterLine($0, terminal) } + missing.map { "\($0) configured, not present" }
         return lines.enumerated().map { index, line in [index == 0 ? "Adapters:" : "", line] }

@@ -12,7 +12,8 @@ enum StatusCommand {
         let status = try reply.decode(StatusResult.self)
         let state = terminal.paint(status.state.rawValue, status.state == .poweredOn ? .green : .yellow)
         let uptime = Format.age(seconds: Format.secondsSince(status.started)).replacing(" ago", with: "")
-        var rows =
+        let sections = sectionsPart(status, terminal)
+        let rows =
             [
                 ["Daemon:", "\(status.daemon) \(status.version), up \(uptime)"],
                 ["Adapter:", "\(status.adapter ?? "none") (\(state))" + (status.reason.map { ": \($0)" } ?? "")],
@@ -20,27 +21,12 @@ enum StatusCommand {
                     "Connected:",
                     status.connected.count == 1 ? "1 thermometer" : "\(status.connected.count) thermometers",
                 ],
-            ] + (status.history.map { historyRows($0, terminal) } ?? [])
-        if let mqtt = status.mqtt { rows.append(["MQTT:", mqttLine(mqtt, terminal)]) }
-        if let adverts = status.advertisements { rows.append(["Advertising:", advertisementLine(adverts)]) }
-        if let watchdog = status.scanWatchdog { rows.append(["Scan watchdog:", watchdogLine(watchdog, terminal)]) }
-        rows += adapterRows(status, terminal)
-        for (index, offset) in (status.calibration ?? []).enumerated() {
-            rows.append([index == 0 ? "Calibration:" : "", calibrationLine(offset)])
-        }
+            ] + sections.rows
         for line in terminal.table(rows) { terminal.print(line) }
-        if let sensors = status.advertisements?.sensors, !sensors.isEmpty {
-            let table =
-                [["", "ADDRESS", "PROFILE", "LAST HEARD", "INTERVAL", "RECEIVED", "MISSED", "LAST HOUR"]]
-                + sensors.map(sensorRow)
-            for line in terminal.table(table, paint: { row, _, text in row == 0 ? terminal.paint(text, .bold) : text })
-            {
-                terminal.print(line)
-            }
-        }
-        if let memory = status.sensorMemory, !memory.isEmpty {
-            let table = SensorMemoryRows.table(memory)
-            for line in terminal.table(table, paint: { row, _, text in row == 0 ? terminal.paint(text, .bold) : text })
+        for table in sections.tables {
+            if let title = table.title { terminal.print(title) }
+            for line in terminal.table(
+                table.rows, paint: { row, _, text in row == 0 ? terminal.paint(text, .bold) : text })
             {
                 terminal.print(line)
             }

@@ -25,7 +25,7 @@ struct APITests {
             let status = try await output.get("/api/status")
             let decoded = try JSONLines.decode(Reply<StatusResult>.self, from: status.body).get()
             #expect(decoded.connected.map(\.address) == [Self.address])
-            #expect(decoded.history != nil)
+            #expect(decoded.section(HistoryStatus.self) != nil)
         }
     }
 

@@ -16,8 +16,8 @@ struct AdapterReportTests {
     ) async throws {
         try await withTestOutput { output in
             await output.hub.addStatusContributor { status in
-                status.adapters = adapters
-                status.missingAdapters = missing
+                status.setSection(adapters)
+                status.setSection(missing.map(MissingAdapters.init))
             }
             await output.apply([.adapterState(adapter: "hci0", state: .poweredOn)])
             try await body(output)

@@ -31,7 +31,7 @@ struct ReceptionTests {
     @Test("received and missed counters and the hour's ratio per sensor, as prometheus_client parses them")
     func metrics() async throws {
         try await withTestOutput { output in
-            await output.hub.addStatusContributor { $0.advertisements = Self.advertisements() }
+            await output.hub.addStatusContributor { $0.setSection(Self.advertisements()) }
             await output.apply([.reading(BluetoothAddress("A4:C1:38:00:00:01"), name: "Kitchen", Self.weather)])
             let families = try await parsePrometheus(try await output.get("/metrics").text)
             #expect(families["blectl_sensor_received"]?.type == "counter")
@@ -52,7 +52,7 @@ struct ReceptionTests {
     @Test("a card shows the share its sensor missed over the last hour; a device that is none shows nothing")
     func page() async throws {
         try await withTestOutput { output in
-            await output.hub.addStatusContributor { $0.advertisements = Self.advertisements() }
+            await output.hub.addStatusContributor { $0.setSection(Self.advertisements()) }
             await output.apply([
                 .reading(BluetoothAddress("A4:C1:38:00:00:01"), name: "Kitchen", Self.weather),
                 .connected(address: "DC:A6:32:00:00:01", name: "Thermometer"),

@@ -42,11 +42,11 @@ struct CalibrationTests {
         #expect(readings[1].measurement.quantities[.temperature] == 21.2)
         let status = await hub.coreStatus()
         #expect(
-            status.calibration == [
+            status.section([CalibrationOffset].self) == [
                 CalibrationOffset(address: "A4:C1:38:00:00:01", quantity: "humidity", offset: 2.5),
                 CalibrationOffset(address: "A4:C1:38:00:00:01", quantity: "temperature", offset: 0.3),
             ])
-        #expect(await Hub().coreStatus().calibration == nil)
+        #expect(await Hub().coreStatus().section([CalibrationOffset].self) == nil)
     }
 
     @Test("calibrated humidity stays within 0…100 %RH; a quantity the reading lacks is not invented")

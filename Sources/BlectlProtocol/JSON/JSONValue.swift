@@ -1,16 +1,21 @@
-/// A JSON value, between Codable types and bytes.
+/// A JSON value, between Codable types and bytes; also a `status` section as it came
+/// (``StatusResult/sections``).
 ///
 /// Numbers keep their text: the encoder writes each number type's own canonical form,
 /// and the decoder converts the exact text to the requested type (an `Int64` does not
 /// pass through a `Double` and lose digits).
-enum JSONValue: Equatable, Sendable {
+public enum JSONValue: Equatable, Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number in JSON syntax, e.g. `-12`, `40.1`, `1e+21`.
     case number(String)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
-    /// Keys are unique; the writer sorts them.
+    /// An object. Keys are unique; the writer sorts them.
     case object([String: JSONValue])
 
     /// What the value is, for error messages ("found a string instead").
@@ -53,6 +58,60 @@ extension JSONValue {
     /// An integer in decimal.
     static func number(_ value: some BinaryInteger) -> JSONValue {
         .number(String(value))
+    }
+}
+
+extension JSONValue: Codable {
+    /// The value as it is, from the protocol's own decoder (numbers keep their text); from
+    /// another decoder, whatever JSON value it holds.
+    public init(from decoder: any Decoder) throws {
+        if let decoder = decoder as? JSONValueDecoder {
+            self = decoder.value
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let integer = try? container.decode(Int64.self) {
+            self = .number(String(integer))
+        } else if let number = try? container.decode(Double.self) {
+            self = try .number(number, codingPath: decoder.codingPath)
+        } else if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else if let elements = try? container.decode([JSONValue].self) {
+            self = .array(elements)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// The value as it is, to the protocol's own encoder; to another encoder, in its terms
+    /// (a number as the `Int64`, or else the `Double`, its text spells).
+    public func encode(to encoder: any Encoder) throws {
+        if let encoder = encoder as? JSONValueEncoder {
+            encoder.node.set(self)
+            return
+        }
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let flag): try container.encode(flag)
+        case .number(let text):
+            if let integer = Int64(text) {
+                try container.encode(integer)
+            } else if let number = Double(text) {
+                try container.encode(number)
+            } else {
+                let context = EncodingError.Context(
+                    codingPath: encoder.codingPath, debugDescription: "Not a number: \(text)")
+                throw EncodingError.invalidValue(text, context)
+            }
+        case .string(let text): try container.encode(text)
+        case .array(let elements): try container.encode(elements)
+        case .object(let members): try container.encode(members)
+        }
     }
 }
 

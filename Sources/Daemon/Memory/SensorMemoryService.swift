@@ -56,7 +56,7 @@ public actor SensorMemoryService {
         listener = registration.id
         await hub.addStatusContributor { [weak self] status in
             guard let self else { return }
-            status.sensorMemory = await self.status
+            status.setSection(await self.status)
         }
     }
 

@@ -8,8 +8,8 @@ import SensorModel
 /// (`blectl_adapter_powered`, `blectl_scan_watchdog_*`) stay as they were.
 extension MetricsPage {
     static func writeAdapters(_ status: StatusResult, to out: inout PrometheusText) {
-        let adapters = status.adapters ?? []
-        let missing = status.missingAdapters ?? []
+        let adapters = status.section([AdapterStatus].self) ?? []
+        let missing = status.section(MissingAdapters.self)?.adapters ?? []
         let families: [(String, PrometheusText.Kind, String, (AdapterStatus) -> Double?)] = [
             (
                 "blectl_adapter_up", .gauge, "1 when the adapter is present and powered on, else 0.",

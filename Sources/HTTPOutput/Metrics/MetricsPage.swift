@@ -30,11 +30,8 @@ enum MetricsPage {
                 Double(reading.time.millisecondsSince1970) / 1000)
         }
         writeCounters(snapshot.tracked, to: &out)
-        if let adverts = snapshot.status.advertisements {
-            let names = Dictionary(devices.map { ($0.address, $0.name ?? "") }, uniquingKeysWith: { first, _ in first })
-            writeReception(adverts.sensors, names: names, to: &out)
-        }
         writeDaemon(snapshot.status, to: &out)
+        writeSections(snapshot, devices: devices, to: &out)
         if let process {
             out.single(
                 "process_resident_memory_bytes", .gauge, help: "Resident memory size in bytes.", process.residentBytes)
@@ -112,7 +109,7 @@ enum MetricsPage {
 
     /// What each advertising sensor sent that was received and missed (docs/advertisements.md,
     /// "Received and missed"), and the share received over the last hour.
-    private static func writeReception(
+    static func writeReception(
         _ sensors: [AdvertisementStatus.Sensor], names: [BluetoothAddress: String], to out: inout PrometheusText
     ) {
         let counted = sensors.filter { $0.countedBy != nil }
@@ -148,6 +145,7 @@ enum MetricsPage {
         }
     }
 
+    /// The daemon's own state: the adapter's and bluetoothd's.
     private static func writeDaemon(_ status: StatusResult, to out: inout PrometheusText) {
         out.single(
             "blectl_adapter_powered", .gauge, help: "1 when the Bluetooth adapter is powered on, else 0.",
@@ -156,29 +154,10 @@ enum MetricsPage {
             "blectl_bluez_up", .gauge,
             help: "1 when bluetoothd answers with a usable adapter (powered on or off, or refusing access), else 0.",
             [.poweredOn, .poweredOff, .unauthorized].contains(status.state) ? 1 : 0)
-        writeAdapters(status, to: &out)
-        if let history = status.history {
-            out.single(
-                "blectl_history_rows", .gauge, help: "Readings and reading errors in the history database.",
-                Double(history.rows))
-        }
-        if let socket = status.socket {
-            out.single(
-                "blectl_socket_clients", .gauge, help: "Clients connected to the Unix socket.", Double(socket.clients))
-        }
-        if let watchdog = status.scanWatchdog { writeWatchdog(watchdog, to: &out) }
-        if let mqtt = status.mqtt {
-            out.single(
-                "blectl_mqtt_connected", .gauge, help: "1 when the MQTT broker accepted the connection, else 0.",
-                mqtt.state == .connected ? 1 : 0)
-            out.single(
-                "blectl_mqtt_backlog", .gauge, help: "Readings stored but not yet acknowledged by the MQTT broker.",
-                Double(mqtt.backlog))
-        }
     }
 
     /// The scan watchdog's recovery ladder (README, "Recovery ladder"): steps by kind.
-    private static func writeWatchdog(_ watchdog: ScanWatchdogStatus, to out: inout PrometheusText) {
+    static func writeWatchdog(_ watchdog: ScanWatchdogStatus, to out: inout PrometheusText) {
         out.family(
             "blectl_scan_watchdog_steps_total", .counter,
             help: "Steps the scan watchdog took against a silent adapter, by step.")

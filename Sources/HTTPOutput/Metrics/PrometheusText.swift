@@ -12,9 +12,12 @@ struct PrometheusText {
     }
 
     private(set) var text = ""
+    /// The families started so far: a name is written once.
+    private(set) var families: Set<String> = []
 
     /// Starts a family.
     mutating func family(_ name: String, _ kind: Kind, help: String) {
+        families.insert(name)
         text += "# HELP \(name) \(Self.escaped(help, quotes: false))\n# TYPE \(name) \(kind.rawValue)\n"
     }
 
@@ -42,6 +45,18 @@ struct PrometheusText {
         if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
+    }
+
+    /// `name` with every character a metric name cannot hold (anything but ASCII letters,
+    /// digits, `_` and `:`) as `_`, and `_` before a leading digit.
+    static func metricName(_ name: String) -> String {
+        let allowed = { (scalar: Unicode.Scalar) in
+            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                || scalar == "_" || scalar == ":"
+        }
+        var result = String(name.unicodeScalars.map { allowed($0) ? Character($0) : "_" })
+        if let first = result.first, first.isNumber { result.insert("_", at: result.startIndex) }
+        return result
     }
 
     static func escaped(_ text: String, quotes: Bool) -> String {

@@ -5,8 +5,8 @@ import SensorModel
 /// use or a configured one is missing; a machine with one adapter keeps the summary line alone.
 extension DashboardPage {
     func adapterTable() -> String {
-        let adapters = snapshot.status.adapters ?? []
-        let missing = snapshot.status.missingAdapters ?? []
+        let adapters = snapshot.status.section([AdapterStatus].self) ?? []
+        let missing = snapshot.status.section(MissingAdapters.self)?.adapters ?? []
         guard adapters.count > 1 || !missing.isEmpty else { return "" }
         var html = "<table class=\"adapters\">\n<caption>Adapters</caption>\n"
         html += "<thead><tr><th>interface</th><th>address</th><th>state</th><th>devices heard</th>"

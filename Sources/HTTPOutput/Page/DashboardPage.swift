@@ -64,7 +64,7 @@ struct DashboardPage {
             html += "this page shows them as they report.</p>\n"
         }
         let sensors = Dictionary(
-            (snapshot.status.advertisements?.sensors ?? []).map { ($0.address, $0) },
+            (snapshot.status.section(AdvertisementStatus.self)?.sensors ?? []).map { ($0.address, $0) },
             uniquingKeysWith: { first, _ in first })
         for device in devices { html += section(device, sensor: sensors[device.view.address]) }
         html += "<footer>blectld \(escaped(snapshot.status.version)) · updated "

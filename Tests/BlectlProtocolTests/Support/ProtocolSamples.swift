@@ -82,6 +82,7 @@ enum ProtocolSamples {
             ("adapterState", Event.adapterState(AdapterChange(time: time, adapter: "hci0", state: .poweredOff))),
             ("status", status),
             ("statusEmpty", StatusResult(adapter: nil, state: .unknown, connected: [], lastSeq: 0, started: time)),
+            ("statusSections", StatusSectionSamples.status),
             ("connectedPeripheral", status.connected[0]),
             ("peripheralInfo", info),
             (
