@@ -1,3 +1,5 @@
+public import SensorModel
+
 /// One calibration offset in `status`: added to a quantity of a device's readings.
 public struct CalibrationOffset: Codable, Equatable, Sendable {
     /// The device's address.
