@@ -1,6 +1,7 @@
 import Central
 import MockBlueZ
 import SensorModel
+import Testing
 import UnixSupport
 
 /// Advertising sensors in a quick world, and the two monitors that read them.
@@ -46,6 +47,25 @@ enum AdvertisementFixture {
         await adverts.start()
         await monitor.start()
         return (adverts, monitor, log)
+    }
+
+    /// Waits for ten readings of sensor 0 (a new measurement every 200 ms; the bound is only
+    /// liveness, as a loaded 2-core machine starved this past 5 s), then checks that
+    /// duplicates were dropped and no packet lost; returns the statistics and the raw values
+    /// of the five counted sensors' readings, oldest first (each at least two).
+    static func readTenMeasurements(
+        _ adverts: AdvertisingSensorMonitor, _ log: EventLog
+    ) async throws -> (statistics: AdvertisementStatistics, raws: [[String]]) {
+        for _ in 0..<10 {
+            let mark = log.count
+            _ = try await log.first(after: mark, within: .seconds(15), reading(from: address(0)))
+        }
+        let statistics = await adverts.statistics
+        #expect(statistics.duplicates > 0)
+        #expect(statistics.lostPackets == 0)
+        let raws = (0..<5).map { index in log.all.compactMap(reading(from: address(index))).map(\.raw) }
+        for (index, values) in raws.enumerated() { #expect(values.count >= 2, "sensor \(index)") }
+        return (statistics, raws)
     }
 
     static func stop(_ adverts: AdvertisingSensorMonitor, _ monitor: ThermometerMonitor) async {

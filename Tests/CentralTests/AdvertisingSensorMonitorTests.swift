@@ -119,21 +119,10 @@ struct AdvertisingSensorMonitorTests {
     func deduplicated() async throws {
         try await MockFixture.with(scenario: AdvertisementFixture.scenario()) { fixture in
             let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
-            let address = AdvertisementFixture.address(0)
-            // A new measurement every 200 ms; the bound is only liveness (the full suite on a
-            // loaded 2-core machine starved this test past 5 s), loss is counted below.
-            for _ in 0..<10 {
-                let mark = log.count
-                _ = try await log.first(after: mark, within: .seconds(15), reading(from: address))
-            }
-            let statistics = await adverts.statistics
-            #expect(statistics.duplicates > 0)
-            #expect(statistics.lostPackets == 0)
+            let (_, raws) = try await AdvertisementFixture.readTenMeasurements(adverts, log)
             // Each reading of the counted formats carries a new counter, so a new payload.
-            for index in 0..<5 {
-                let raws = log.all.compactMap(reading(from: AdvertisementFixture.address(index))).map(\.raw)
-                #expect(raws.count >= 2)
-                #expect(zip(raws, raws.dropFirst()).allSatisfy { $0 != $1 }, "\(index)")
+            for (index, values) in raws.enumerated() {
+                #expect(zip(values, values.dropFirst()).allSatisfy { $0 != $1 }, "\(index)")
             }
             await AdvertisementFixture.stop(adverts, monitor)
         }

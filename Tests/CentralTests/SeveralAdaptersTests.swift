@@ -116,19 +116,10 @@ struct SeveralAdaptersTests {
         scenario.adapters = MockScenario.standard(adapters: 2).adapters
         try await MockFixture.with(scenario: scenario, options: CentralOptions(adapters: .automatic)) { fixture in
             let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
-            let address = AdvertisementFixture.address(0)
-            for _ in 0..<10 {
-                let mark = log.count
-                _ = try await log.first(after: mark, within: .seconds(15), reading(from: address))
-            }
-            let statistics = await adverts.statistics
-            #expect(statistics.duplicates > 0)
-            #expect(statistics.lostPackets == 0)
+            let (statistics, raws) = try await AdvertisementFixture.readTenMeasurements(adverts, log)
             // Each reading of the counted formats carries a new counter: no payload twice.
-            for index in 0..<5 {
-                let raws = log.all.compactMap(reading(from: AdvertisementFixture.address(index))).map(\.raw)
-                #expect(raws.count >= 2)
-                #expect(Set(raws).count == raws.count, "sensor \(index): \(raws)")
+            for (index, values) in raws.enumerated() {
+                #expect(Set(values).count == values.count, "sensor \(index): \(values)")
             }
             for sensor in statistics.sensors {
                 #expect(Set(sensor.heardBy.map(\.adapter)) == ["hci0", "hci1"], "\(sensor.address)")
