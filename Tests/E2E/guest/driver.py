@@ -1529,6 +1529,18 @@ PASSIVE_LINE = "advertisements: passive scanning"
 ACTIVATED_LINE = "the advertisement monitor is active"
 
 
+def stop_scenario_daemon(rig):
+    """Ends a scenario with a peripheral S and its own configuration: S stopped, the
+    default configuration written back, the watcher and blectld stopped."""
+    rig.stop_peripheral("S")
+    write_daemon_conf()
+    if rig.watcher:
+        rig.watcher.stop()
+        rig.watcher = None
+    if rig.daemon.alive():
+        rig.daemon.stop(signal.SIGTERM, 10)
+
+
 def sc9_passive(rig, res):
     """passive scanning: bluetoothd --experimental, scan_mode = passive, gatt_thermometers =
     no; the sensor on hci2 is read through the daemon's AdvertisementMonitor1, hci0 never
@@ -1581,13 +1593,7 @@ def sc9_passive(rig, res):
         check_passive(rig, res, first, trace_at)
     finally:
         # The suite's bluetoothd (without --experimental), A, the default configuration.
-        rig.stop_peripheral("S")
-        write_daemon_conf()
-        if rig.watcher:
-            rig.watcher.stop()
-            rig.watcher = None
-        if rig.daemon.alive():
-            rig.daemon.stop(signal.SIGTERM, 10)
+        stop_scenario_daemon(rig)
         rig.stop_peripheral("A")
         if rig.bluetoothd.alive():
             rig.bluetoothd.stop(signal.SIGTERM, 10)
@@ -1908,13 +1914,7 @@ def sc10_memory(rig, res):
         checks["stop"] = memory_outage(rig, sensor, "stop", res)
         checks["power"] = memory_outage(rig, sensor, "power", res)
     finally:
-        rig.stop_peripheral("S")
-        write_daemon_conf()
-        if rig.watcher:
-            rig.watcher.stop()
-            rig.watcher = None
-        if rig.daemon.alive():
-            rig.daemon.stop(signal.SIGTERM, 10)
+        stop_scenario_daemon(rig)
         rig.bz.remove_device(CENTRAL_HCI, rig.addr[PERIPH_B_HCI])
         _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
         rig.start_daemon()
