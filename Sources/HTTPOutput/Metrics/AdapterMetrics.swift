@@ -8,9 +8,12 @@ import SensorModel
 /// (`blectl_adapter_powered`, `blectl_scan_watchdog_*`) stay as they were.
 extension MetricsPage {
     static func writeAdapters(_ status: StatusResult, to out: inout PrometheusText) {
+        let labels = { (adapter: AdapterStatus) -> KeyValuePairs<String, String> in
+            ["adapter": adapter.address?.description ?? adapter.name, "interface": adapter.name]
+        }
         let adapters = status.section([AdapterStatus].self) ?? []
         let missing = status.section(MissingAdapters.self)?.adapters ?? []
-        let families: [(String, PrometheusText.Kind, String, (AdapterStatus) -> Double?)] = [
+        let families: [PrometheusText.Family<AdapterStatus>] = [
             (
                 "blectl_adapter_up", .gauge, "1 when the adapter is present and powered on, else 0.",
                 { $0.powered ? 1 : 0 }
@@ -30,15 +33,9 @@ extension MetricsPage {
                 { $0.recoverySteps.map(Double.init) }
             ),
         ]
-        for (name, kind, help, value) in families {
-            out.family(name, kind, help: help)
-            for adapter in adapters {
-                guard let value = value(adapter) else { continue }
-                out.sample(
-                    name, ["adapter": adapter.address?.description ?? adapter.name, "interface": adapter.name], value)
-            }
-            guard name == "blectl_adapter_up" else { continue }
-            for adapter in missing { out.sample(name, ["adapter": adapter, "interface": ""], 0) }
-        }
+        // A missing adapter's `up` sample ends the first family, before the next one starts.
+        out.families([families[0]], of: adapters, labels: labels)
+        for adapter in missing { out.sample(families[0].name, ["adapter": adapter, "interface": ""], 0) }
+        out.families(Array(families.dropFirst()), of: adapters, labels: labels)
     }
 }

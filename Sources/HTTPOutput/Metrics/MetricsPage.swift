@@ -113,7 +113,7 @@ enum MetricsPage {
         _ sensors: [AdvertisementStatus.Sensor], names: [BluetoothAddress: String], to out: inout PrometheusText
     ) {
         let counted = sensors.filter { $0.countedBy != nil }
-        let families: [(String, PrometheusText.Kind, String, (AdvertisementStatus.Sensor) -> Double?)] = [
+        let families: [PrometheusText.Family<AdvertisementStatus.Sensor>] = [
             (
                 "blectl_sensor_received_total", .counter,
                 "Measurements (by the sensor's counter) or advertisements (by its interval) received from each advertising sensor.",
@@ -130,18 +130,11 @@ enum MetricsPage {
                 \.ratioLastHour
             ),
         ]
-        for (name, kind, help, value) in families {
-            out.family(name, kind, help: help)
-            for sensor in counted {
-                guard let value = value(sensor) else { continue }
-                out.sample(
-                    name,
-                    [
-                        "address": sensor.address.description, "name": names[sensor.address] ?? "",
-                        "counted_by": sensor.countedBy ?? "",
-                    ],
-                    value)
-            }
+        out.families(families, of: counted) { sensor in
+            [
+                "address": sensor.address.description, "name": names[sensor.address] ?? "",
+                "counted_by": sensor.countedBy ?? "",
+            ]
         }
     }
 

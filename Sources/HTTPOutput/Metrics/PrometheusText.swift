@@ -38,6 +38,23 @@ struct PrometheusText {
         sample(name, [:], value)
     }
 
+    /// A family per row of `families` (name, kind, help, the value of an entry), each with a
+    /// sample per entry that has a value, labelled by `labels`.
+    mutating func families<Entry>(
+        _ families: [Family<Entry>], of entries: [Entry], labels: (Entry) -> KeyValuePairs<String, String>
+    ) {
+        for (name, kind, help, value) in families {
+            family(name, kind, help: help)
+            for entry in entries {
+                guard let value = value(entry) else { continue }
+                sample(name, labels(entry), value)
+            }
+        }
+    }
+
+    /// A family of per-entry samples: its name, kind and help, and an entry's value (nil: no sample).
+    typealias Family<Entry> = (name: String, kind: Kind, help: String, value: (Entry) -> Double?)
+
     /// Go's float syntax, which the format uses: `NaN`, `+Inf`, `-Inf`, whole numbers
     /// without a fraction (`3`), otherwise Swift's shortest exact form (`47.31`, `1e-05`).
     static func format(_ value: Double) -> String {

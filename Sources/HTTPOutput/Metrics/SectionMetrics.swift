@@ -1,4 +1,5 @@
 import BlectlProtocol
+import SensorModel
 
 /// `status`'s sections in `/metrics` (docs/http.md): the families of the sections this
 /// output knows, each written by its writer, and for any other section a gauge per number
@@ -15,9 +16,14 @@ extension MetricsPage {
             [AdvertisementStatus.sectionName],
             { snapshot, devices, out in
                 guard let adverts = snapshot.status.section(AdvertisementStatus.self) else { return }
-                let names = Dictionary(
-                    devices.map { ($0.address, $0.name ?? "") }, uniquingKeysWith: { first, _ in first })
-                writeReception(adverts.sensors, names: names, to: &out)
+                writeReception(adverts.sensors, names: deviceNames(devices), to: &out)
+            }
+        ),
+        (
+            [[SensorMemoryStatus].sectionName],
+            { snapshot, devices, out in
+                guard let sensors = snapshot.status.section([SensorMemoryStatus].self) else { return }
+                writeSensorMemory(sensors, names: deviceNames(devices), to: &out)
             }
         ),
         (
@@ -52,6 +58,11 @@ extension MetricsPage {
             }
         ),
     ]
+
+    /// Each device's name (empty when it has none), for a series' `name` label.
+    private static func deviceNames(_ devices: [DeviceView]) -> [BluetoothAddress: String] {
+        Dictionary(devices.map { ($0.address, $0.name ?? "") }, uniquingKeysWith: { first, _ in first })
+    }
 
     /// The writer of a section shown as one gauge, when it is there.
     private static func gauge<Section: StatusSection>(
