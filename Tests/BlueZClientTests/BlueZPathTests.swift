@@ -24,6 +24,15 @@ import SensorModel
         #expect((path.device == nil) == !text.contains("/dev_"))
     }
 
+    @Test(arguments: [
+        ("/org/bluez/hci0/dev_DC_A6_32_0F_E0_09", true), ("/org/bluez/hci0/dev_DC_A6_32_0F_E0_09/service000a", true),
+        ("/org/bluez/hci0", false), ("/org/bluez/hci01/dev_DC_A6_32_0F_E0_09", false),
+        ("/org/bluez/hci1/dev_DC_A6_32_0F_E0_09", false), ("/org/bluez", false),
+    ])
+    func aPathIsBelowTheAdapterItStartsWith(_ text: String, _ below: Bool) {
+        #expect(BlueZPath(ObjectPath(text)!).isBelow(BlueZPath("/org/bluez/hci0")) == below)
+    }
+
     @Test func anElementNamedLikeADeviceWithoutAnAddressIsADeviceWithoutOne() {
         let path = BlueZPath("/org/bluez/dev_x/hci0")
         #expect(path.device == BlueZPath("/org/bluez/dev_x"))
