@@ -34,8 +34,8 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev", "libbluetooth-dev", "pkg-config"])]
         ),
-        // C: Nettle's AES-CCM (encrypted BTHome advertisements), found through pkg-config.
-        .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev", "pkg-config"])]),
+        // C: Nettle's AES-CCM (encrypted advertisements), loaded when first used (dlopen), not linked.
+        .systemLibrary(name: "CNettle", providers: [.apt(["nettle-dev"])]),
         // The D-Bus core: connections, the type system, calls, signals, serving.
         .target(name: "DBusCore", dependencies: ["CBlueZ", "ConcurrencySupport"], swiftSettings: strictSwift),
         // BlueZ client: an object mirror of org.bluez and typed views of its interfaces, and

@@ -326,14 +326,17 @@ public enum CCMSealer {
     public static func seal(
         _ plaintext: [UInt8], nonce: [UInt8], key: [UInt8], associatedData: [UInt8] = []
     ) -> [UInt8] {
+        // The mock's encrypted sensors need Nettle, as blectld's keys do (loaded when first used).
+        if let failure = cnettle_load() { fatalError("blectl-mock: libnettle: \(String(cString: failure))") }
+        let nettle = cnettle_table().pointee
         var sealed = [UInt8](repeating: 0, count: plaintext.count + 4)
         var context = ccm_aes128_ctx()
-        key.withUnsafeBufferPointer { nettle_ccm_aes128_set_key(&context, $0.baseAddress) }
+        key.withUnsafeBufferPointer { nettle.set_key(&context, $0.baseAddress) }
         nonce.withUnsafeBufferPointer { nonce in
             associatedData.withUnsafeBufferPointer { data in
                 plaintext.withUnsafeBufferPointer { plaintext in
                     sealed.withUnsafeMutableBufferPointer { sealed in
-                        nettle_ccm_aes128_encrypt_message(
+                        nettle.encrypt_message(
                             &context, nonce.count, nonce.baseAddress, data.count, data.baseAddress, 4, sealed.count,
                             sealed.baseAddress, plaintext.baseAddress)
                     }

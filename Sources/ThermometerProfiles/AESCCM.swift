@@ -1,8 +1,15 @@
 import CNettle
 
 /// AES-128 in CCM mode with a 4-byte tag, the cipher of encrypted advertisements (BTHome,
-/// Xiaomi MiBeacon), from Nettle (never a hand-written AES).
-enum AESCCM {
+/// Xiaomi MiBeacon), from Nettle (never a hand-written AES), loaded the first time a payload
+/// is opened (CNettle's `cnettle_load`).
+public enum AESCCM {
+    /// Why Nettle cannot be loaded (the dynamic loader's words), or nil when it can: with it
+    /// missing every sealed payload is refused, so a daemon given keys says so at start.
+    public static var unavailable: String? {
+        cnettle_load().map { "encrypted advertisements need libnettle (Debian's libnettle8): \(String(cString: $0))" }
+    }
+
     /// The length of the authentication tag (the formats' "MIC").
     static let tagLength = 4
     /// The nonce lengths CCM allows: BTHome's and MiBeacon v2/v3's are 13 bytes, MiBeacon
@@ -21,7 +28,8 @@ enum AESCCM {
         key: AdvertisementKey
     ) -> [UInt8]? {
         precondition(!ciphertext.isEmpty && tag.count == tagLength && nonceLengths.contains(nonce.count))
-        guard key.bytes.count == 16 else { return nil }
+        guard key.bytes.count == 16, cnettle_load() == nil else { return nil }
+        let nettle = cnettle_table().pointee
         let sealed = Array(ciphertext) + tag
         var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
         let valid = withContext(key: key.bytes) { context in
@@ -29,7 +37,7 @@ enum AESCCM {
                 associatedData.withUnsafeBufferPointer { data in
                     sealed.withUnsafeBufferPointer { sealed in
                         plaintext.withUnsafeMutableBufferPointer { plaintext in
-                            nettle_ccm_aes128_decrypt_message(
+                            nettle.decrypt_message(
                                 context, nonce.count, nonce.baseAddress, data.count, data.baseAddress, tagLength,
                                 plaintext.count, plaintext.baseAddress, sealed.baseAddress)
                         }
@@ -42,17 +50,20 @@ enum AESCCM {
 
     /// Decrypts `ciphertext` without authenticating it: for MiBeacon v2/v3, whose packets
     /// carry no tag a receiver can check (a wrong key yields bytes that do not parse).
+    /// Empty when Nettle cannot be loaded.
     static func decryptUnauthenticated(_ ciphertext: ArraySlice<UInt8>, nonce: [UInt8], key16: [UInt8]) -> [UInt8] {
         precondition(!ciphertext.isEmpty && nonceLengths.contains(nonce.count) && key16.count == 16)
+        guard cnettle_load() == nil else { return [] }
+        let nettle = cnettle_table().pointee
         let input = Array(ciphertext)
         var plaintext = [UInt8](repeating: 0, count: input.count)
         withContext(key: key16) { context in
             nonce.withUnsafeBufferPointer { nonce in
-                nettle_ccm_aes128_set_nonce(context, nonce.count, nonce.baseAddress, 0, input.count, tagLength)
+                nettle.set_nonce(context, nonce.count, nonce.baseAddress, 0, input.count, tagLength)
             }
             input.withUnsafeBufferPointer { input in
                 plaintext.withUnsafeMutableBufferPointer { plaintext in
-                    nettle_ccm_aes128_decrypt(context, input.count, plaintext.baseAddress, input.baseAddress)
+                    nettle.decrypt(context, input.count, plaintext.baseAddress, input.baseAddress)
                 }
             }
         }
@@ -66,7 +77,7 @@ enum AESCCM {
         defer {
             withUnsafeMutableBytes(of: &context) { bytes in _ = bytes.initializeMemory(as: UInt8.self, repeating: 0) }
         }
-        key.withUnsafeBufferPointer { nettle_ccm_aes128_set_key(&context, $0.baseAddress) }
+        key.withUnsafeBufferPointer { cnettle_table().pointee.set_key(&context, $0.baseAddress) }
         return withUnsafeMutablePointer(to: &context, body)
     }
 }

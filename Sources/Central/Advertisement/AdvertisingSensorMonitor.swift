@@ -89,6 +89,10 @@ public actor AdvertisingSensorMonitor {
             }
         }
         chooseScanMode()
+        // Nettle is loaded only now, and only when some sensor has a key.
+        if !configuration.keys.isEmpty, let missing = AESCCM.unavailable {
+            log.error("advertisements: \(missing); the sensors with keys cannot be read")
+        }
     }
 
     /// Stops following the central, and unregisters the advertisement monitor.
