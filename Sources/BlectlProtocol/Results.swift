@@ -247,9 +247,13 @@ public struct AdapterStatus: Codable, Equatable, Sendable {
     public var discovering: Bool
     /// Devices it hears now (with an RSSI in the current discovery).
     public var devicesHeard: Int
+    /// Devices it owns (hears best, of the adapters in use): GATT connections to them go
+    /// through it while it has a free link. With one adapter, the devices it hears.
+    public var devicesOwned: Int
     /// Devices connected through it.
     public var connected: Int
-    /// Whether GATT connections go through it.
+    /// Whether it is the primary adapter: the first powered, through which GATT connections
+    /// go when it is the only one (with several, each device's owner is used).
     public var primary: Bool
     /// Recovery steps its scan watchdog took since start; null when the watchdog is off.
     public var recoverySteps: Int?
@@ -257,7 +261,7 @@ public struct AdapterStatus: Codable, Equatable, Sendable {
     /// Creates an entry.
     public init(
         name: String, address: BluetoothAddress?, alias: String?, powered: Bool, discovering: Bool, devicesHeard: Int,
-        connected: Int, primary: Bool, recoverySteps: Int? = nil
+        devicesOwned: Int = 0, connected: Int, primary: Bool, recoverySteps: Int? = nil
     ) {
         self.name = name
         self.address = address
@@ -265,6 +269,7 @@ public struct AdapterStatus: Codable, Equatable, Sendable {
         self.powered = powered
         self.discovering = discovering
         self.devicesHeard = devicesHeard
+        self.devicesOwned = devicesOwned
         self.connected = connected
         self.primary = primary
         self.recoverySteps = recoverySteps
@@ -277,6 +282,7 @@ public struct AdapterStatus: Codable, Equatable, Sendable {
         case name = "interface"
         case address = "adapter_address"
         case devicesHeard = "devices_heard"
+        case devicesOwned = "devices_owned"
         case recoverySteps = "recovery_steps"
     }
 }

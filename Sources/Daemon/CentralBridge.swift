@@ -95,7 +95,8 @@ public final class CentralBridge: CentralControl {
         let adapters = reports.map { report in
             AdapterStatus(
                 name: report.name, address: report.address, alias: report.alias, powered: report.powered,
-                discovering: report.discovering, devicesHeard: report.devicesHeard, connected: report.connected,
+                discovering: report.discovering, devicesHeard: report.devicesHeard,
+                devicesOwned: report.devicesOwned, connected: report.connected,
                 primary: report.isPrimary,
                 recoverySteps: ladders.first { $0.key.lastElement == report.name }.map {
                     $0.value.steps.values.reduce(0, +)

@@ -9,7 +9,7 @@ extension StatusCommand {
         return lines.enumerated().map { index, line in [index == 0 ? "Adapters:" : "", line] }
     }
 
-    /// `hci1 00:1A:7D:DA:71:11 (BlueZ 5.66): powered, discovering, 8 devices heard, 1 connected`.
+    /// `hci1 00:1A:7D:DA:71:11 (BlueZ 5.66): powered, discovering, 8 devices heard, 5 owned, 1 connected`.
     static func adapterLine(_ adapter: AdapterStatus, _ terminal: Terminal) -> String {
         var line = adapter.name
         if let address = adapter.address { line += " \(address)" }
@@ -17,8 +17,9 @@ extension StatusCommand {
         let power = terminal.paint(adapter.powered ? "powered" : "off", adapter.powered ? .green : .yellow)
         line += ": \(power), \(adapter.discovering ? "discovering" : "not discovering")"
         line += ", \(adapter.devicesHeard) device\(adapter.devicesHeard == 1 ? "" : "s") heard"
+        line += ", \(adapter.devicesOwned) owned"
         line += ", \(adapter.connected) connected"
-        if adapter.primary { line += ", GATT links" }
+        if adapter.primary { line += ", primary" }
         if let steps = adapter.recoverySteps, steps > 0 { line += ", \(steps) recovery step\(steps == 1 ? "" : "s")" }
         return line
     }

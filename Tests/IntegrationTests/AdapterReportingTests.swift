@@ -88,6 +88,18 @@ struct AdapterReportingTests {
                 #expect(families["blectl_adapter_up"]?.type == "gauge")
                 // The unlabelled family of one adapter is as it was.
                 #expect(value(families, "blectl_adapter_powered", [:]) == 1)
+                // hci1 hears everything at -80 dBm: hci0 owns the thermometers and holds their links.
+                let status = try await fixture.blectl(["status"])
+                let row = try #require(
+                    status.output.split(separator: "\n").first { $0.contains("hci0 \(Self.hci0)") }, "\(status.output)")
+                #expect(row.contains(" owned, 2 connected"), "\(row)")
+                let json = try await fixture.blectl(["status", "--json"])
+                let statusObject = try #require(
+                    try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+                let owned = (statusObject["adapters"] as? [[String: Any]] ?? []).compactMap {
+                    $0["devices_owned"] as? Int
+                }
+                #expect(owned.count == 2 && owned[0] >= 2, "\(owned)")
 
                 let page = try await request(port, "/").text
                 #expect(page.contains("<table class=\"adapters\">"))
@@ -110,7 +122,7 @@ struct AdapterReportingTests {
                 #expect(adapters.map { $0["adapter_address"] as? String } == [Self.hci0, Self.hci1])
                 for adapter in adapters {
                     #expect(adapter["powered"] as? Bool == true && adapter["discovering"] is Bool)
-                    #expect(adapter["devices_heard"] is Int)
+                    #expect(adapter["devices_heard"] is Int && adapter["devices_owned"] is Int)
                 }
                 #expect(subscriber.on("blectl/gateways/gw1/status").last?.payload == "online")
 

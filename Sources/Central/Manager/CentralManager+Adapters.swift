@@ -71,10 +71,11 @@ extension CentralManager {
     public func adapterReports() -> [AdapterReport] {
         let primary = adapterPath
         return selectedAdapters().map { adapter in
-            AdapterReport(
+            let heard = mirror { $0.advertisingDevices(on: adapter.path) }.count
+            return AdapterReport(
                 name: adapter.interfaceName, address: adapter.address, alias: adapter.name,
                 powered: adapter.powered, discovering: discovery[adapter.path]?.active ?? false,
-                devicesHeard: mirror { $0.advertisingDevices(on: adapter.path) }.count,
+                devicesHeard: heard, devicesOwned: ownership?.ownedCount(by: adapter.path) ?? heard,
                 connected: mirror { $0.connectedDevices(on: adapter.path) }.count,
                 isPrimary: adapter.path == primary)
         }
@@ -106,8 +107,11 @@ public struct AdapterReport: Sendable, Equatable {
     public var discovering: Bool
     /// Devices it hears now (with an RSSI in the current discovery).
     public var devicesHeard: Int
+    /// Devices it owns (hears best: ``AdapterOwnership``); with one adapter, those it hears.
+    public var devicesOwned: Int
     /// Devices connected through it.
     public var connected: Int
-    /// Whether GATT connections go through it (the first powered adapter).
+    /// Whether it is the primary adapter (the first powered): GATT connections go through it
+    /// when it is the only one in use.
     public var isPrimary: Bool
 }

@@ -34,15 +34,18 @@ extension CentralManager {
         mirror { $0.isConnected(path) }
     }
 
-    /// The connected devices on our adapter (cheaper than filtering ``knownDevices()``).
+    /// The connected devices on the adapters GATT connections go through (cheaper than
+    /// filtering ``knownDevices()``): the primary; every adapter in use when several are.
     public func connectedDevicePaths() -> [BlueZPath] {
         guard let adapter = adapterPath else { return [] }
-        return mirror { $0.connectedDevices(on: adapter) }
+        guard ownership != nil else { return mirror { $0.connectedDevices(on: adapter) } }
+        return discovery.entries.flatMap { entry in mirror { $0.connectedDevices(on: entry.path) } }
     }
 
-    /// The path BlueZ gives the device with `address` on our adapter, whether or not it exists.
+    /// The path BlueZ gives the device with `address` on our adapter, whether or not it
+    /// exists; nil when several adapters are in use (it may appear on any).
     public func expectedDevicePath(_ address: BluetoothAddress) -> BlueZPath? {
-        adapterPath?.device(address)
+        ownership == nil ? adapterPath?.device(address) : nil
     }
 
     /// Marks a peripheral preferred (a thermometer that worked): when the budget of D-Bus
@@ -58,7 +61,12 @@ extension CentralManager {
     }
 
     /// The path of the device with `address` on our adapter, if BlueZ knows it.
-    public func knownDevicePath(_ address: BluetoothAddress) -> BlueZPath? {
+    ///
+    /// With several adapters in use: its device object with a link up, else the one on the
+    /// adapter that owns it (hears it best) if that adapter holds fewer than
+    /// `linksPerAdapter` links, else on the next best (``AdapterOwnership``).
+    public func knownDevicePath(_ address: BluetoothAddress, linksPerAdapter: Int = .max) -> BlueZPath? {
+        if ownership != nil { return ownedDevicePath(address, linksPerAdapter: linksPerAdapter) }
         guard let adapter = adapterPath else { return knownDevices().first { $0.address == address }?.path }
         guard let path = adapter.device(address), hasDevice(path) else { return nil }
         return path

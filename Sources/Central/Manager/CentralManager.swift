@@ -44,6 +44,9 @@ public actor CentralManager {
     var notifySessions: Set<BlueZPath> = []
     // Bumped on every `Connected=false`, so waits can tell a drop from a stale value.
     var disconnects: [BlueZPath: Int] = [:]
+    /// Which adapter owns each device; nil (and no work per advertisement) while one
+    /// adapter is in use.
+    var ownership: AdapterOwnership?
 
     /// Creates a central over a BlueZ client; call ``start()`` next.
     init(client: BlueZService, options: CentralOptions = CentralOptions()) {
@@ -112,6 +115,7 @@ public actor CentralManager {
         resolveAdapterNames()
         let selected = selectedAdapters()
         followAdapters(selected.map(\.path))
+        followOwnership(selected)
         let adapter = selected.first(where: { $0.powered && $0.supportsCentral }) ?? selected.first
         adapterPath = adapter?.path
         let newState: AdapterState
@@ -207,6 +211,7 @@ public actor CentralManager {
                 recomputeState()
                 resumeScanIfWanted()
             case .device:
+                if ownership != nil { noteHearing(path, device(path)?.rssi) }
                 reportDiscovery(path)
                 reportFirstAdvertisement(path)
             case .service, .characteristic, .descriptor: servicesChanged(path)
@@ -222,6 +227,7 @@ public actor CentralManager {
             disconnects[path, default: 0] += 1
             emit(.disconnected(address, path))
         case .deviceAdvertised(let path, let update):
+            if ownership != nil { noteHearing(path, update.rssi) }
             if scanFilter != nil { reportDiscovery(path) }
             reportAdvertisement(path, update)
         case .characteristicValue(let path, let bytes):
@@ -241,6 +247,7 @@ public actor CentralManager {
         case .device:
             guard let address = path.deviceAddress else { return }
             disconnects[path, default: 0] += 1
+            if ownership != nil { noteDeviceRemoved(path) }
             emit(.peripheralRemoved(address, path))
         case .characteristic:
             notifySessions.remove(path)

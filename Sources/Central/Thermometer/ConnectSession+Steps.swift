@@ -22,6 +22,9 @@ extension ConnectSession {
     }
 
     /// Waits for the adapter to be on (never spinning on `NotReady`); false when cancelled.
+    ///
+    /// The central is on while any adapter in use is powered (its primary is the first
+    /// powered one), so a session never waits for a dead adapter while another is on.
     func waitForPower(_ monitor: isolated ThermometerMonitor) async -> Bool {
         await monitor.central.wait(timeout: nil) { central in central.state == .poweredOn ? true : nil } ?? false
     }
@@ -35,9 +38,10 @@ extension ConnectSession {
         monitor.reconcileScan()
         // Checked only after changes of that device (or global ones), not every advertisement.
         let scope = await central.expectedDevicePath(address)
+        let links = monitor.configuration.maxConnections
         let found = await central.wait(timeout: monitor.configuration.rescanInterval, device: scope) {
             [address] central in
-            central.knownDevicePath(address)
+            central.knownDevicePath(address, linksPerAdapter: links)
         }
         guard let path = found else {
             try? await central.restartScan()
@@ -48,9 +52,11 @@ extension ConnectSession {
         return Peripheral(address: address, path: path, name: monitor.devices.name(of: address))
     }
 
-    /// The thermometer's device object, looked up by its path (never by walking every device).
+    /// The thermometer's device object, looked up by its path (never by walking every device);
+    /// with several adapters, on the one that owns it if that one has a free link.
     private func knownPeripheral(_ monitor: isolated ThermometerMonitor) -> Peripheral? {
-        let path = monitor.central.assumeIsolated { [address] in $0.knownDevicePath(address) }
+        let links = monitor.configuration.maxConnections
+        let path = monitor.central.assumeIsolated { [address] in $0.knownDevicePath(address, linksPerAdapter: links) }
         return path.map { Peripheral(address: address, path: $0, name: monitor.devices.name(of: address)) }
     }
 

@@ -107,7 +107,8 @@ extension ThermometerConfiguration {
             .integer(
                 "max_connecting", "N", "Connection attempts under way at once", at: \.maxConnecting, within: 1...64),
             .integer(
-                "max_connections", "N", "Links held at once per adapter", at: \.maxConnections, within: 1...1000),
+                "max_connections", "N", "Links held at once (over all adapters)", at: \.maxConnections, within: 1...1000
+            ),
             .value(
                 "scan_watchdog", "DURATION",
                 "Discovery hearing nothing this long starts the recovery ladder (0 or off: never)", at: \.scanWatchdog

@@ -14,7 +14,7 @@ extension DashboardPage {
         for adapter in adapters {
             let state = [
                 adapter.powered ? "on" : "off", adapter.discovering ? "scanning" : nil,
-                adapter.primary ? "GATT links" : nil,
+                adapter.primary ? "primary" : nil,
                 adapter.recoverySteps.flatMap { $0 > 0 ? "\($0) recovery step\($0 == 1 ? "" : "s")" : nil },
             ].compactMap { $0 }.joined(separator: ", ")
             html += "<tr class=\"\(adapter.powered ? "on" : "off")\" data-adapter=\"\(escaped(adapter.name))\">"

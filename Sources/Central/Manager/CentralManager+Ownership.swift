@@ -1,0 +1,75 @@
+public import BlueZClient
+public import SensorModel
+
+/// Device ownership across several adapters (``AdapterOwnership``): fed with BlueZ's
+/// `RSSI` changes as they come, read when a thermometer connects.
+///
+/// With one adapter in use there is no table: nothing is done per advertisement and
+/// every device is looked up on the primary adapter, as before.
+extension CentralManager {
+    /// Builds, follows or drops the table as the adapters in use change: the devices of an
+    /// adapter gone or powered off go to the next best; an adapter newly powered starts
+    /// with the RSSI BlueZ holds for its devices.
+    func followOwnership(_ selected: [Adapter]) {
+        guard selected.count > 1 else {
+            ownership = nil
+            return
+        }
+        var table = ownership ?? AdapterOwnership()
+        ownership = nil
+        let powered = Set(selected.filter(\.powered).map(\.path))
+        let added = powered.subtracting(table.adapters)
+        let now = ContinuousClock.now
+        table.follow(powered, at: now)
+        for adapter in added {
+            for (path, rssi) in mirror({ $0.deviceSignals(on: adapter) }) where rssi != 127 {
+                guard let address = path.deviceAddress else { continue }
+                table.heard(address, on: adapter, rssi: Int(rssi), at: now)
+            }
+        }
+        ownership = table
+    }
+
+    /// A device object's RSSI changed (127: BlueZ's "not known").
+    func noteHearing(_ path: BlueZPath, _ rssi: Int16?) {
+        guard let rssi, rssi != 127, let address = path.deviceAddress,
+            let adapter = discovery.entries.first(where: { path.isChild(of: $0.path) })?.path
+        else { return }
+        ownership?.heard(address, on: adapter, rssi: Int(rssi), at: .now)
+    }
+
+    /// BlueZ removed a device object: its adapter no longer hears the device.
+    func noteDeviceRemoved(_ path: BlueZPath) {
+        guard let address = path.deviceAddress,
+            let adapter = discovery.entries.first(where: { path.isChild(of: $0.path) })?.path
+        else { return }
+        ownership?.lost(address, on: adapter, at: .now)
+    }
+
+    /// The adapter that owns the device with `address` (hears it best), when several
+    /// adapters are in use and one hears it.
+    public func owner(of address: BluetoothAddress) -> BlueZPath? { ownership?.owner(of: address) }
+
+    /// The device object to use for `address` among several adapters (powered ones): one
+    /// whose link is up; else the one on the best ranked adapter that holds fewer than
+    /// `linksPerAdapter` links; else the best ranked. Nil while the device is not settled
+    /// (``AdapterOwnership/settleTime``).
+    func ownedDevicePath(_ address: BluetoothAddress, linksPerAdapter: Int) -> BlueZPath? {
+        guard let ownership else { return nil }
+        // A cheap look first: this runs after every event while a thermometer is missing.
+        let present = discovery.entries.compactMap { entry in
+            entry.path.device(address).flatMap { hasDevice($0) ? (entry.path, $0) : nil }
+        }
+        if present.isEmpty { return nil }
+        // Only powered adapters: one just powered off may still show its link up.
+        let powered = Set(mirror { $0.adapters() }.filter(\.powered).map(\.path))
+        let usable = present.filter { powered.contains($0.0) }
+        if let linked = usable.first(where: { isConnected($0.1) }) { return linked.1 }
+        let hearing = discovery.entries.count { powered.contains($0.path) }
+        guard ownership.isSettled(address, adapterCount: hearing, at: .now) else { return nil }
+        let ranked = ownership.ranking(of: address, among: usable.map(\.0), at: .now)
+        let paths = ranked.compactMap { adapter in usable.first { $0.0 == adapter } }
+        let free = paths.first { adapter, _ in mirror { $0.connectedDevices(on: adapter) }.count < linksPerAdapter }
+        return (free ?? paths.first)?.1
+    }
+}
