@@ -110,6 +110,8 @@ def main() -> int:
     parser.add_argument("--scale", type=int, default=0, help="N thermometers notifying (instead of a burst)")
     parser.add_argument("--advertisers", type=int, default=0, help="N advertising sensors (instead of thermometers)")
     parser.add_argument("--mqtt", action="store_true", help="publish to a local mosquitto (with --advertisers)")
+    parser.add_argument("--adapters", type=int, default=1,
+                        help="the mock's adapters, each hearing every sensor (blectld uses them all)")
     parser.add_argument("--interval", default="100ms", help="their notification interval (with --scale)")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long to profile (with --scale)")
     args = parser.parse_args()
@@ -159,6 +161,8 @@ def main() -> int:
         devices, mock_options = 0, [
             "--thermometers", "0", "--advertisers", str(args.advertisers), "--advertiser-interval", args.interval,
             "--advertiser-formats", "bthome,pvvx", "--advertiser-name", "ATC_AD"]
+        if args.adapters > 1:
+            mock_options += ["--adapters", str(args.adapters)]
     else:
         mock_options = ["--thermometers", str(devices), "--notify-interval", args.interval if args.scale else "3600s"]
     try:
@@ -213,7 +217,8 @@ def main() -> int:
         sent = heard[1]["advertisements"] - heard[0]["advertisements"]
         lost = heard[1]["lost_packets"] - heard[0]["lost_packets"]
         print(f"{args.advertisers} advertising sensors every {args.interval}, {args.seconds:.0f} s"
-              f"{', MQTT on' if args.mqtt else ''}{', history off' if args.history_off else ''}: the mock sent "
+              f"{', MQTT on' if args.mqtt else ''}{', history off' if args.history_off else ''}"
+              f"{f', {args.adapters} adapters' if args.adapters > 1 else ''}: the mock sent "
               f"{offered} advertisements, blectld read {sent} ({lost} measurements lost, "
               f"{heard[1]['readings'] - heard[0]['readings']} readings); blectld used {cpu:.2f} CPU s "
               f"({cpu / max(1, sent) * 1e6:.0f} µs per advertisement)")
