@@ -64,7 +64,7 @@ struct HubMemoryDownloadTests {
     @Test("a download that outlasts the timeout is a timeout reply, sent at the timeout")
     func timeout() async throws {
         let hub = Hub()
-        await hub.attach(memory: FakeSensorMemory(delay: .seconds(30)))
+        await hub.attach(memory: FakeSensorMemory(delay: .seconds(60)))
         let started = ContinuousClock.now
         do {
             let entry = try await hub.downloadMemory(of: sensor, timeout: .milliseconds(200))
@@ -72,6 +72,7 @@ struct HubMemoryDownloadTests {
         } catch {
             #expect(error.code == .timeout, "\(error)")
         }
-        #expect(ContinuousClock.now - started < Duration.seconds(10).scaled)
+        // Well before the download's end, on a loaded machine too.
+        #expect(ContinuousClock.now - started < Duration.seconds(30).scaled)
     }
 }
