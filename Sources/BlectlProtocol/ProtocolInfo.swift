@@ -14,6 +14,8 @@ public enum ProtocolInfo {
     public static let maxScanSeconds = 120
     /// The longest wait a `read` may ask for, in seconds; the daemon and blectl both enforce it.
     public static let maxReadTimeoutSeconds = 300
+    /// The longest wait a `memory_download` may ask for, in seconds; the daemon and blectl both enforce it.
+    public static let maxMemoryDownloadSeconds = 600
     /// The most events one `history` reply carries (a reply may carry fewer, with `more`).
     public static let historyPageLimit = 1000
 }

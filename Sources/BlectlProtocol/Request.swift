@@ -1,3 +1,5 @@
+public import SensorModel
+
 /// A command a client asks the daemon to carry out, with its parameters.
 public enum Command: Equatable, Sendable {
     /// Daemon and adapter state, connected thermometers.
@@ -13,6 +15,9 @@ public enum Command: Equatable, Sendable {
     case subscribe(events: Set<EventType>?)
     /// Scans for `timeout` seconds, then returns the peripherals seen.
     case scan(timeout: Double?)
+    /// Reads the memory of the sensor at `address` now, waiting up to `timeout` seconds for
+    /// the download to end (docs/sensor-memory.md).
+    case memoryDownload(address: BluetoothAddress, timeout: Double?)
 
     /// The `cmd` string on the wire.
     public var name: String {
@@ -23,6 +28,7 @@ public enum Command: Equatable, Sendable {
         case .history: "history"
         case .subscribe: "subscribe"
         case .scan: "scan"
+        case .memoryDownload: "memory_download"
         }
     }
 }
@@ -68,6 +74,9 @@ public struct Request: Equatable, Sendable, Encodable {
         case .subscribe(let events):
             try container.encodeUnlessNil(events.map { $0.map(\.rawValue).sorted() }, forKey: .events)
         case .scan(let timeout):
+            try container.encodeUnlessNil(timeout, forKey: .timeout)
+        case .memoryDownload(let address, let timeout):
+            try container.encode(address, forKey: .address)
             try container.encodeUnlessNil(timeout, forKey: .timeout)
         }
     }
@@ -174,6 +183,14 @@ extension Request {
                 )
             case "subscribe":
                 return EventType.parse(events).map { .subscribe(events: $0) }
+            case "memory_download":
+                guard let text = address else {
+                    return .failure(ErrorInfo(.badRequest, "\"memory_download\" needs \"address\""))
+                }
+                guard let sensor = BluetoothAddress(text) else {
+                    return .failure(ErrorInfo(.badRequest, "\"\(text)\" is not a Bluetooth address"))
+                }
+                return .success(.memoryDownload(address: sensor, timeout: timeout))
             default:
                 return .failure(ErrorInfo(.unknownCommand, "unknown command \"\(cmd)\""))
             }

@@ -58,6 +58,8 @@ public struct DaemonRunner: Sendable {
         let sources = [makeHostCPU(central.executor, service.hub)].compactMap { $0 } + bridge.sources
         await service.hub.attach(bridge)
         await bridge.contributeStatus(to: service.hub)
+        // Before the socket serves: a request meanwhile is told why.
+        await service.hub.sensorMemoryUnavailable(because: sensorMemoryOff ?? "blectld is starting")
         do {
             try await service.start()
         } catch {
@@ -212,8 +214,15 @@ public struct DaemonRunner: Sendable {
     /// The sensors' memory downloads, when `sensor_memory = auto` and the history is kept
     /// (gaps are found, and duplicates dropped, against it).
     private func makeSensorMemory(_ hub: Hub, _ bridge: CentralBridge) -> SensorMemoryService? {
-        guard configuration.sensorMemory.enabled, configuration.history else { return nil }
+        guard sensorMemoryOff == nil else { return nil }
         return SensorMemoryService(hub: hub, monitor: bridge.monitor, settings: configuration.sensorMemory, log: log)
+    }
+
+    /// Why no sensor memory is read, naming the setting; nil when it is.
+    private var sensorMemoryOff: String? {
+        if !configuration.sensorMemory.enabled { return "sensor memory is off (sensor_memory = off)" }
+        if !configuration.history { return "sensor memory needs the history, which is off (history = no)" }
+        return nil
     }
 
     /// What the advertisement monitor reads; nil when `advert_profiles = none`.

@@ -179,7 +179,7 @@ extension Hub {
         table.records.values.first { matches(selector, address: $0.address, name: $0.name) }?.address
     }
 
-    private static func format(_ duration: Duration) -> String {
+    static func format(_ duration: Duration) -> String {
         let seconds = duration.seconds
         return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }

@@ -34,6 +34,10 @@ public actor Hub {
         public var defaultReadTimeout: Duration = .seconds(10)
         /// The longest wait a `read` may ask for (the protocol states it: blectl checks it too).
         public var maxReadTimeout: Duration = .seconds(ProtocolInfo.maxReadTimeoutSeconds)
+        /// How long `memory_download` waits for the download when the request names no timeout.
+        public var defaultMemoryDownload: Duration = .seconds(60)
+        /// The longest wait a `memory_download` may ask for (the protocol states it: blectl checks it too).
+        public var maxMemoryDownload: Duration = .seconds(ProtocolInfo.maxMemoryDownloadSeconds)
         /// How long one fresh read may take before the stored reading is used instead.
         public var freshRead: Duration = .seconds(5)
         /// How often an unchanged peripheral is announced again while it keeps advertising.
@@ -85,6 +89,10 @@ public actor Hub {
     var aliases: [BluetoothAddress: String] { limits.aliases }
     var calibrations: [BluetoothAddress: Calibration] { limits.calibrations }
     var historySource: (any HistorySource)?
+    /// Reads sensors' memory on request; nil while the daemon reads none.
+    var sensorMemory: (any SensorMemoryControl)?
+    /// Why no sensor memory is read (the setting that turns it off), for `memory_download`.
+    var sensorMemoryOff = "the daemon reads no sensor memory"
 
     var adapterName: String?
     var adapterState = AdapterState.unknown

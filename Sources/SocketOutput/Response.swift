@@ -13,6 +13,8 @@ public enum Response: Equatable, Sendable {
     case history(HistoryResult)
     /// The result of `subscribe`.
     case subscribed(SubscribeResult)
+    /// The result of `memory_download`: the sensor's entry after the download.
+    case sensorMemory(SensorMemoryStatus)
     /// A failure.
     case failure(ErrorInfo)
 
@@ -25,6 +27,7 @@ public enum Response: Equatable, Sendable {
             case .readings(let result): return try JSONLines.encode(Reply.success(id: id, result))
             case .history(let result): return try JSONLines.encode(Reply.success(id: id, result))
             case .subscribed(let result): return try JSONLines.encode(Reply.success(id: id, result))
+            case .sensorMemory(let result): return try JSONLines.encode(Reply.success(id: id, result))
             case .failure(let error): return try JSONLines.encode(Reply<Empty>.failure(id: id, error))
             }
         } catch {
@@ -96,6 +99,12 @@ public struct RequestDispatcher: RequestHandling {
         case .scan(let timeout):
             do {
                 return .peripherals(try await hub.scan(timeout: Self.duration(timeout)))
+            } catch {
+                return .failure(error)
+            }
+        case .memoryDownload(let address, let timeout):
+            do {
+                return .sensorMemory(try await hub.downloadMemory(of: address, timeout: Self.duration(timeout)))
             } catch {
                 return .failure(error)
             }

@@ -42,7 +42,7 @@ enum CommandTable {
             help: "Print commands, options, environment and exit statuses as JSON (man pages, completions)"),
     ]
 
-    static let verbs: [Verb] = [status, scan, read, history, watch, help]
+    static let verbs: [Verb] = [status, scan, read, history, memory, watch, help]
 
     static let environment: [DocumentedName] = [
         DocumentedName(name: ProtocolInfo.socketEnvironmentVariable, help: "the daemon socket, unless --socket"),
@@ -154,6 +154,39 @@ enum CommandTable {
             Example(command: "blectl history --since 7d --limit 10", what: "the 10 oldest readings of the week"),
         ],
         run: HistoryCommand.run)
+
+    private static let memory = Verb(
+        spec: VerbSpec(
+            "memory",
+            options: [
+                .value(
+                    "timeout", "SECONDS",
+                    help:
+                        "With ADDRESS: how long to wait for the download, 0 to \(ProtocolInfo.maxMemoryDownloadSeconds) "
+                        + "(default \(Int(MemoryCommand.defaultTimeout)))")
+            ],
+            positionals: 0...1, positionalUsage: "[ADDRESS]",
+            help: "Sensors whose memory blectld reads; with ADDRESS, read it now"),
+        details: """
+            Without ADDRESS, lists the memory-capable sensors (pvvx firmware) blectld heard since it \
+            started, as blectl status does: the last download of each, when and how it ended, the records \
+            it stored, those it dropped as duplicates (their minute had a reading) and those it rejected, \
+            the sensor clock's drift and when it was last set.
+
+            With ADDRESS, blectld reads that sensor's memory now, to fill a gap without waiting for \
+            sensor_memory_after, and sets its clock if sensor_clock_sync allows and the gateway's clock is \
+            synchronised; blectl waits up to SECONDS (at most \(ProtocolInfo.maxMemoryDownloadSeconds)) for \
+            the download to end and prints the sensor's row. A download already running is waited for, not \
+            repeated. The sensor must have been heard since blectld started (exit 68 otherwise); with \
+            sensor_memory = off, or history = no, blectl exits 3; when the download outlasts SECONDS it \
+            exits 75 and the download goes on (blectl memory shows how it ended).
+            """,
+        examples: [
+            Example(command: "blectl memory", what: "every memory sensor's last download and clock"),
+            Example(command: "blectl memory A4:C1:38:01:02:03", what: "fill that sensor's gap now"),
+            Example(command: "blectl memory A4:C1:38:01:02:03 --timeout 300 --json", what: "as JSON, waiting 5 min"),
+        ],
+        run: MemoryCommand.run)
 
     private static let watch = Verb(
         spec: VerbSpec(

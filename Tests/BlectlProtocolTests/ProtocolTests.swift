@@ -22,6 +22,8 @@ struct ProtocolTests {
                     until: Timestamp(millisecondsSince1970: 2_000))),
             .subscribe(events: [.reading, .connected]),
             .subscribe(events: nil), .scan(timeout: 4),
+            .memoryDownload(address: "A4:C1:38:EE:00:01", timeout: 90),
+            .memoryDownload(address: "A4:C1:38:EE:00:02", timeout: nil),
         ]
         for (index, command) in commands.enumerated() {
             let line = try JSONLines.encode(Request(id: index, command))
@@ -35,6 +37,16 @@ struct ProtocolTests {
         #expect(
             Request.parse(line)
                 == .success(Request(id: 7, .history(HistoryQuery(selector: "DC:A6:32:01:02:03", since: 12)))))
+    }
+
+    @Test("memory_download takes an address in any case and an optional timeout")
+    func memoryDownloadRequest() throws {
+        let line = Array(#"{"v":1,"id":7,"cmd":"memory_download","address":"a4:c1:38:ee:00:01","timeout":30}"#.utf8)
+        #expect(
+            Request.parse(line) == .success(Request(id: 7, .memoryDownload(address: "A4:C1:38:EE:00:01", timeout: 30))))
+        #expect(
+            try text(Request(id: 8, .memoryDownload(address: "A4:C1:38:EE:00:01", timeout: nil)))
+                == #"{"address":"A4:C1:38:EE:00:01","cmd":"memory_download","id":8,"v":1}"#)
     }
 
     @Test(
@@ -51,6 +63,9 @@ struct ProtocolTests {
             (#"{"v":1,"id":9,"cmd":"subscribe","events":["reading","nope"]}"#, 9, .badRequest),
             (#"{"v":1,"id":10,"cmd":"read","timeout":"soon"}"#, 10, .badRequest),
             (#"{"v":1,"id":"x","cmd":"status"}"#, nil, .badRequest),
+            (#"{"v":1,"id":11,"cmd":"memory_download"}"#, 11, .badRequest),
+            (#"{"v":1,"id":12,"cmd":"memory_download","address":"Thermometer"}"#, 12, .badRequest),
+            (#"{"v":1,"id":13,"cmd":"memory_download","address":"A4:C1:38:EE:00:01","timeout":-1}"#, 13, .badRequest),
         ] as [(String, Int?, ErrorCode)])
     func badRequests(line: String, id: Int?, code: ErrorCode) {
         guard case .failure(let error) = Request.parse(Array(line.utf8)) else {

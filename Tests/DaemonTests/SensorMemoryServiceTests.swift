@@ -208,4 +208,32 @@ struct MemorySchedulerTests {
         #expect(resumed?.skipping == 12)
         #expect(resumed?.since == Self.at(-1200).millisecondsSince1970 / 1000)
     }
+
+    @Test func aDownloadAskedForTakesThePendingGapOrTheLookbackAndSetsTheClockAnyTime() {
+        var scheduler = MemoryScheduler(settings: SensorMemorySettings())
+        // Never heard with a gap: the last 30 days.
+        let asked = scheduler.requested(Self.sensor, at: Self.at(0))
+        #expect(
+            asked
+                == MemoryScheduler.Download(
+                    since: Self.at(-30 * 86400).millisecondsSince1970 / 1000, skipping: 0, setClock: true))
+        #expect(scheduler.requested(Self.sensor, at: Self.at(1)) == nil)  // running
+        #expect(scheduler.heard(Self.sensor, at: Self.at(2)) == nil)
+        scheduler.finished(Self.sensor, interrupted: false, lastNumber: 90, failed: false)
+        // A gap pending (the interval holds the scheduled download): asked for, it is that
+        // gap's, and the clock is set again within the day.
+        #expect(scheduler.heard(Self.sensor, at: Self.at(1200)) == nil)
+        let gap = scheduler.requested(Self.sensor, at: Self.at(1300))
+        #expect(
+            gap == MemoryScheduler.Download(since: Self.at(2).millisecondsSince1970 / 1000, skipping: 0, setClock: true)
+        )
+        scheduler.finished(Self.sensor, interrupted: false, lastNumber: 20, failed: false)
+        // It counted as the interval's download.
+        #expect(scheduler.heard(Self.sensor, at: Self.at(2600)) == nil)
+
+        var settings = SensorMemorySettings()
+        settings.clockSync = false
+        var off = MemoryScheduler(settings: settings)
+        #expect(off.requested(Self.sensor, at: Self.at(0))?.setClock == false)
+    }
 }

@@ -24,7 +24,9 @@ struct CLIUsageTests {
     func perVerbHelp() async throws {
         let commands = try Self.commands(try await Self.spec())
         #expect(
-            commands.compactMap { $0["name"] as? String } == ["status", "scan", "read", "history", "watch", "help"])
+            commands.compactMap { $0["name"] as? String } == [
+                "status", "scan", "read", "history", "memory", "watch", "help",
+            ])
         let global = try await run(Self.blectl, ["--help"])
         #expect(try await run(Self.blectl, ["help"]).output == global.output)
         for command in commands {
@@ -128,6 +130,12 @@ struct CLIUsageTests {
             (["history", "--limit", "0"], "--limit is a whole number from 1"),
             (["history", "--csv", "--json"], "--csv and --json exclude each other"),
             (["history", "a", "b"], "unexpected argument 'b'"),
+            (
+                ["memory", "A4:C1:38:EE:00:01", "--timeout", "\(ProtocolInfo.maxMemoryDownloadSeconds + 1)"],
+                "0 to \(ProtocolInfo.maxMemoryDownloadSeconds) seconds"
+            ),
+            (["memory", "Thermometer"], "takes a sensor's Bluetooth address"),
+            (["memory", "--timeout", "5"], "--timeout needs an ADDRESS"),
             (["frobnicate"], "unknown command"),
         ]
         for (arguments, message) in cases {
@@ -139,6 +147,7 @@ struct CLIUsageTests {
         for arguments in [
             ["scan", "--timeout", "\(ProtocolInfo.maxScanSeconds)"],
             ["read", "--timeout", "\(ProtocolInfo.maxReadTimeoutSeconds)"],
+            ["memory", "a4:c1:38:ee:00:01", "--timeout", "\(ProtocolInfo.maxMemoryDownloadSeconds)"],
             ["history", "--since", "7d", "--until", "90s", "--limit", "1", "--csv"],
             ["history", "--since", "2026-11-30T00:00:00Z", "--until", "2026-11-30T02:00:00+01:00"],
         ] {

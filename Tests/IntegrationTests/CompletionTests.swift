@@ -21,7 +21,9 @@ struct CompletionTests {
     func bashCommand() async throws {
         #expect(try await Self.bash(["blectl", "re"]) == ["read"])
         #expect(
-            try await Self.bash(["blectl", "--json", ""]) == ["status", "scan", "read", "history", "watch", "help"])
+            try await Self.bash(["blectl", "--json", ""]) == [
+                "status", "scan", "read", "history", "memory", "watch", "help",
+            ])
     }
 
     @Test("bash: 'blectl read --<Tab>' offers read's options and the global ones")

@@ -54,6 +54,22 @@ struct MemoryScheduler {
         return Download(since: pending.since, skipping: pending.skipping, setClock: setClock)
     }
 
+    /// A download asked for at `time` (`memory_download`): of the gap pending, else of every
+    /// record since `lookback`; the clock set whenever `sensor_clock_sync` allows. It counts
+    /// as the interval's download. Nil while one runs.
+    mutating func requested(_ address: BluetoothAddress, at time: Timestamp) -> Download? {
+        var sensor = sensors[address] ?? Sensor()
+        guard !sensor.running else { return nil }
+        let lookback = Int64(settings.lookback.components.seconds)
+        let pending = sensor.pending ?? (time.millisecondsSince1970 / 1000 - lookback, 0)
+        sensor.pending = pending
+        sensor.running = true
+        sensor.lastStart = time
+        if settings.clockSync { sensor.clockTried = time }
+        sensors[address] = sensor
+        return Download(since: pending.since, skipping: pending.skipping, setClock: settings.clockSync)
+    }
+
     /// A download ended: interrupted, it stays pending, to skip the records it brought.
     mutating func finished(_ address: BluetoothAddress, interrupted: Bool, lastNumber: Int, failed: Bool) {
         guard var sensor = sensors[address] else { return }

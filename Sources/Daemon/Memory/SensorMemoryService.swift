@@ -18,6 +18,8 @@ public actor SensorMemoryService {
     /// The drift before each sensor's clock was set, for records stamped before.
     private var earlierDrift: [BluetoothAddress: (until: UInt32, drift: Int64)] = [:]
     private var tasks: [BluetoothAddress: Task<Void, Never>] = [:]
+    /// The memory-capable sensors heard live since the start: their family and name.
+    private var known: [BluetoothAddress: (family: ProfileID, name: String?)] = [:]
     private var listener: Int?
     /// The live readings of memory-capable sensors, taken in order by one task (``start()``'s):
     /// not a task per reading, which costs an allocation each and, created from the hub's
@@ -54,6 +56,7 @@ public actor SensorMemoryService {
             heardReadings.yield((reading.address, reading))
         }
         listener = registration.id
+        await hub.attach(memory: self)
         await hub.addStatusContributor { [weak self] status in
             guard let self else { return }
             status.setSection(await self.status)
@@ -63,6 +66,7 @@ public actor SensorMemoryService {
     /// Stops following and cancels the downloads under way (their slots are released).
     public func stop() async {
         if let listener { await hub.removeListener(listener) }
+        await hub.sensorMemoryUnavailable(because: "blectld is stopping")
         heardReadings?.finish()
         await follower?.value
         for task in tasks.values { task.cancel() }
@@ -83,6 +87,7 @@ public actor SensorMemoryService {
     }
 
     private func heard(_ address: BluetoothAddress, _ reading: Reading) async {
+        known[address] = (reading.measurement.profile, reading.name)
         var previous: Timestamp?
         if !scheduler.knows(address) {
             let from = Timestamp(
@@ -92,7 +97,7 @@ public actor SensorMemoryService {
         }
         guard let due = scheduler.heard(address, at: reading.time, previous: previous) else { return }
         let profile = reading.measurement.profile
-        log.info("sensor \(address): reading its memory from \(Timestamp(millisecondsSince1970: due.since * 1000))")
+        log.info("sensor \(address): reading its memory from \(Self.time(due.since))")
         tasks[address] = Task { await self.download(address, profile, name: reading.name, due) }
     }
 
@@ -149,6 +154,27 @@ public actor SensorMemoryService {
             "sensor \(address): memory download \(entry.lastResult ?? "-"): \(tally.stored) stored, "
                 + "\(tally.duplicates) duplicates, \(tally.rejected) rejected")
     }
+}
+
+extension SensorMemoryService: SensorMemoryControl {
+    /// Reads the sensor's memory now (its clock set when `sensor_clock_sync` allows), or
+    /// joins the download running, and returns its entry after it.
+    public func downloadNow(_ address: BluetoothAddress) async throws(ErrorInfo) -> SensorMemoryStatus {
+        if tasks[address] == nil {
+            guard let sensor = known[address] else {
+                throw ErrorInfo(.notFound, "no memory-capable sensor \(address) was heard since blectld started")
+            }
+            guard let due = scheduler.requested(address, at: .now()) else {
+                throw ErrorInfo(.internal, "the memory of \(address) is being read, but no download is known")
+            }
+            log.info("sensor \(address): reading its memory on request, from \(Self.time(due.since))")
+            tasks[address] = Task { await self.download(address, sensor.family, name: sensor.name, due) }
+        }
+        await tasks[address]?.value
+        return statuses[address] ?? SensorMemoryStatus(address: address)
+    }
+
+    private static func time(_ seconds: Int64) -> Timestamp { Timestamp(millisecondsSince1970: seconds * 1000) }
 }
 
 /// What a download's records became.
