@@ -18,7 +18,7 @@
 #   make install  binaries, systemd units, a sample config, man pages and completions under $(PREFIX)
 #   make deb      the Debian package blectl_VERSION_ARCH.deb (see debian/rules)
 #   make man      the man pages from man/*.scd (scdoc) into man/build
-#   make docs     rewrite the documents' generated lists of sensor formats from the code
+#   make docs     rewrite the documents' generated lists of sensor formats and settings from the code
 #   make e2e-systemd  the .deb under real systemd in a qemu guest (see Tests/E2E/README.md)
 
 APT_PACKAGES := libdbus-1-dev libbluetooth-dev nettle-dev libsqlite3-dev libmosquitto-dev libmicrohttpd-dev dbus dbus-daemon pkg-config scdoc \
@@ -191,8 +191,9 @@ man/build/%: man/%.scd
 completions: release
 	/usr/bin/python3 completions/generate.py --bin-dir "$$($(SWIFT) build -c release --show-bin-path)"
 
-# The lists and tables of sensor formats in the documents come from the registries
-# (scripts/docs.sh, blectl-docs); a test fails when one is stale.
+# The lists and tables of sensor formats in the documents come from the registries, and the
+# keys of blectld.conf(5) and etc/blectld.conf from the settings tables (scripts/docs.sh,
+# blectl-docs); a test fails when one is stale.
 docs:
 	SWIFT=$(SWIFT) scripts/docs.sh
 

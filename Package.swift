@@ -156,9 +156,11 @@ let package = Package(
             name: "blectl-oracle", dependencies: ["ThermometerProfiles", "MockBlueZ", "SensorModel"],
             path: "Tests/Oracle/Tool", swiftSettings: strictSwift),
 
-        // The documents' lists of formats, written from the registries (make docs; never installed).
+        // The documents' lists of formats and settings, written from the registries and the
+        // settings tables (make docs; never installed).
         .executableTarget(
-            name: "blectl-docs", dependencies: ["ThermometerProfiles", "MockBlueZ", "SensorModel"],
+            name: "blectl-docs",
+            dependencies: ["ThermometerProfiles", "MockBlueZ", "SensorModel", "Daemon", "UnixSupport"],
             swiftSettings: strictSwift),
 
         // Test helpers: a private dbus-daemon and child processes that are always stopped.

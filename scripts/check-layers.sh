@@ -61,7 +61,8 @@ report "$(grep -rnE "$(import_of CBlueZ)" Sources/BlueZClient --include='*.swift
 allow blectld 'Daemon|PrivateBus|ConcurrencySupport|UnixSupport|SensorModel' 'blectld starts the daemon'
 allow blectl 'BlectlProtocol|SensorModel|UnixSupport' 'blectl knows the protocol, not the daemon'
 allow blectl-mock 'MockBlueZ|BlectlProtocol|PrivateBus|UnixSupport' 'blectl-mock runs the mock'
-allow blectl-docs 'ThermometerProfiles|MockBlueZ|SensorModel' 'blectl-docs reads the registries only'
+allow blectl-docs 'ThermometerProfiles|MockBlueZ|SensorModel|Daemon|UnixSupport' \
+    'blectl-docs reads the registries and the settings tables (a build tool, never installed)'
 
 # Profile ids are named where the families are declared (ThermometerProfiles) and by the
 # mock, which plays the sensors; everyone else learns from the declarations (a flag that

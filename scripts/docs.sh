@@ -1,7 +1,7 @@
 #!/bin/sh
 # make docs: rewrites the generated regions of README.md, docs/*.md, man/*.scd and etc/*
-# (the lists and tables of sensor formats) from the code, with blectl-docs. The tests run
-# `blectl-docs --check` and fail when a region is stale.
+# (the lists and tables of sensor formats, blectld's settings) from the code, with
+# blectl-docs. The tests run `blectl-docs --check` and fail when a region is stale.
 set -eu
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}

@@ -39,13 +39,20 @@ extension HistoryStore {
         public static let settings: [Setting<Self>] = [
             .duration(
                 "history_commit_interval", "DURATION", "Longest time between history commits", at: \.commitInterval,
-                within: .milliseconds(100)...Duration.seconds(3600)),
+                within: .milliseconds(100)...Duration.seconds(3600)
+            ).documented(
+                "The history commits at most this often: a power cut loses at most this much, and fewer commits "
+                    + "mean fewer writes to an SD card. 0.1 s to 1 h."),
             .duration(
                 "history_retention", "DURATION", "How long readings are kept", at: \.retention,
-                within: .seconds(3600)...Duration.seconds(3650 * 86400)),
+                within: .seconds(3600)...Duration.seconds(3650 * 86400)
+            ).documented("How long readings are kept, 1 h to 3650 days."),
             .value("history_max_bytes", "BYTES", "Most bytes the stored readings may take", at: \.maxBytes) {
                 text throws(SettingError) in Int64(try ValueParser.integer(text, within: (1 << 20)...(1 << 40)))
-            },
+            }.documented(
+                "The most bytes the stored readings may take (the oldest go first), 1 MiB to 1 TiB. One thermometer "
+                    + "at one reading per 5 s takes about 2.3 MB a day.",
+                shown: { $0.maxBytes.map { "\($0)" } ?? "" }),
         ]
     }
 }

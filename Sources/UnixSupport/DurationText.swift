@@ -19,6 +19,18 @@ public enum DurationText {
         return .milliseconds(Int64(milliseconds))
     }
 
+    /// `duration` in the largest unit that spells it whole (`30d`, `90s`, `250ms`; `0`), as
+    /// ``parse(_:)`` reads it back: the sample configuration's defaults.
+    public static func spelling(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        guard milliseconds != 0 else { return "0" }
+        for (suffix, length) in [("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000) as (String, Int64)]
+        where milliseconds % length == 0 {
+            return "\(milliseconds / length)\(suffix)"
+        }
+        return "\(milliseconds)ms"
+    }
+
     /// The number of seconds `text` spells, however large; nil when it is not a non-negative
     /// number with one of the units.
     public static func seconds(_ text: some StringProtocol) -> Double? {

@@ -39,12 +39,21 @@ public struct Setting<Root>: Sendable {
     public let valueName: String
     /// What it does, for a person.
     public let help: String
+    /// The paragraph the man page and the sample configuration carry for it: what it does,
+    /// its values, units and range, in scdoc's markup (`*bold*`, `_italic_`). The documents
+    /// add its option and, unless the paragraph speaks of it (a default computed at start),
+    /// its default.
+    public let details: String?
+    /// Its value in `Root` as the file spells it (`30d`, `yes`, empty for none): the sample
+    /// configuration's `# key = default` line shows it for the default `Root`.
+    public let shown: (@Sendable (Root) -> String)?
     /// Applies the values (one unless ``kind`` is `.list`, none for an empty optional).
     public let apply: @Sendable (inout Root, [String]) throws(SettingError) -> Void
 
     /// Creates a setting from its parts.
     public init(
-        key: String, flag: String?, kind: SettingKind, valueName: String, help: String,
+        key: String, flag: String?, kind: SettingKind, valueName: String, help: String, details: String? = nil,
+        shown: (@Sendable (Root) -> String)? = nil,
         apply: @escaping @Sendable (inout Root, [String]) throws(SettingError) -> Void
     ) {
         self.key = key
@@ -52,7 +61,17 @@ public struct Setting<Root>: Sendable {
         self.kind = kind
         self.valueName = valueName
         self.help = help
+        self.details = details
+        self.shown = shown
         self.apply = apply
+    }
+
+    /// The same setting with its long documentation, and how its value is spelled when its
+    /// factory cannot tell (a value parsed by a closure of its own).
+    public func documented(_ details: String, shown: (@Sendable (Root) -> String)? = nil) -> Setting {
+        Setting(
+            key: key, flag: flag, kind: kind, valueName: valueName, help: help, details: details,
+            shown: shown ?? self.shown, apply: apply)
     }
 
     /// The command-line option, for help and the argument parser; nil without a flag.
@@ -68,21 +87,25 @@ public struct Setting<Root>: Sendable {
     /// The same setting, applied to the part at `path` of a larger configuration.
     public func lifted<Outer>(into path: any WritableKeyPath<Outer, Root> & Sendable) -> Setting<Outer> {
         let apply = apply
-        return Setting<Outer>(key: key, flag: flag, kind: kind, valueName: valueName, help: help) {
-            outer, values throws(SettingError) in try apply(&outer[keyPath: path], values)
-        }
+        let shown = shown.map { shown in { @Sendable (outer: Outer) in shown(outer[keyPath: path]) } }
+        return Setting<Outer>(
+            key: key, flag: flag, kind: kind, valueName: valueName, help: help, details: details, shown: shown
+        ) { outer, values throws(SettingError) in try apply(&outer[keyPath: path], values) }
     }
 }
 
 extension Setting {
-    /// A setting of one value, parsed into the property at `path`.
+    /// A setting of one value, parsed into the property at `path`; its value is shown as
+    /// `"\(value)"` unless ``documented(_:shown:)`` says otherwise.
     public static func value<Value>(
         _ key: String, flag: String? = nil, _ valueName: String, _ help: String,
         at path: any WritableKeyPath<Root, Value> & Sendable,
         parse: @escaping @Sendable (String) throws(SettingError) -> Value
     ) -> Setting {
-        Setting(key: key, flag: flag, kind: .single, valueName: valueName, help: help) {
-            root, values throws(SettingError) in root[keyPath: path] = try parse(values[0])
+        Setting(
+            key: key, flag: flag, kind: .single, valueName: valueName, help: help,
+            shown: { "\($0[keyPath: path])" }
+        ) { root, values throws(SettingError) in root[keyPath: path] = try parse(values[0])
         }
     }
 
@@ -92,8 +115,10 @@ extension Setting {
         at path: any WritableKeyPath<Root, Value?> & Sendable,
         parse: @escaping @Sendable (String) throws(SettingError) -> Value
     ) -> Setting {
-        Setting(key: key, flag: flag, kind: .optional, valueName: valueName, help: help) {
-            root, values throws(SettingError) in
+        Setting(
+            key: key, flag: flag, kind: .optional, valueName: valueName, help: help,
+            shown: { $0[keyPath: path].map { "\($0)" } ?? "" }
+        ) { root, values throws(SettingError) in
             root[keyPath: path] = try values.first.map { value throws(SettingError) in try parse(value) }
         }
     }
@@ -125,8 +150,11 @@ extension Setting {
         _ key: String, flag: String? = nil, _ valueName: String, _ help: String,
         at path: any WritableKeyPath<Root, Duration> & Sendable, within range: ClosedRange<Duration>
     ) -> Setting {
-        value(key, flag: flag, valueName, help, at: path) { text throws(SettingError) in
-            try ValueParser.duration(text, within: range)
+        Setting(
+            key: key, flag: flag, kind: .single, valueName: valueName, help: help,
+            shown: { DurationText.spelling($0[keyPath: path]) }
+        ) { root, values throws(SettingError) in
+            root[keyPath: path] = try ValueParser.duration(values[0], within: range)
         }
     }
 
@@ -134,8 +162,10 @@ extension Setting {
     public static func boolean(
         _ key: String, flag: String? = nil, _ help: String, at path: any WritableKeyPath<Root, Bool> & Sendable
     ) -> Setting {
-        Setting(key: key, flag: flag, kind: .boolean, valueName: "", help: help) {
-            root, values throws(SettingError) in root[keyPath: path] = try ValueParser.boolean(values[0])
+        Setting(
+            key: key, flag: flag, kind: .boolean, valueName: "", help: help,
+            shown: { $0[keyPath: path] ? "yes" : "no" }
+        ) { root, values throws(SettingError) in root[keyPath: path] = try ValueParser.boolean(values[0])
         }
     }
 }

@@ -15,6 +15,9 @@ enum RegionKind: String, CaseIterable {
     /// A hand-written Markdown table with one row per format, its ids in backquotes in the
     /// first column: checked to name every format once, never written.
     case handRows = "hand-rows"
+    /// blectld's settings, each with its details and default (blectld.conf(5)'s KEYS, the sample
+    /// configuration's keys), from the settings tables.
+    case settings
 
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
@@ -32,6 +35,12 @@ enum RegionKind: String, CaseIterable {
         case .mockFormats: list(MockAdvertiser.Format.allCases.map(\.rawValue), style, current)
         case .table: "\n" + FormatTable.markdown() + "\n"
         case .handRows: current
+        case .settings:
+            switch style {
+            case .scdoc: SettingsText.scdoc()
+            case .configuration: SettingsText.configuration()
+            case .markdown: current
+            }
         }
     }
 

@@ -1,12 +1,14 @@
-// blectl-docs: the lists of formats in the documents, written from the code that declares
-// them (AdvertisementRegistry.standard and each profile's SensorFamily, blectl-mock's
-// MockAdvertiser.Format), so that adding a format edits no document by hand.
+// blectl-docs: the lists of formats and blectld's settings in the documents, written from the
+// code that declares them (AdvertisementRegistry.standard and each profile's SensorFamily,
+// blectl-mock's MockAdvertiser.Format, the settings tables), so that adding a format or a
+// setting edits no document by hand.
 //
 //   blectl-docs [--root DIR] --write   rewrite every generated region in place (make docs)
 //   blectl-docs [--root DIR] --check   exit 1 naming each stale region (IntegrationTests runs it)
 //
 // The regions are in README.md, docs/*.md, man/*.scd and etc/* (Region.swift has the
-// markers, FormatLists.swift what each kind of region holds). Never installed.
+// markers, FormatLists.swift what each kind of region holds, SettingsText.swift the settings).
+// Never installed.
 import Foundation
 
 /// What the command line asks for.
@@ -45,7 +47,7 @@ func documents(under root: String) -> [String] {
 
 do {
     let invocation = try Invocation(Array(CommandLine.arguments.dropFirst()))
-    var problems: [String] = []
+    var problems = SettingsText.undocumented().map { "setting \($0) has no details: document it in its table" }
     for path in documents(under: invocation.root) {
         let fullPath = "\(invocation.root)/\(path)"
         guard let text = try? String(contentsOfFile: fullPath, encoding: .utf8) else { continue }

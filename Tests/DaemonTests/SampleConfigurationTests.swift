@@ -30,4 +30,12 @@ struct SampleConfigurationTests {
         try configuration.apply(fileText: try Self.commentedSettings().joined(separator: "\n"), path: Self.path)
         #expect(configuration == DaemonConfiguration())
     }
+
+    @Test("Every setting has the paragraph the documents carry, and a spelling of its default")
+    func everySettingDocumented() {
+        for setting in ConfigurationSetting.all {
+            #expect(!(setting.details ?? "").isEmpty, "\(setting.key) has no details")
+            #expect(setting.shown != nil, "\(setting.key) cannot spell its default")
+        }
+    }
 }

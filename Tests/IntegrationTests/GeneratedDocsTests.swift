@@ -2,9 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The documents' lists of sensor formats (docs/, man/, etc/): regions that `make docs`
-/// writes from the registries with blectl-docs, and the hand-written tables that must have a
-/// row per format.
+/// The documents' lists of sensor formats and blectld's settings (docs/, man/, etc/): regions
+/// that `make docs` writes from the registries and the settings tables with blectl-docs, and
+/// the hand-written tables that must have a row per format.
 @Suite("generated documents")
 struct GeneratedDocsTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -20,28 +20,41 @@ struct GeneratedDocsTests {
         #expect(result.status == 0, "\(result.errors)")
     }
 
-    @Test("a stale region fails the check, naming make docs; --write mends it")
-    func staleRegion() async throws {
-        let root = try Self.copy(["docs/protocol.md", "man/blectld.conf.5.scd"])
+    @Test(
+        "a stale region fails the check, naming make docs; --write mends it",
+        arguments: [
+            // As if a setting had been added to a table after the page was written.
+            StalePlant(
+                file: "man/blectld.conf.5.scd", region: "settings", of: "\n*mqtt_backlog_max* = _N_\n", with: "\n"),
+            // As if a default had changed in the code.
+            StalePlant(
+                file: "etc/blectld.conf", region: "settings", of: "# history_retention = 30d\n",
+                with: "# history_retention = 7d\n"),
+            // As if a format had been added to the registry.
+            StalePlant(
+                file: "docs/protocol.md", region: "ids", of: "<!-- formats:ids begin -->`bthome`, ",
+                with: "<!-- formats:ids begin -->"),
+        ])
+    func staleRegion(_ plant: StalePlant) async throws {
+        let files = ["docs/protocol.md", "man/blectld.conf.5.scd", "etc/blectld.conf"]
+        let root = try Self.copy(files)
         defer { try? FileManager.default.removeItem(atPath: root) }
         // Today's regions first, so that this test plants the only stale one.
         #expect(try await Self.docs(["--root", root, "--write"]).status == 0)
-        let page = root + "/man/blectld.conf.5.scd"
-        let original = try String(contentsOfFile: page, encoding: .utf8)
-        // As if a format had been added to the registry after the page was written.
-        let planted = original.replacingOccurrences(
-            of: "; formats:ids begin\n\t_bthome_, ", with: "; formats:ids begin\n\t")
+        let document = root + "/" + plant.file
+        let original = try String(contentsOfFile: document, encoding: .utf8)
+        let planted = original.replacingOccurrences(of: plant.of, with: plant.with)
         #expect(planted != original)
-        try planted.write(toFile: page, atomically: true, encoding: .utf8)
+        try planted.write(toFile: document, atomically: true, encoding: .utf8)
         let stale = try await Self.docs(["--root", root, "--check"])
         #expect(stale.status == 1)
         #expect(
-            stale.errors.contains("man/blectld.conf.5.scd: region formats:ids is stale: run `make docs`"),
+            stale.errors.contains("\(plant.file): region formats:\(plant.region) is stale: run `make docs`"),
             "\(stale.errors)")
-        #expect(!stale.errors.contains("docs/protocol.md"), "\(stale.errors)")
+        for other in files where other != plant.file { #expect(!stale.errors.contains(other), "\(stale.errors)") }
         let write = try await Self.docs(["--root", root, "--write"])
         #expect(write.status == 0, "\(write.errors)")
-        #expect(try String(contentsOfFile: page, encoding: .utf8) == original)
+        #expect(try String(contentsOfFile: document, encoding: .utf8) == original)
         #expect(try await Self.docs(["--root", root, "--check"]).status == 0)
     }
 
@@ -75,4 +88,14 @@ struct GeneratedDocsTests {
         }
         return root
     }
+}
+
+/// A change that makes one generated region stale: `of` replaced `with` in `file`.
+struct StalePlant: Sendable, CustomTestStringConvertible {
+    let file: String
+    let region: String
+    let of: String
+    let with: String
+
+    var testDescription: String { "\(file) (\(region))" }
 }

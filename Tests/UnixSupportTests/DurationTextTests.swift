@@ -18,4 +18,15 @@ struct DurationTextTests {
     func rejects(_ text: String) {
         #expect(DurationText.parse(text) == nil)
     }
+
+    @Test(
+        "a duration is spelled in the largest unit that holds it whole, and read back",
+        arguments: [
+            (Duration.seconds(30 * 86_400), "30d"), (.seconds(3600), "1h"), (.seconds(600), "10m"),
+            (.seconds(90), "90s"), (.milliseconds(250), "250ms"), (.milliseconds(1500), "1500ms"), (.zero, "0"),
+        ])
+    func spells(_ duration: Duration, _ expected: String) {
+        #expect(DurationText.spelling(duration) == expected)
+        #expect(DurationText.parse(expected) == duration)
+    }
 }

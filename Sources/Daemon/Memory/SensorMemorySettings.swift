@@ -33,16 +33,28 @@ public struct SensorMemorySettings: Equatable, Sendable {
             case "off": return false
             default: throw SettingError("expected auto or off, got '\(text)'")
             }
-        },
+        }.documented(
+            "After a gap in a memory-capable sensor's readings, connect to it and store the records of the gap "
+                + "(source _memory_, the sensor's times corrected by its clock's drift); a record whose minute "
+                + "already has a reading of the device is dropped. _auto_ or _off_.",
+            shown: { $0.enabled ? "auto" : "off" }),
         .duration(
             "sensor_memory_after", "DURATION", "A gap in a sensor's readings longer than this is read from its memory",
-            at: \.after, within: .seconds(60)...Duration.seconds(86400)),
+            at: \.after, within: .seconds(60)...Duration.seconds(86400)
+        ).documented(
+            "A gap longer than this is filled (also at start, when the newest stored reading is older), 1 min "
+                + "to 1 day."),
         .duration(
             "sensor_memory_interval", "DURATION", "At most one memory download per sensor this often",
-            at: \.interval, within: .seconds(10)...Duration.seconds(7 * 86400)),
+            at: \.interval, within: .seconds(10)...Duration.seconds(7 * 86400)
+        ).documented(
+            "At most one download per sensor this often (battery), 10 s to 7 days; an interrupted download "
+                + "resumes a minute later."),
         .duration(
             "sensor_memory_stall", "DURATION", "A memory download that receives nothing this long ends",
-            at: \.stallTimeout, within: .seconds(1)...Duration.seconds(600)),
+            at: \.stallTimeout, within: .seconds(1)...Duration.seconds(600)
+        ).documented(
+            "A download that receives nothing this long ends and its connection slot is released, 1 s to 10 min."),
         .value(
             "sensor_clock_sync", "MODE", "Set memory sensors' clocks at the first connection, then daily: daily or off",
             at: \.clockSync
@@ -52,6 +64,16 @@ public struct SensorMemorySettings: Equatable, Sendable {
             case "off": return false
             default: throw SettingError("expected daily or off, got '\(text)'")
             }
-        },
+        }.documented(
+            "Set a memory sensor's clock at the first connection, then once a day, and only when this machine's "
+                + "clock is synchronised (adjtimex); the drift found is in *blectl status*. _daily_ or _off_.",
+            shown: { $0.clockSync ? "daily" : "off" }),
     ]
+
+    /// The settings under their heading in the man page and the sample configuration.
+    public static let section = SettingSection(
+        "Sensors' memory",
+        introduction: "Sensors with the pvvx firmware keep their measurements in flash; blectld reads them back to "
+            + "fill the gaps in their history (the gateway stopped, the adapter down, the sensor out of range). It "
+            + "needs the history (*history = yes*). Details in _sensor-memory.md_.", settings)
 }
