@@ -59,10 +59,18 @@ public actor Hub {
         public static let settings: [Setting<Self>] = [
             .duration(
                 "scan_timeout", flag: "scan-timeout", "SECONDS", "Default scan duration", at: \.defaultScan,
-                within: .seconds(1)...Duration.seconds(300)),
+                within: .seconds(1)...Duration.seconds(300)
+            )
+            .documented(
+                "How long a *blectl scan* lasts when it names no timeout, 1 s to 300 s."),
             .integer(
                 "max_devices", "N", "Devices tracked; the one unseen longest is forgotten first", at: \.peripherals,
-                within: 16...100_000),
+                within: 16...100_000
+            )
+            .documented(
+                "Devices tracked, thermometers or not (names, last sightings, the _peripherals_ table), 16 "
+                    + "to 100000; the one unseen longest is forgotten first (never a connected one, nor a thermometer "
+                    + "known to work). A crowded place may hold thousands."),
         ]
     }
 

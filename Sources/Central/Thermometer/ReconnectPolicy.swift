@@ -48,16 +48,25 @@ extension ReconnectPolicy {
     public static let settings: [Setting<Self>] = [
         .duration(
             "reconnect_min", "SECONDS", "First reconnection delay", at: \.initialDelay,
-            within: .milliseconds(100)...Duration.seconds(3600)),
+            within: .milliseconds(100)...Duration.seconds(3600)
+        )
+        .documented(
+            "The first reconnection delay after a thermometer is lost, 0.1 s to 1 h."),
         .duration(
             "reconnect_max", "SECONDS", "Largest reconnection delay", at: \.maximumDelay,
-            within: .milliseconds(100)...Duration.seconds(86400)),
+            within: .milliseconds(100)...Duration.seconds(86400)
+        )
+        .documented(
+            "The largest reconnection delay (delays double up to it), 0.1 s to 1 day, and not below "
+                + "*reconnect_min*."),
         .value("reconnect_jitter", "FRACTION", "Random spread of delays, 0–1", at: \.jitter) {
             text throws(SettingError) in
             guard let jitter = Double(text), (0...1).contains(jitter) else {
                 throw SettingError("expected a fraction between 0 and 1, got '\(text)'")
             }
             return jitter
-        },
+        }
+        .documented(
+            "The random spread of each delay, 0 to 1 (0.2 = ±20 %)."),
     ]
 }

@@ -99,25 +99,56 @@ extension ThermometerConfiguration {
         [
             .list("names", flag: "name", "NAME", "Advertised name marking a thermometer (repeatable)", at: \.names) {
                 $0
-            },
+            }
+            .documented(
+                "The advertised local names that mark a thermometer.",
+                shown: { $0.names.joined(separator: ", ") }),
             .boolean(
                 "gatt_thermometers", "Look for GATT thermometers and connect to them (no: advertising sensors only)",
-                at: \.searches),
+                at: \.searches
+            )
+            .documented(
+                "Look for GATT thermometers (by *names* and *service_uuids*) and connect to them. _no_ "
+                    + "reads advertising sensors only: no discovery of its own for the search, no connections; with "
+                    + "passive scanning (*scan_mode*) discovery then stays off."),
         ] + ReconnectPolicy.settings.map { $0.lifted(into: \.reconnect) } + [
             .integer(
-                "max_connecting", "N", "Connection attempts under way at once", at: \.maxConnecting, within: 1...64),
+                "max_connecting", "N", "Connection attempts under way at once", at: \.maxConnecting, within: 1...64
+            )
+            .documented(
+                "Connection attempts under way at once, 1 to 64 (controllers connect one device at a "
+                    + "time). Thermometers wait their turn; those that worked before go first."),
             .integer(
                 "max_connections", "N", "Links held at once (over all adapters)", at: \.maxConnections, within: 1...1000
-            ),
+            )
+            .documented(
+                "Links held at once, 1 to 1000: the slot count most controllers handle well. With "
+                    + "several adapters (*adapters*), the limit is for all of them together, and a thermometer connects "
+                    + "through the adapter that hears it best while that adapter holds fewer than _N_ links, else "
+                    + "through the next best. Thermometers that worked before keep their slots and go first; a "
+                    + "thermometer left out is logged and reported (a _disconnected_ event whose reason begins "
+                    + "\"left out\")."),
             .value(
                 "scan_watchdog", "DURATION",
                 "Discovery hearing nothing this long starts the recovery ladder (0 or off: never)", at: \.scanWatchdog
             ) { text throws(SettingError) in
                 ["0", "off", "no"].contains(text.lowercased())
                     ? nil : try ValueParser.duration(text, within: .seconds(1)...Duration.seconds(86400))
-            },
+            }
+            .documented(
+                "While discovery runs and devices are expected, hearing nothing at all from any device "
+                    + "this long starts the recovery ladder (README, \"Recovery ladder\"): discovery is restarted; if it "
+                    + "stays silent as long again, the adapter is switched off and on (_Adapter1.Powered_); then, with "
+                    + "*adapter_reset*, the controller is reset below bluetoothd. The ladder starts over with longer "
+                    + "waits (up to 32 times this) while the silence lasts. 1 s to 1 day; _0_, _off_ or _no_ turns it off.",
+                shown: { $0.scanWatchdog.map(DurationText.spelling) ?? "off" }),
             .boolean(
                 "adapter_reset", "Let the recovery ladder reset the controller (HCI; needs CAP_NET_ADMIN)",
-                at: \.adapterReset),
+                at: \.adapterReset
+            )
+            .documented(
+                "Let the recovery ladder's last step reset the controller with libbluetooth's HCI calls "
+                    + "(HCI down and up). This needs *CAP_NET_ADMIN*, which the unit grants only with the drop-in "
+                    + "_blectld-adapter-reset.conf_."),
         ]
 }

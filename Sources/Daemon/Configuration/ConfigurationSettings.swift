@@ -24,10 +24,8 @@ extension Setting<DaemonConfiguration> {
             SocketServer.Configuration.settings.map { $0.lifted(into: \.socket) } + [logLevel]),
         SettingSection(
             "Bluetooth and the thermometers",
-            adapters
-                + CentralSettingDetails.documented(
-                    ThermometerConfiguration.settings.map { $0.lifted(into: \.thermometers) }
-                        + Hub.Limits.settings.map { $0.lifted(into: \.hub) }) + serviceUUIDs),
+            adapters + ThermometerConfiguration.settings.map { $0.lifted(into: \.thermometers) }
+                + Hub.Limits.settings.map { $0.lifted(into: \.hub) } + serviceUUIDs),
         AdvertisementSettings.sensorSection.lifted(into: \.advertisements),
         AdvertisementSettings.hostCPUSection.lifted(into: \.advertisements),
         SensorMemorySettings.section.lifted(into: \.sensorMemory),
