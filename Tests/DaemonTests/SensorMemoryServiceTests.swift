@@ -63,7 +63,7 @@ import UnixSupport
             var settings = SensorMemorySettings()
             settings.after = .seconds(60)
             settings.retryAfter = .seconds(1)
-            settings.stallTimeout = .seconds(3)
+            settings.stallTimeout = Duration.seconds(10).scaled  // no test here stalls on purpose
             let service = SensorMemoryService(
                 hub: hub, monitor: bridge.monitor, settings: settings, log: log, clockSynchronized: { false })
             if let fault { try await mock.inject(.sensorMemory(fault, address: address)) }
