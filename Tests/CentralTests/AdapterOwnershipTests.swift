@@ -74,6 +74,20 @@ struct AdapterOwnershipTests {
         #expect(ownership.ranking(of: device, among: [hci0, hci1], at: at(61)) == [hci1, hci0])
     }
 
+    @Test(
+        "a link held longer than the stale time keeps its owner: the first adapter to hear the device after does not take it"
+    )
+    func aLongLinkKeepsItsOwner() {
+        var ownership = table()
+        ownership.heard(device, on: hci0, rssi: -50, at: at(0))
+        ownership.heard(device, on: hci1, rssi: -80, at: at(0))
+        // Connected through hci0 for 90 s: no advertisements meanwhile.
+        ownership.linkEnded(device, on: hci0, at: at(90))
+        ownership.heard(device, on: hci1, rssi: -80, at: at(91))
+        #expect(ownership.owner(of: device) == hci0)
+        #expect(ownership.ranking(of: device, among: [hci1, hci0], at: at(91)) == [hci0, hci1])
+    }
+
     @Test("an owner gone or powered off hands its devices to the next best; one removing its device object too")
     func ownerGone() {
         var ownership = table()

@@ -74,6 +74,15 @@ struct AdapterOwnership {
         devices[device, default: Entry(firstHeard: now)].hear(Double(rssi), on: adapter, at: now)
     }
 
+    /// `device`'s link through `adapter` went down: the adapter heard it until now, though a
+    /// connected device sends no advertisements. Without this a link held longer than
+    /// ``staleAfter`` left its owner stale, and the first adapter to hear the device again
+    /// took it, whatever its RSSI.
+    mutating func linkEnded(_ device: BluetoothAddress, on adapter: BlueZPath, at now: ContinuousClock.Instant) {
+        guard adapters.contains(adapter), devices[device]?.signals[adapter] != nil else { return }
+        devices[device]?.signals[adapter]?.lastHeard = now
+    }
+
     /// `adapter` no longer has `device` (BlueZ removed its device object there).
     mutating func lost(_ device: BluetoothAddress, on adapter: BlueZPath, at now: ContinuousClock.Instant) {
         guard var entry = devices[device], entry.signals.removeValue(forKey: adapter) != nil else { return }

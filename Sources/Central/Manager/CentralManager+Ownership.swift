@@ -38,6 +38,14 @@ extension CentralManager {
         ownership?.heard(address, on: adapter, rssi: Int(rssi), at: .now)
     }
 
+    /// A link went down: its adapter heard the device until now (``AdapterOwnership/linkEnded(_:on:at:)``).
+    func noteLinkEnded(_ path: BlueZPath) {
+        guard let address = path.deviceAddress,
+            let adapter = discovery.entries.first(where: { path.isChild(of: $0.path) })?.path
+        else { return }
+        ownership?.linkEnded(address, on: adapter, at: .now)
+    }
+
     /// BlueZ removed a device object: its adapter no longer hears the device.
     func noteDeviceRemoved(_ path: BlueZPath) {
         guard let address = path.deviceAddress,

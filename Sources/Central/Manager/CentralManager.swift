@@ -225,6 +225,7 @@ public actor CentralManager {
         case .deviceConnected(let path, false):
             guard let address = path.deviceAddress else { return }
             disconnects[path, default: 0] += 1
+            if ownership != nil { noteLinkEnded(path) }
             emit(.disconnected(address, path))
         case .deviceAdvertised(let path, let update):
             if ownership != nil { noteHearing(path, update.rssi) }
