@@ -72,7 +72,8 @@ struct ControlInterfaceTests {
                 f.client, "InjectFault", [.string("bluetoothd-crash"), .propertyMap([("restart_ms", .uint32(100))])])
             // A new bluetoothd (a new unique name) owns org.bluez again.
             let clock = ContinuousClock()
-            let deadline = clock.now + Duration.seconds(15).scaled  // 100 ms in a quiet run; an AddressSanitizer CI run took over 20 s
+            // 100 ms in a quiet run; an AddressSanitizer CI run took over 20 s.
+            let deadline = clock.now + Duration.seconds(15).scaled
             var owner = try await f.client.nameOwner("org.bluez")
             while owner == nil || owner == before, clock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))

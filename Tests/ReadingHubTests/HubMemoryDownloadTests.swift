@@ -52,7 +52,8 @@ struct HubMemoryDownloadTests {
         let hub = Hub()
         let memory = FakeSensorMemory()
         await hub.attach(memory: memory)
-        let entry = try await hub.downloadMemory(of: sensor, timeout: .seconds(60))  // the fake answers at once; a loaded run is slow
+        // The fake answers at once; a loaded run is slow to pass it on.
+        let entry = try await hub.downloadMemory(of: sensor, timeout: .seconds(60))
         #expect(entry.address == sensor && entry.stored == 42 && entry.lastResult == "finished")
         #expect(memory.requests == [sensor])
 
