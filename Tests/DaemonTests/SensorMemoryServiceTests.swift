@@ -112,7 +112,10 @@ import UnixSupport
         }
     }
 
-    @Test func aGapIsFilledWithTheSensorsTimesAndNoDuplicateAtTheEdges() async throws {
+    @Test(
+        .enabled(
+            if: testTimeScale == 1, "timing under a sanitizer's load (three clean-clone CI runs): make test runs it"))
+    func aGapIsFilledWithTheSensorsTimesAndNoDuplicateAtTheEdges() async throws {
         try await Self.withWorld { world in
             let status = await Self.downloads(1, world)
             #expect(status?.lastResult == "finished")
