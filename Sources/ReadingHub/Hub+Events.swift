@@ -65,10 +65,10 @@ extension Hub {
     @discardableResult
     func record(_ measurement: Measurement, address: BluetoothAddress, name: String?) -> Reading {
         lastSeq += 1
-        let maker = sensors.maker(of: measurement.profile)
+        let labels = maker(of: measurement.profile)
         let reading = Reading(
             seq: lastSeq, time: now(), address: address, name: name ?? table[address]?.name,
-            measurement: measurement, model: maker?.model, manufacturer: maker?.manufacturer)
+            measurement: measurement, model: labels?.model, manufacturer: labels?.manufacturer)
         let previous = table.record(reading)
         broadcast(.reading(reading))
         if let previous { noteSilence(of: address, from: previous, until: reading.time) }
@@ -80,10 +80,10 @@ extension Hub {
         table.heard(address, name: name, at: time)
         let record = table[address]
         // The error names no profile: the device's latest reading does, when there is one.
-        let maker = record?.latestReading.flatMap { sensors.maker(of: $0.measurement.profile) }
+        let labels = record?.latestReading.flatMap { maker(of: $0.measurement.profile) }
         let failure = ReadingFailure(
             seq: lastSeq, time: time, address: address, name: name ?? record?.name, error: "\(error)",
-            rawHex: error.raw.hexString, model: maker?.model, manufacturer: maker?.manufacturer)
+            rawHex: error.raw.hexString, model: labels?.model, manufacturer: labels?.manufacturer)
         broadcast(.readingError(failure))
     }
 

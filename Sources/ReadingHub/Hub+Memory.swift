@@ -33,11 +33,11 @@ extension Hub {
         var calibrated = measurement
         if let calibration = calibrations[address] { calibrated = calibration.applied(to: measurement) }
         lastSeq += 1
-        let maker = sensors.maker(of: calibrated.profile)
+        let labels = maker(of: calibrated.profile)
         let reading = Reading(
             seq: lastSeq, time: time, address: address,
             name: aliases[address] ?? name ?? table[address]?.name, measurement: calibrated,
-            model: maker?.model, manufacturer: maker?.manufacturer, source: .memory)
+            model: labels?.model, manufacturer: labels?.manufacturer, source: .memory)
         broadcast(.reading(reading))
         return .stored(seq: lastSeq)
     }

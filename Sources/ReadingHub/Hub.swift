@@ -121,6 +121,8 @@ public actor Hub {
     let waiters: ConditionWaiters<Never>
     /// What each profile's family declares, for the peripheral table's names and models.
     let sensors: SensorCatalog
+    /// The model and manufacturer last looked up, by profile (``maker(of:)``).
+    private var lastMaker: (profile: ProfileID, maker: (model: String, manufacturer: String)?)?
 
     /// Creates a hub; `now` is the clock for timestamps (tests pass a fixed one), `executor`
     /// the one it runs on (its own when not given), and `sensors` the families known.
@@ -144,6 +146,17 @@ public actor Hub {
         self.started = now()
         self.table = PeripheralTable(capacity: limits.peripherals)
         self.sensors = sensors
+    }
+
+    /// The model and manufacturer of `profile`'s family, for a reading.
+    ///
+    /// A reading's profile is nearly always the one before's: remembered, it is compared,
+    /// where the catalog's lookup hashed its text for every reading (about 800 instructions).
+    func maker(of profile: ProfileID) -> (model: String, manufacturer: String)? {
+        if let lastMaker, lastMaker.profile == profile { return lastMaker.maker }
+        let maker = sensors.maker(of: profile)
+        lastMaker = (profile, maker)
+        return maker
     }
 
     /// Connects the Bluetooth side, for when it is built after the hub.

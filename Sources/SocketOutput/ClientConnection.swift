@@ -38,8 +38,8 @@ final class ClientConnection: @unchecked Sendable {
     private var inputEnded = false
     private var closingAfterFlush = false
     private(set) var closed = false
-    /// The event types pushed to this client; nil until it subscribes.
-    private var subscription: Set<EventType>?
+    /// The event types pushed to this client, a bit each (``bit(_:)``); none until it subscribes.
+    private var subscription: UInt8 = 0
 
     init(id: Int, fd: Int32, uid: uid_t, server: SocketServer) {
         self.id = id
@@ -66,7 +66,21 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     func wants(_ type: EventType) -> Bool {
-        !closed && subscription?.contains(type) == true
+        !closed && subscription & Self.bit(type) != 0
+    }
+
+    /// The bit of `type` in ``subscription``: asked for every event and every client, where a
+    /// `Set` hashed the type's wire name (about 300 instructions, callgrind 2026-12-05).
+    private static func bit(_ type: EventType) -> UInt8 {
+        switch type {
+        case .reading: 1 << 0
+        case .readingError: 1 << 1
+        case .peripheralSeen: 1 << 2
+        case .peripheralLost: 1 << 3
+        case .connected: 1 << 4
+        case .disconnected: 1 << 5
+        case .adapterState: 1 << 6
+        }
     }
 
     // MARK: - Input
@@ -139,7 +153,7 @@ final class ClientConnection: @unchecked Sendable {
     /// Subscribing is the connection's business: from this point on the queue order
     /// guarantees every event after `lastSeq` follows the reply.
     private func subscribe(to types: Set<EventType>, id: Int?) {
-        subscription = types
+        subscription = types.reduce(0) { $0 | Self.bit($1) }
         let result = SubscribeResult(events: types.sorted { $0.rawValue < $1.rawValue }, lastSeq: server.lastSeq)
         send(Response.subscribed(result).line(id: id))
     }

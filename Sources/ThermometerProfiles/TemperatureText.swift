@@ -21,6 +21,11 @@ import SensorModel
 enum TemperatureText {
     /// Decodes a temperature value such as `"112.5 F"` or `"-3.0 C"`.
     static func decode(_ raw: [UInt8], profile: ProfileID) -> Result<Measurement, ReadingError> {
+        decodeASCII(raw, profile: profile) ?? decodeScalars(raw, profile: profile)
+    }
+
+    /// ``decode(_:profile:)`` over Unicode scalars: any value, and the reason a wrong one is wrong.
+    static func decodeScalars(_ raw: [UInt8], profile: ProfileID) -> Result<Measurement, ReadingError> {
         let text: String
         switch trimmedText(raw) {
         case .success(let trimmed): text = trimmed

@@ -39,6 +39,24 @@ import Testing
         return readings
     }()
 
+    @Test("Numbers are written as the encoder writes them: hundredths, halves, and every other value")
+    func numbers() {
+        var values: [Double] = [0, -0.0, 0.01, -0.01, 0.1, 0.3, 0.1 + 0.2, 21.37, -273.15, 99.99, 100, 1e-7, 5e-5]
+        values += [
+            9_999_999.99, 10_000_000, 12_345_678.9, 1e21, .ulpOfOne, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+        ]
+        values += (0..<20_000).map { _ in Double(Int.random(in: -10_000_000...10_000_000)) / 100 }
+        values += (0..<2_000).map { _ in Double.random(in: -1e9...1e9) }
+        values += (0..<2_000).map { index in
+            Double(Int.random(in: -2_000...2_000)) / [2, 4, 8, 10, 16, 1000][index % 6]
+        }
+        for value in values {
+            var bytes: [UInt8] = []
+            bytes.appendJSONNumber(value)
+            #expect(String(decoding: bytes, as: UTF8.self) == JSONValue.numberText(value), "\(value)")
+        }
+    }
+
     @Test("Event lines of readings with any quantities are the encoder's bytes")
     func eventLines() throws {
         for reading in Self.readings {

@@ -70,6 +70,35 @@ struct TimestampTests {
         }
     }
 
+    @Test("The wire form has the calendar's UTC date and time, for any time of years 1600-9999")
+    // (Foundation's Gregorian calendar is Julian before 1582; the proleptic years before are
+    // checked by the parsing tests' round trip.)
+    func writesCalendarsDate() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let edges: [Int64] = [0, -1, 999, 1_709_164_800_500, -11_676_096_000_000, 253_402_300_799_999]
+        let random = (0..<2000).map { _ in Int64.random(in: -11_676_096_000_000...253_402_300_799_999) }
+        for milliseconds in edges + random {
+            let second = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+            let parts = calendar.dateComponents(
+                [.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: Double(second)))
+            func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "??" }
+            let year = String(repeating: "0", count: 4 - String(parts.year!).count) + String(parts.year!)
+            let fraction = String(milliseconds - second * 1000)
+            let expected =
+                "\(year)-\(two(parts.month))-\(two(parts.day))T\(two(parts.hour)):\(two(parts.minute)):"
+                + "\(two(parts.second)).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)Z"
+            #expect(Timestamp(millisecondsSince1970: milliseconds).rfc3339 == expected, "\(milliseconds)")
+        }
+    }
+
+    @Test("Years past 9999 and before 1 are written wider, and read back")
+    func widerYears() {
+        let late = Timestamp(millisecondsSince1970: 253_402_300_800_000)
+        #expect(late.rfc3339 == "10000-01-01T00:00:00.000Z")
+        #expect(Timestamp(millisecondsSince1970: -62_135_596_800_001).rfc3339 == "0000-12-31T23:59:59.999Z")
+    }
+
     @Test("now() is the real time to the millisecond")
     func now() {
         let before = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))

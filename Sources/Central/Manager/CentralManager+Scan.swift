@@ -135,11 +135,11 @@ extension CentralManager {
         emit(.discovering(adapter, on))
     }
 
-    /// Follows the adapters in use: the sessions of adapters gone go with them.
-    func followAdapters(_ paths: [BlueZPath]) {
+    /// Follows the adapters in use, of `present` there: the sessions of adapters gone go with them.
+    func followAdapters(_ paths: [BlueZPath], present: Int) {
         let gone = discovery.activePaths.filter { !paths.contains($0) }
         for adapter in gone { setDiscovery(adapter, false) }
-        discovery.follow(paths)
+        discovery.follow(paths, present: present)
     }
 
     func reportDiscovery(_ path: BlueZPath) {

@@ -114,7 +114,7 @@ public actor CentralManager {
     func recomputeState() {
         resolveAdapterNames()
         let selected = selectedAdapters()
-        followAdapters(selected.map(\.path))
+        followAdapters(selected.map(\.path), present: mirror { $0.adapters().count })
         followOwnership(selected)
         let adapter = selected.first(where: { $0.powered && $0.supportsCentral }) ?? selected.first
         adapterPath = adapter?.path
