@@ -29,6 +29,12 @@ would let a later regression through unseen, so the budget is to be tightened in
 change (the figure to tighten it to is printed). The total of the lone window's system calls
 is not held to that: batching lowers it by chance (LOOSE_EXEMPT).
 
+Instructions per lone notification are counted too, under callgrind (bench/profile.py's
+GATT harness: 50 thermometers every 500 ms for INSTRUCTION_SECONDS, history off): a
+deterministic count whose runs differ by about 2 %, so its tolerance is
+INSTRUCTION_TOLERANCE (5 %); it guards the hot path's shortening (docs/benchmarks-log.md
+item 32) as the allocation figures guard theirs.
+
 The idle daemon's resident memory has a ceiling too: the release `blectld --mock` (its own
 bus and mock, 2 thermometers) idle for IDLE_SECONDS after both connected, VmRSS against
 `idle_rss.ceiling_kib` (the highest of three measurements plus IDLE_RSS_MARGIN).
@@ -61,6 +67,8 @@ LONE_SECONDS = 3.0
 BURST = 5000
 QUIET_S = 0.5  # how long everything must be idle before a window ends
 ATTEMPTS = 3  # a window that lost notifications (the machine too loaded) is measured again
+INSTRUCTION_TOLERANCE = 0.05
+INSTRUCTION_SECONDS = 15
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,6 +275,10 @@ def compare(measured: dict, budget: dict) -> list:
         exempt = (window_name, figure) in LOOSE_EXEMPT
         rows.append((f"{figure.replace('_', ' ')} per notification, {window_name}", value, allowed,
                      verdict(value, allowed, tolerance, exempt)))
+    instructions = budget["instructions"]
+    rows.append(("instructions per notification, lone (callgrind)", measured["instructions"],
+                 instructions["lone"],
+                 verdict(measured["instructions"], instructions["lone"], instructions["tolerance"], False)))
     ceiling = budget["idle_rss"]["ceiling_kib"]
     rss = measured["idle_rss_kib"]
     rows.append(("idle RSS (KiB), blectld --mock with 2 thermometers", rss, ceiling,
@@ -317,6 +329,24 @@ def idle_rss_kib(args, directory: str) -> int:
         bench.stop(daemon)
 
 
+def instructions_per_notification(args, directory: str) -> float:
+    """blectld's instructions per lone notification under callgrind (bench/profile.py)."""
+    os.makedirs(directory, exist_ok=True)
+    command = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile.py"),
+               "--blectld", os.path.join(args.bin, "blectld"), "--bin", args.bin, "--sock-reader", args.sock_reader,
+               "--profiler", "callgrind", "--scale", "50", "--interval", "500ms",
+               "--seconds", str(INSTRUCTION_SECONDS), "--history-off", "--top", "1"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    with open(os.path.join(directory, "profile.log"), "w") as f:
+        f.write(result.stdout + result.stderr)
+    for line in result.stdout.splitlines():
+        # "232,081,394 instructions in blectld, 77,360 per notification"
+        if " instructions in blectld, " in line and line.endswith(" per notification"):
+            return float(line.split(", ")[-1].split()[0].replace(",", ""))
+    raise RuntimeError(f"bench/profile.py gave no instruction count (exit {result.returncode}; "
+                       f"log in {directory}/profile.log)")
+
+
 def write_budget(path: str, measurements: list) -> None:
     """The budget: each checked figure's highest in `measurements` (the least batched), and
     the idle RSS ceiling: the highest idle RSS plus IDLE_RSS_MARGIN."""
@@ -325,8 +355,10 @@ def write_budget(path: str, measurements: list) -> None:
         highest = max(measured["blectld"][window_name][figure] for measured in measurements)
         figures.setdefault(window_name, {})[figure] = round(highest, 2)
     rss = [measured["idle_rss_kib"] for measured in measurements]
+    instructions = max(measured["instructions"] for measured in measurements)
     budget = {
-        "about": "bench/guard.py: blectld's heap allocations and system calls per notification (release build); "
+        "about": "bench/guard.py: blectld's heap allocations, system calls and instructions (callgrind) per "
+                 "notification (release build); "
                  f"the highest of {len(measurements)} measurements. make bench-check fails when one grows by "
                  f"more than the tolerance, or falls more than {LOOSE:.0%} below it (then lower the budget: "
                  "bench/guard.py --write-budget); and when the idle blectld --mock's RSS passes its ceiling.",
@@ -334,6 +366,7 @@ def write_budget(path: str, measurements: list) -> None:
         "measured_at": {"commit": bench.commit_of(os.path.dirname(path)),
                         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")},
         "blectld": figures,
+        "instructions": {"lone": round(instructions), "tolerance": INSTRUCTION_TOLERANCE},
         "idle_rss": {"ceiling_kib": round(max(rss) * (1 + IDLE_RSS_MARGIN)), "margin": IDLE_RSS_MARGIN,
                      "measured_kib": rss},
     }
@@ -372,6 +405,9 @@ def main() -> int:
         report(measured)
         measured["idle_rss_kib"] = idle_rss_kib(args, os.path.join(directory, "idle"))
         print(f"  blectld --mock, idle {IDLE_SECONDS:g} s with 2 thermometers: RSS {measured['idle_rss_kib']} KiB")
+        measured["instructions"] = instructions_per_notification(args, os.path.join(directory, "instructions"))
+        print(f"  blectld, 50 thermometers every 500 ms under callgrind: {measured['instructions']:,.0f} "
+              "instructions per notification")
         return measured
 
     if args.write_budget:

@@ -14,7 +14,7 @@ note() { printf '[bench] %s\n' "$*" >&2; }
 # and dbus-send, python3 with venv for Bleak, strace for the regression guard's system calls.
 bench_packages() {
     "$root/scripts/install-deps.sh" gcc libc6-dev pkg-config libdbus-1-dev libsqlite3-dev dbus-daemon dbus-bin \
-        python3 python3-venv strace
+        python3 python3-venv strace valgrind
 }
 
 # $bin: blectld and blectl-mock (with --emit-log). $1 = release or debug: what to build when
