@@ -51,7 +51,7 @@ public actor SensorMemoryService {
         }
         let registration = await hub.addListener { event in
             guard case .reading(let reading) = event, reading.source == .live,
-                SensorMemoryProtocols.forFamily(reading.measurement.profile) != nil
+                SensorMemoryProtocols.forMeasurement(reading.measurement) != nil
             else { return }
             heardReadings.yield((reading.address, reading))
         }
