@@ -63,4 +63,29 @@ struct StockSensorMemoryTests {
             #expect(after.output.split(separator: "\n").filter { $0.hasSuffix(",memory") }.count == stored)
         }
     }
+
+    @Test("sensor_memory ADDRESS = off leaves that sensor alone; = auto reads it when sensor_memory = off")
+    func perDevice() async throws {
+        let off = "sensor_memory \(Self.sensor) = off\n"
+        try await DaemonFixture.with(mockOptions: Self.mockOptions, configuration: off) { fixture in
+            var asked: (status: Int32, output: String, errors: String) = (0, "", "")
+            _ = await eventually(within: .seconds(30)) {
+                asked = (try? await fixture.blectl(["memory", Self.sensor])) ?? (1, "", "")
+                return asked.status != 68
+            }
+            #expect(asked.status == 3 && asked.errors.contains("sensor_memory \(Self.sensor) = off"), "\(asked)")
+            let history = try await fixture.blectl(["history", Self.sensor, "--since", "1d", "--csv"])
+            #expect(!history.output.contains(",memory"), "\(history.output)")
+        }
+        let only = "sensor_memory = off\nsensor_memory \(Self.sensor) = auto\n"
+        try await DaemonFixture.with(mockOptions: Self.mockOptions, configuration: only) { fixture in
+            var reply: (status: Int32, output: String, errors: String) = (68, "", "")
+            _ = await eventually(within: .seconds(30)) {
+                reply = (try? await fixture.blectl(["memory", Self.sensor, "--json"])) ?? (1, "", "")
+                return reply.status != 68
+            }
+            #expect(reply.status == 0, "\(reply.errors)")
+            #expect((Self.object(reply.output)?["stored"] as? Int ?? 0) >= 11, "\(reply.output)")
+        }
+    }
 }
