@@ -172,3 +172,40 @@ struct XiaomiStockMemoryTests {
         #expect(download.isFinished && download.end == .sensorEnded && download.received == 5)
     }
 }
+
+/// The live value of `ebe0ccc1`: JsBergbau/MiTemperature2's README example `f8 07 4a d6 0b`
+/// (20.40 °C, 74 %, 3030 mV) and lhvo/LYWSD02MMC's `c3 0a 36` (27.55 °C, 54 %).
+@Suite("Xiaomi stock firmware live value over GATT (ebe0ccc1)")
+struct XiaomiStockGATTProfileTests {
+    let profile = XiaomiStockGATTProfile()
+
+    @Test("the service and characteristic, kept out of the standard registry")
+    func identity() {
+        #expect(profile.serviceUUIDs == [BluetoothUUID("ebe0ccb0-7a0a-4b0c-8a1a-6ff2997da3a6")])
+        #expect(profile.isTemperatureCharacteristic(BluetoothUUID("ebe0ccc1-7a0a-4b0c-8a1a-6ff2997da3a6")!))
+        // Once connected a stock sensor lists ebe0ccb0: in the registry, blectld would hold a link to it.
+        #expect(ProfileRegistry.standard.profile(forService: XiaomiStockMemory.serviceUUID) == nil)
+    }
+
+    @Test(
+        "values: 5 bytes with the battery voltage, the LYWSD02's 3 without",
+        arguments: [
+            ("f8074ad60b", Quantities([.temperature: 20.4, .humidity: 74, .voltage: 3.03])),
+            ("c30a36", Quantities([.temperature: 27.55, .humidity: 54])),
+            ("62fd32b80b", Quantities([.temperature: -6.7, .humidity: 50, .voltage: 3])),
+        ])
+    func values(_ hex: String, _ quantities: Quantities) throws {
+        let measurement = try profile.decode(bytes(hex: hex)).get()
+        #expect(measurement.profile == "xiaomi-gatt")
+        #expect(measurement.quantities == quantities)
+        #expect(measurement.raw == hex)
+    }
+
+    @Test("other lengths are malformed; an impossible temperature is out of range")
+    func refused() {
+        for hex in ["f807", "f8074a", "f8074ad6", "f8074ad60b00"] where hex != "f8074a" {
+            #expect(throws: ReadingError.self) { try profile.decode(bytes(hex: hex)).get() }
+        }
+        #expect(throws: ReadingError.self) { try profile.decode(bytes(hex: "c05d32")).get() }  // 240.00 °C
+    }
+}

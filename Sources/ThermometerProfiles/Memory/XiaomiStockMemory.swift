@@ -145,11 +145,52 @@ public struct XiaomiStockMemory: SensorMemoryProtocol {
         return Self.productIDs.contains(UInt16(high) << 8 | UInt16(low))
     }
 
-    private static func uuid(_ prefix: String) -> BluetoothUUID {
+    static func uuid(_ prefix: String) -> BluetoothUUID {
         BluetoothUUID(prefix + "-7a0a-4b0c-8a1a-6ff2997da3a6")!
     }
 
     private static func littleEndian32(_ value: UInt32) -> [UInt8] {
         (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    }
+}
+
+/// The stock firmware's live value over GATT, no bind key needed: service ebe0ccb0,
+/// characteristic `ebe0ccc1` (read, notify), int16 temperature × 0.01 °C, uint8 humidity %,
+/// then (LYWSD03MMC, MHO-C401) uint16 battery mV; the LYWSD02 sends the first 3 bytes.
+///
+/// Not in ``ProfileRegistry/standard``: BlueZ lists a device's GATT services once connected,
+/// so a stock sensor would look like a GATT thermometer after its first memory download and
+/// blectld would hold a link to it (docs/sensor-memory.md, "Xiaomi stock firmware").
+public struct XiaomiStockGATTProfile: ThermometerProfile {
+    /// The live value's characteristic.
+    public static let liveUUID = XiaomiStockMemory.uuid("ebe0ccc1")
+
+    /// The family: Xiaomi's stock firmware read over GATT.
+    public static let family = SensorFamily(
+        id: "xiaomi-gatt", name: "Xiaomi stock firmware (GATT)", manufacturer: "Xiaomi",
+        models: ["LYWSD03MMC", "MHO-C401", "LYWSD02"], quantities: [.temperature, .humidity, .voltage])
+    /// The data service.
+    public let serviceUUIDs = [XiaomiStockMemory.serviceUUID]
+    /// The live value.
+    public let temperatureCharacteristicUUIDs = [Self.liveUUID]
+
+    /// Creates the profile.
+    public init() {}
+
+    /// Decodes a live value: 5 bytes, or the LYWSD02's 3.
+    public func decode(_ value: [UInt8]) -> Result<Measurement, ReadingError> {
+        if let error = ReadingLimits.checkLength(value) { return .failure(error) }
+        guard value.count == 3 || value.count == 5 else {
+            return .failure(ReadingError(.malformed, raw: value, detail: "expected 5 or 3 bytes, got \(value.count)"))
+        }
+        var builder = QuantitiesBuilder(profile: id, raw: value)
+        do {
+            try builder.add(.temperature, value.signedLittleEndian(at: 0, count: 2), per: 100)
+            try builder.add(.humidity, Int(value[2]))
+            if value.count == 5 { try builder.add(.voltage, value.unsignedLittleEndian(at: 3, count: 2), per: 1000) }
+        } catch {
+            return .failure(error)
+        }
+        return .success(builder.measurement())
     }
 }
