@@ -88,4 +88,48 @@ struct StockSensorMemoryTests {
             #expect((Self.object(reply.output)?["stored"] as? Int ?? 0) >= 11, "\(reply.output)")
         }
     }
+
+    @Test("MQTT: the records go to blectl/<device_id>/memory, never to the state topic")
+    func mqtt() async throws {
+        try await MQTTBroker.with { broker in
+            let arguments = ["--log-level", "debug", "--mqtt", broker.url, "--mqtt-gateway", "gw1"]
+            try await DaemonFixture.with(mockOptions: Self.mockOptions, arguments: arguments) { fixture in
+                try await fixture.waitForMQTT { $0["state"] as? String == "connected" }
+                let subscriber = try MQTTSubscriber(broker, topic: "blectl/a4c138ef0001/#")
+                defer { Task { await subscriber.stop() } }
+                try await subscriber.wait("the sensor's live state") { messages in
+                    messages.contains { $0.topic == "blectl/a4c138ef0001/state" }
+                }
+                var reply: (status: Int32, output: String, errors: String) = (68, "", "")
+                _ = await eventually(within: .seconds(30)) {
+                    reply = (try? await fixture.blectl(["memory", Self.sensor, "--json"])) ?? (1, "", "")
+                    return reply.status != 68
+                }
+                let stored = try #require(Self.object(reply.output)?["stored"] as? Int, "\(reply)")
+                #expect(stored >= 11)
+                try await subscriber.wait("every stored record on the memory topic") { messages in
+                    messages.filter { $0.topic == "blectl/a4c138ef0001/memory" }.count >= stored
+                }
+                let memory = subscriber.on("blectl/a4c138ef0001/memory")
+                #expect(memory.count == stored)
+                for message in memory {
+                    let object = try #require(message.json, "\(message.payload)")
+                    #expect(!message.retained)
+                    #expect(object["address"] as? String == Self.sensor)
+                    #expect(object["source"] as? String == "memory", "\(message.payload)")
+                    let time = try #require(object["time"] as? String)
+                    let date = try #require(ISO8601DateFormatter.withFractions.date(from: time), "\(time)")
+                    #expect(date.timeIntervalSinceNow < -60, "a record of an hour past: \(time)")
+                }
+                // The state stays live: recent readings only, none from memory.
+                for message in subscriber.on("blectl/a4c138ef0001/state") {
+                    let object = try #require(message.json)
+                    #expect(object["source"] as? String != "memory", "\(message.payload)")
+                    let time = try #require(object["time"] as? String)
+                    let date = try #require(ISO8601DateFormatter.withFractions.date(from: time))
+                    #expect(abs(date.timeIntervalSinceNow) < 120, "a live reading: \(time)")
+                }
+            }
+        }
+    }
 }
