@@ -174,7 +174,8 @@ struct XiaomiStockMemoryTests {
 }
 
 /// The live value of `ebe0ccc1`: JsBergbau/MiTemperature2's README example `f8 07 4a d6 0b`
-/// (20.40 °C, 74 %, 3030 mV) and lhvo/LYWSD02MMC's `c3 0a 36` (27.55 °C, 54 %).
+/// (quoted in its issue 76: 20.40 °C, 74 %, 3030 mV) and lhvo/LYWSD02MMC's README's
+/// `c3 0a 36` (27.55 °C, 54 %).
 @Suite("Xiaomi stock firmware live value over GATT (ebe0ccc1)")
 struct XiaomiStockGATTProfileTests {
     let profile = XiaomiStockGATTProfile()
