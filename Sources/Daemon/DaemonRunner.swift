@@ -220,7 +220,7 @@ public struct DaemonRunner: Sendable {
 
     /// Why no sensor memory is read, naming the setting; nil when it is.
     private var sensorMemoryOff: String? {
-        if !configuration.sensorMemory.enabled { return "sensor memory is off (sensor_memory = off)" }
+        if !configuration.sensorMemory.isEnabledForAny { return "sensor memory is off (sensor_memory = off)" }
         if !configuration.history { return "sensor memory needs the history, which is off (history = no)" }
         return nil
     }

@@ -31,6 +31,8 @@ enum CharacteristicContent: Sendable, Equatable {
     case heartRate
     /// A memory sensor's command characteristic (pvvx 0x1F1F): the last answer.
     case memoryCommand
+    /// A stock-firmware memory sensor's characteristic of service ebe0ccb0.
+    case stockMemory(StockMemoryGatt.Role)
 }
 
 /// What a descriptor holds.
@@ -228,6 +230,12 @@ struct GattDatabase: Sendable, Equatable {
                 }
                 service(GattUUID.sig(0x180F), application: true) { b in
                     b.characteristic(GattUUID.sig(0x2A19), ["read", "notify"], .fixed([0x5A]))
+                }
+            case .advertiser(let advertiser) where advertiser.memory?.firmware == .xiaomiStock:
+                service(StockMemoryGatt.serviceUUID, application: true) { b in
+                    for characteristic in StockMemoryGatt.characteristics {
+                        b.characteristic(characteristic.uuid, characteristic.flags, .stockMemory(characteristic.role))
+                    }
                 }
             case .advertiser(let advertiser) where advertiser.memory != nil:
                 service(MemorySensorGatt.serviceUUID, application: true) { b in

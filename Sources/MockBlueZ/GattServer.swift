@@ -143,6 +143,7 @@ enum GattServer {
         case .fixed(let bytes): value = bytes
         case .heartRate: value = [0x00, daemon.peripheral(device.peripheral).heartRate]
         case .memoryCommand: value = daemon.peripheral(device.peripheral).memory?.lastAnswer ?? []
+        case .stockMemory(let role): value = StockMemoryGatt.read(daemon, peripheral: device.peripheral, role)
         }
         guard offset <= value.count else { throw BluetoothdError.invalidArguments("Invalid offset") }
         // The read lands in bluetoothd's cache (at the offset), and the cache is announced.
@@ -214,6 +215,9 @@ enum GattServer {
         if node.content == .memoryCommand {
             try MemorySensorGatt.write(daemon, device: device, path: call.path, value, isCommand: !request)
         }
+        if case .stockMemory(let role) = node.content {
+            try StockMemoryGatt.write(daemon, peripheral: device.peripheral, role, value)
+        }
         return []
     }
 
@@ -254,6 +258,10 @@ enum GattServer {
             daemon.change(characteristic, BluetoothdAPI.characteristic, [("Notifying", .boolean(true))])
         }
         PeripheralNotifier.subscribe(daemon, characteristic, peripheral: state.peripheral, node)
+        if node.content == .stockMemory(.records) {
+            StockMemoryGatt.startDownload(
+                daemon, device: device, characteristic: characteristic, peripheral: state.peripheral)
+        }
     }
 
     /// `StopNotify`: `Notifying=false` (when no session is left), then the reply.

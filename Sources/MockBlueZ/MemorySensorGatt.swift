@@ -64,10 +64,7 @@ enum MemorySensorGatt {
         let (snapshot, pace, faults) = daemon.world.withState {
             world -> ([MemoryRecord], Duration, MemorySensorFaults) in
             guard var memory = world.peripherals[index].memory else { return ([], .zero, MemorySensorFaults()) }
-            memory.catchUp()
-            let faults = memory.faults
-            memory.faults.disconnectAfter = nil
-            memory.faults.corruptRecord = nil
+            let faults = memory.startDownload()
             world.peripherals[index].memory = memory
             return (memory.records, memory.spec.pace, faults)
         }

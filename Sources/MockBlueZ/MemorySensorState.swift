@@ -7,6 +7,14 @@ struct MemoryRecord: Sendable, Equatable {
     var centiHumidity: Int
     var millivolts: Int
 
+    /// The stock firmware's record at `index`: the index, the time, the hour's highest
+    /// temperature (0.1 °C) and humidity (%), its lowest; 0.3 °C and 1 % either side.
+    func stockBytes(index: UInt32) -> [UInt8] {
+        let (tenths, percent) = (centiCelsius / 10, centiHumidity / 100)
+        return littleEndianBytes(Int(index), 4) + littleEndianBytes(Int(time), 4) + littleEndianBytes(tenths + 3, 2)
+            + [UInt8(clamping: percent + 1)] + littleEndianBytes(tenths - 3, 2) + [UInt8(clamping: percent - 1)]
+    }
+
     /// The 10 bytes of `memo_blk_t`, little-endian.
     var bytes: [UInt8] {
         littleEndianBytes(Int(time), 4) + littleEndianBytes(centiCelsius, 2) + littleEndianBytes(centiHumidity, 2)
@@ -37,6 +45,10 @@ struct MemorySensorState: Sendable {
     private var nextRecordAt: ContinuousClock.Instant
     /// Records measured since the start (negative for preloaded ones): what the values follow.
     private var measured = 0
+    /// Records written since the memory was new: the stock firmware's next index.
+    private(set) var written = 0
+    /// The index the stock firmware sends records from (`ebe0ccba`).
+    var sendFrom: UInt32 = 0
     var faults = MemorySensorFaults()
     /// The last value notified on the command characteristic (what a read returns).
     var lastAnswer: [UInt8] = []
@@ -48,10 +60,20 @@ struct MemorySensorState: Sendable {
         clockSetAt = now
         nextRecordAt = now + spec.interval
         let step = Int64(spec.interval.components.seconds)
+        var last = clockSeconds
+        if spec.firmware == .xiaomiStock, step > 0 {
+            // The stock firmware writes at the whole intervals (hours) of its clock.
+            last = clockSeconds / step * step
+            nextRecordAt = now + .seconds(last + step - clockSeconds)
+        }
         for back in stride(from: spec.preloaded, to: 0, by: -1) {
-            append(values(of: -back, time: clockSeconds - Int64(back) * step))
+            let time = spec.firmware == .xiaomiStock ? last - Int64(back - 1) * step : clockSeconds - Int64(back) * step
+            append(values(of: -back, time: time))
         }
     }
+
+    /// The stock firmware's index of the record at `position` in ``records``.
+    func index(at position: Int) -> UInt32 { UInt32(truncatingIfNeeded: written - records.count + position) }
 
     /// The sensor's clock at `instant`, as its 32-bit counter holds it.
     func time(at instant: ContinuousClock.Instant = .now) -> UInt32 {
@@ -65,6 +87,16 @@ struct MemorySensorState: Sendable {
             measured += 1
             nextRecordAt += spec.interval
         }
+    }
+
+    /// A download starts: the memory brought up to date, and the faults armed for it, taken
+    /// (a disconnect after N records and an erased record hit one download only).
+    mutating func startDownload(now: ContinuousClock.Instant = .now) -> MemorySensorFaults {
+        catchUp(to: now)
+        let armed = faults
+        faults.disconnectAfter = nil
+        faults.corruptRecord = nil
+        return armed
     }
 
     /// Record `number`, 1 being the newest (`get_memo`).
@@ -89,6 +121,8 @@ struct MemorySensorState: Sendable {
     /// clock from 0 (`memo_init`).
     mutating func reset(now: ContinuousClock.Instant = .now) {
         clear(now: now)
+        written = 0
+        sendFrom = 0
         clockSeconds = 0
         clockSetAt = now
         lastSetTime = 0
@@ -106,6 +140,7 @@ struct MemorySensorState: Sendable {
     /// the oldest sector's records once every sector is in use (`memo_sec_close`).
     private mutating func append(_ record: MemoryRecord) {
         records.append(record)
+        written += 1
         guard records.count - closedSectors * spec.recordsPerSector == spec.recordsPerSector else { return }
         closedSectors += 1
         if closedSectors > spec.sectors - 1 {

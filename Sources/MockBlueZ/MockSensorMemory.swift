@@ -1,7 +1,20 @@
-/// A pvvx sensor's memory and clock, as the ATC_MiThermometer firmware keeps them
-/// (docs/sensor-memory.md): a record every ``interval`` in a ring of flash sectors, stamped by
-/// a clock of its own that may be off, served over the command characteristic 0x1F10/0x1F1F.
+/// A sensor's memory and clock (docs/sensor-memory.md): as the pvvx ATC_MiThermometer firmware
+/// keeps them, a record every ``interval`` in a ring of flash sectors, stamped by a clock of
+/// its own that may be off, served over the command characteristic 0x1F10/0x1F1F; or as
+/// Xiaomi's stock firmware does (``firmware``), a record at every whole hour of its clock,
+/// served over ebe0ccb0.
 public struct MockSensorMemory: Sendable, Equatable {
+    /// The firmware whose protocol the sensor speaks.
+    public enum Firmware: Sendable, Equatable {
+        /// pvvx/ATC: 0x1F10/0x1F1F, records newest first.
+        case pvvx
+        /// Xiaomi's stock LYWSD03MMC firmware: ebe0ccb0, indexed records oldest first, an
+        /// hour's highest and lowest, stamped at the end of the hour.
+        case xiaomiStock
+    }
+
+    /// The protocol it speaks.
+    public var firmware = Firmware.pvvx
     /// A record every this long (the firmware's default on a LYWSD03MMC: 30 minutes).
     public var interval: Duration = .seconds(30 * 60)
     /// How far the sensor's clock is ahead of the gateway's at the start, in seconds
@@ -18,6 +31,14 @@ public struct MockSensorMemory: Sendable, Equatable {
 
     /// The firmware's defaults.
     public init() {}
+
+    /// The stock firmware's: a record an hour.
+    public static var xiaomiStock: MockSensorMemory {
+        var memory = MockSensorMemory()
+        memory.firmware = .xiaomiStock
+        memory.interval = .seconds(3600)
+        return memory
+    }
 
     /// The most records a reader sees: the closed sectors and a full open one.
     public var capacity: Int { (sectors - 1) * recordsPerSector + recordsPerSector - 1 }
@@ -52,7 +73,33 @@ extension MockPeripheral {
     }
 }
 
+extension MockPeripheral {
+    /// Stock memory sensor `index`: a LYWSD03MMC with Xiaomi's firmware at
+    /// `A4:C1:38:EF:<index>`, advertising plain MiBeacon frames, connectable, keeping `memory`
+    /// (its ``MockSensorMemory/firmware`` set to ``MockSensorMemory/Firmware/xiaomiStock``).
+    public static func stockMemorySensor(index: Int, memory: MockSensorMemory) -> MockPeripheral {
+        var advertiser = MockAdvertiser(format: .miBeacon, startCelsius: 20 + Double(index % 5))
+        var memory = memory
+        memory.firmware = .xiaomiStock
+        advertiser.memory = memory
+        return MockPeripheral(
+            address: "A4:C1:38:EF:" + hexByte(index >> 8) + ":" + hexByte(index + 1), advertisedName: "LYWSD03MMC",
+            gapName: "LYWSD03MMC", kind: .advertiser(advertiser), rssi: Int16(-60 - (index % 4) * 5),
+            connectable: true)
+    }
+}
+
 extension MockScenario {
+    /// Adds `count` stock memory sensors (``MockPeripheral/stockMemorySensor(index:memory:)``),
+    /// advertising every `interval` (nil: the timings' interval).
+    public mutating func addStockMemorySensors(_ count: Int, memory: MockSensorMemory, interval: Duration? = nil) {
+        for index in 0..<max(0, count) {
+            var sensor = MockPeripheral.stockMemorySensor(index: index, memory: memory)
+            sensor.advertisingInterval = interval
+            peripherals.append(sensor)
+        }
+    }
+
     /// Adds `count` memory sensors (``MockPeripheral/memorySensor(index:memory:)``),
     /// advertising every `interval` (nil: the timings' interval).
     public mutating func addMemorySensors(_ count: Int, memory: MockSensorMemory, interval: Duration? = nil) {

@@ -7,7 +7,13 @@ enum MemorySensorOptions {
         .value(
             "memory-sensors", "N",
             help: "pvvx sensors that also keep a clock and a memory, connectable, serving 0x1F10/0x1F1F (default 0)"),
-        .value("memory-interval", "TIME", help: "each memory sensor records every TIME (default 30m, the firmware's)"),
+        .value(
+            "stock-memory-sensors", "N",
+            help: "LYWSD03MMCs with Xiaomi's stock firmware (plain MiBeacon), keeping a clock and hourly records "
+                + "over ebe0ccb0 (default 0)"),
+        .value(
+            "memory-interval", "TIME",
+            help: "each memory sensor records every TIME (default 30m, the pvvx firmware's; stock sensors 1h)"),
         .value(
             "clock-drift", "SECONDS",
             help: "their clocks start SECONDS ahead of the gateway's, negative for behind (default 0)"),
@@ -26,11 +32,22 @@ enum MemorySensorOptions {
 
     /// Adds the memory sensors the options ask for to `scenario`.
     static func apply(_ parsed: ParsedArguments, to scenario: inout MockScenario) throws(UsageError) {
-        guard let text = parsed.value("memory-sensors") else { return }
-        guard let count = Int(text), (0...1000).contains(count) else {
-            throw UsageError("--memory-sensors needs a number in 0…1000, not '\(text)'")
+        let interval = try parsed.value("advertiser-interval").map { text throws(UsageError) in
+            try MockCommandLine.duration(text, option: "advertiser-interval")
         }
-        var memory = MockSensorMemory()
+        if let count = try number("memory-sensors", parsed, range: 0...1000) {
+            scenario.addMemorySensors(count, memory: try memory(parsed, MockSensorMemory()), interval: interval)
+        }
+        if let count = try number("stock-memory-sensors", parsed, range: 0...1000) {
+            scenario.addStockMemorySensors(count, memory: try memory(parsed, .xiaomiStock), interval: interval)
+        }
+    }
+
+    /// The memory the options describe, from a firmware's defaults.
+    private static func memory(_ parsed: ParsedArguments, _ defaults: MockSensorMemory) throws(UsageError)
+        -> MockSensorMemory
+    {
+        var memory = defaults
         if parsed.flag("fast") { memory.pace = .milliseconds(1) }
         if let text = parsed.value("memory-interval") {
             memory.interval = try MockCommandLine.duration(text, option: "memory-interval")
@@ -48,10 +65,7 @@ enum MemorySensorOptions {
         memory.preloaded = try number("memory-preload", parsed, range: 0...60_000) ?? 0
         memory.sectors = try number("memory-sectors", parsed, range: 2...128) ?? memory.sectors
         memory.recordsPerSector = try number("memory-sector-records", parsed, range: 1...409) ?? memory.recordsPerSector
-        let interval = try parsed.value("advertiser-interval").map { text throws(UsageError) in
-            try MockCommandLine.duration(text, option: "advertiser-interval")
-        }
-        scenario.addMemorySensors(count, memory: memory, interval: interval)
+        return memory
     }
 
     private static func number(

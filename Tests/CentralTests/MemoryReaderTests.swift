@@ -30,12 +30,13 @@ import ConcurrencySupport
         return configuration
     }
 
-    static func request(setClock: Bool = false, synchronized: Bool = false, stall: Duration = .seconds(5))
-        -> MemoryReadRequest
-    {
+    static func request(
+        setClock: Bool = false, synchronized: Bool = false, stall: Duration = .seconds(5),
+        of sensor: (address: String, family: ProfileID) = (address, "pvvx")
+    ) -> MemoryReadRequest {
         MemoryReadRequest(
-            address: BluetoothAddress(address)!, family: "pvvx", newerThan: nil, limit: 15, setClock: setClock,
-            gatewayClockSynchronized: synchronized, stallTimeout: stall, slotTimeout: .seconds(2))
+            address: BluetoothAddress(sensor.address)!, family: sensor.family, newerThan: nil, limit: 15,
+            setClock: setClock, gatewayClockSynchronized: synchronized, stallTimeout: stall, slotTimeout: .seconds(2))
     }
 
     static func unixNow() -> Int64 {
@@ -46,7 +47,8 @@ import ConcurrencySupport
 
     /// Runs `body` with both monitors started and the sensor's device object known.
     static func withSensor(
-        _ scenario: MockScenario, _ body: (MockFixture, ThermometerMonitor) async throws -> Void
+        _ scenario: MockScenario, address: String = address,
+        _ body: (MockFixture, ThermometerMonitor) async throws -> Void
     ) async throws {
         try await MockFixture.with(scenario: scenario) { fixture in
             let (adverts, monitor, _) = await AdvertisementFixture.start(fixture, thermometers: oneLink())
@@ -102,6 +104,38 @@ import ConcurrencySupport
             try await fixture.mock.inject(.sensorMemory(.refuseClockWrite(times: 1), address: Self.address))
             try await Task.sleep(for: .milliseconds(1100))  // a write in another second than the last
             let refused = await monitor.readMemory(Self.request(setClock: true, synchronized: true)) { _ in }
+            guard case .refused = refused.clock else {
+                Issue.record("expected a refusal, got \(refused.clock)")
+                return
+            }
+            #expect(refused.end == .finished)
+        }
+    }
+
+    @Test func aStockSensorsClockIsReadAndSetThroughItsCharacteristicAndItsRecordsCounted() async throws {
+        let stock = (address: "A4:C1:38:EF:00:01", family: ProfileID("mibeacon"))
+        var scenario = MockScenario.standard(thermometers: 0, others: 0)
+        scenario.timings = .fast
+        var memory = MockSensorMemory.xiaomiStock
+        memory.preloaded = 20
+        memory.clockDrift = -3600
+        memory.pace = .milliseconds(1)
+        scenario.addStockMemorySensors(1, memory: memory, interval: .milliseconds(200))
+        try await Self.withSensor(scenario, address: stock.address) { fixture, monitor in
+            let unsynchronized = await monitor.readMemory(Self.request(setClock: true, of: stock)) { _ in }
+            #expect(unsynchronized.clock == .gatewayUnsynchronized)
+            #expect(abs((unsynchronized.drift ?? 0) + 3600) <= 2)
+            // The newest 15 of 20 hourly records, numbered 1...15 from the first index asked.
+            #expect(unsynchronized.end == .finished && unsynchronized.received == 15)
+            #expect(unsynchronized.lastNumber == 15)
+
+            let set = await monitor.readMemory(Self.request(setClock: true, synchronized: true, of: stock)) { _ in }
+            #expect(set.clock == .set)
+            let clock = try await fixture.mock.sensorMemory(address: stock.address)
+            #expect(abs(Int64(clock.sensorTime) - Self.unixNow()) <= 2)
+
+            try await fixture.mock.inject(.sensorMemory(.refuseClockWrite(times: 1), address: stock.address))
+            let refused = await monitor.readMemory(Self.request(setClock: true, synchronized: true, of: stock)) { _ in }
             guard case .refused = refused.clock else {
                 Issue.record("expected a refusal, got \(refused.clock)")
                 return

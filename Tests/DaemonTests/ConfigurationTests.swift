@@ -342,4 +342,41 @@ struct ConfigurationTests {
             }
         }
     }
+
+    @Test("sensor_memory per device: auto or off over the global setting, each device once")
+    func sensorMemoryPerDevice() throws {
+        let config = try configuration(
+            file: """
+                sensor_memory = off
+                sensor_memory A4:C1:38:00:00:01 = auto
+                sensor-memory a4:c1:38:00:00:02 = OFF
+                """)
+        let memory = config.sensorMemory
+        #expect(!memory.enabled && memory.isEnabledForAny)
+        #expect(memory.isEnabled(for: BluetoothAddress("A4:C1:38:00:00:01")))
+        #expect(!memory.isEnabled(for: BluetoothAddress("A4:C1:38:00:00:02")))
+        #expect(!memory.isEnabled(for: BluetoothAddress("A4:C1:38:00:00:03")))
+        let offOne = try configuration(file: "sensor_memory A4:C1:38:00:00:02 = off")
+        #expect(offOne.sensorMemory.enabled && offOne.sensorMemory.isEnabledForAny)
+        #expect(!offOne.sensorMemory.isEnabled(for: BluetoothAddress("A4:C1:38:00:00:02")))
+        #expect(offOne.sensorMemory.isEnabled(for: BluetoothAddress("A4:C1:38:00:00:01")))
+        #expect(!(try configuration(file: "sensor_memory = off")).sensorMemory.isEnabledForAny)
+        for (text, message) in [
+            (
+                "sensor_memory A4:C1:38:00:00:01 = sometimes",
+                ":1: sensor_memory A4:C1:38:00:00:01: expected auto or off"
+            ),
+            ("sensor_memory A4:C1:38:00:00:01 temperature = off", "unexpected 'temperature'"),
+            (
+                "sensor_memory A4:C1:38:00:00:01 = off\nsensor_memory A4:C1:38:00:00:01 = auto",
+                ":2: 'sensor_memory A4:C1:38:00:00:01' is already set on line 1"
+            ),
+        ] {
+            #expect {
+                try configuration(file: text)
+            } throws: { error in
+                "\(error)".contains(message)
+            }
+        }
+    }
 }

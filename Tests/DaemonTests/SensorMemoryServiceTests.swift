@@ -16,7 +16,33 @@ import UnixSupport
     /// Three years behind: a sensor whose clock was never set right.
     static let drift: Int64 = -3 * 365 * 86400
 
+    /// The memory sensor a world holds: its address, the family it is heard as, how the
+    /// scenario gets it, and how long before its newest record the history's newest live
+    /// reading of it lies.
+    struct Sensor: Sendable {
+        var address: BluetoothAddress
+        var profile: ProfileID
+        var add: @Sendable (inout MockScenario) -> Void
+        /// Its clock's drift at the start, seconds.
+        var drift: Int64
+        var storedBefore: Int64
+
+        /// A pvvx sensor recording every minute for 90 minutes, three years behind; the
+        /// history 30 minutes behind it.
+        static let pvvx = Sensor(
+            address: SensorMemoryServiceTests.sensor, profile: "pvvx",
+            add: { scenario in
+                var memory = MockSensorMemory()
+                memory.interval = .seconds(60)
+                memory.preloaded = 90
+                memory.clockDrift = SensorMemoryServiceTests.drift
+                memory.pace = .milliseconds(2)
+                scenario.addMemorySensors(1, memory: memory, interval: .milliseconds(300))
+            }, drift: SensorMemoryServiceTests.drift, storedBefore: 30 * 60)
+    }
+
     struct World {
+        let sensor: Sensor
         let hub: Hub
         let history: HistoryStore
         let service: SensorMemoryService
@@ -25,30 +51,29 @@ import UnixSupport
         let seeded: Int64
     }
 
-    /// A memory sensor recording every minute for 90 minutes, a history whose newest live
-    /// reading of it is 30 minutes old, the monitors, the hub and the service started.
+    /// A memory sensor (``Sensor/pvvx`` unless told), a history whose newest live reading of
+    /// it is `sensor.storedBefore` older than its newest record, the monitors, the hub and the
+    /// service started.
     static func withWorld(
-        fault: MockMemoryFault? = nil, _ body: (World) async throws -> Void
+        fault: MockMemoryFault? = nil, sensor: Sensor = .pvvx, _ body: (World) async throws -> Void
     ) async throws {
         var scenario = MockScenario.standard(thermometers: 0, others: 0)
         scenario.timings = .fast
-        var memory = MockSensorMemory()
-        memory.interval = .seconds(60)
-        memory.preloaded = 90
-        memory.clockDrift = drift
-        memory.pace = .milliseconds(2)
-        scenario.addMemorySensors(1, memory: memory, interval: .milliseconds(300))
+        sensor.add(&scenario)
+        let address = sensor.address.description
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try await withPrivateBus { bus in
             let mock = try await MockBluetoothd.start(address: bus.address, scenario: scenario)
             let status = try await mock.sensorMemory(address: address)
-            // Just before the record of 30 minutes ago, so that its minute has a live reading.
-            let seeded = (Int64(status.newestRecordTime!) - drift - 30 * 60) * 1000 - 500
+            let drift = sensor.drift
+            // Just before the record that old, so that its minute has a live reading.
+            let seeded = (Int64(status.newestRecordTime!) - drift - sensor.storedBefore) * 1000 - 500
             let log = Log(level: .warning)
             let history = try HistoryStore.open(path: directory.path, log: log)
             for minute in 0..<10 {
-                history.append(.reading(liveReading(seq: UInt64(minute + 1), at: seeded - Int64(9 - minute) * 60_000)))
+                let time = seeded - Int64(9 - minute) * 60_000
+                history.append(.reading(liveReading(seq: UInt64(minute + 1), at: time, of: sensor)))
             }
             await history.flush()
             let central = try await CentralManager.connect(to: .address(bus.address))
@@ -70,7 +95,8 @@ import UnixSupport
             await service.start()
             for source in bridge.sources { await source.start() }
             do {
-                try await body(World(hub: hub, history: history, service: service, mock: mock, seeded: seeded))
+                try await body(
+                    World(sensor: sensor, hub: hub, history: history, service: service, mock: mock, seeded: seeded))
             } catch {
                 Issue.record(error)
             }
@@ -82,16 +108,16 @@ import UnixSupport
         }
     }
 
-    static func liveReading(seq: UInt64, at milliseconds: Int64) -> Reading {
+    static func liveReading(seq: UInt64, at milliseconds: Int64, of sensor: Sensor = .pvvx) -> Reading {
         Reading(
-            seq: seq, time: Timestamp(millisecondsSince1970: milliseconds), address: sensor, name: nil,
-            measurement: Measurement(profile: "pvvx", quantities: Quantities([.temperature: 21]), raw: "00"))
+            seq: seq, time: Timestamp(millisecondsSince1970: milliseconds), address: sensor.address, name: nil,
+            measurement: Measurement(profile: sensor.profile, quantities: Quantities([.temperature: 21]), raw: "00"))
     }
 
-    /// Every reading of the sensor from `from` on.
+    /// Every reading of the world's sensor from `from` on.
     static func readings(_ world: World, from: Int64) async -> [Reading] {
         let page = await world.history.history(
-            HistoryQuery(address: sensor, from: Timestamp(millisecondsSince1970: from)), limit: 10_000)
+            HistoryQuery(address: world.sensor.address, from: Timestamp(millisecondsSince1970: from)), limit: 10_000)
         return page.events.compactMap { if case .reading(let reading) = $0 { reading } else { nil } }
     }
 

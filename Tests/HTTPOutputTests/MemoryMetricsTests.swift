@@ -50,6 +50,31 @@ struct MemoryMetricsTests {
         }
     }
 
+    @Test("a card shows its sensor's last download: records stored, when, how it ended unless finished")
+    func page() async throws {
+        try await withTestOutput { output in
+            let cut: BluetoothAddress = "A4:C1:38:EE:00:03"
+            var disconnected = SensorMemoryStatus(address: cut)
+            disconnected.stored = 1
+            disconnected.lastDownload = Timestamp(millisecondsSince1970: 1_764_900_000_500)
+            disconnected.lastResult = "disconnected"
+            let sensors = Self.sensors() + [disconnected]
+            await output.hub.addStatusContributor { $0.setSection(sensors) }
+            let weather = Measurement(profile: "pvvx", quantities: Quantities([.temperature: 21.5]), raw: "40")
+            await output.apply([
+                .reading(Self.downloaded, name: "Cellar", weather), .reading(Self.waiting, name: "Attic", weather),
+                .reading(cut, name: "Shed", weather),
+            ])
+            let page = try await output.get("/").text
+            #expect(page.contains("<p class=\"memory\" data-stored=\"40\">memory: 40 records stored <time"), "\(page)")
+            #expect(page.contains("datetime=\"\(Timestamp(millisecondsSince1970: 1_764_900_000_500).rfc3339)\""))
+            #expect(page.contains(">memory: 1 record stored <time"))
+            #expect(page.contains("</time>, disconnected</p>"))
+            // Not downloaded yet: no line on its card.
+            #expect(page.components(separatedBy: "class=\"memory\"").count == 3)
+        }
+    }
+
     @Test("sensor_memory off: no family of it")
     func off() async throws {
         try await withTestOutput { output in

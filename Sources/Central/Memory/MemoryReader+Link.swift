@@ -34,19 +34,24 @@ extension MemoryReader {
         monitor.connectQueue.established(address)
     }
 
-    /// The protocol's characteristic, found by UUID; waits for BlueZ to export it.
+    /// The protocol's notify characteristic, found by UUID (waiting for BlueZ to export it),
+    /// and every characteristic of its service by UUID.
     func findCharacteristic(_ peripheral: Peripheral, _ monitor: isolated ThermometerMonitor) async throws
-        -> Characteristic
+        -> (Characteristic, [BluetoothUUID: Characteristic])
     {
         let (service, characteristic) = (memory.service, memory.notifyCharacteristic)
         let epoch = await monitor.central.disconnectCount(peripheral.path)
         let found = await monitor.central.wait(timeout: monitor.configuration.serviceTimeout, device: peripheral.path) {
-            central -> Result<Characteristic, CentralError>? in
+            central -> Result<(Characteristic, [BluetoothUUID: Characteristic]), CentralError>? in
             guard central.hasDevice(peripheral.path) else { return .failure(.peripheralGone) }
             if central.disconnects[peripheral.path, default: 0] != epoch { return .failure(.disconnected) }
             for found in central.currentServices([service], of: peripheral) {
-                if let first = central.currentCharacteristics([characteristic], of: found).first {
-                    return .success(first)
+                let all = central.currentCharacteristics([], of: found)
+                if let first = all.first(where: { $0.uuid == characteristic }) {
+                    let byUUID = all.reduce(into: [BluetoothUUID: Characteristic]()) { map, each in
+                        if let uuid = each.uuid { map[uuid] = map[uuid] ?? each }
+                    }
+                    return .success((first, byUUID))
                 }
             }
             return nil
@@ -60,16 +65,18 @@ extension MemoryReader {
 struct MemoryLink {
     let central: CentralManager
     let characteristic: Characteristic
+    /// The service's characteristics by UUID, for protocols that write or read others.
+    var characteristics: [BluetoothUUID: Characteristic] = [:]
     let inbox: MemoryInbox
     let memory: any SensorMemoryProtocol
     /// How long a clock answer may take.
     static let answerTimeout: Duration = .seconds(5)
 
-    /// Sends `writes` in order; false when one failed.
+    /// Sends `writes` in order, each to its characteristic; false when one failed.
     func write(_ writes: [MemoryWrite]) async -> Bool {
         for write in writes {
             do {
-                try await central.writeValue(write.value, for: characteristic, withResponse: write.withResponse)
+                try await send(write)
             } catch {
                 return false
             }
@@ -77,8 +84,22 @@ struct MemoryLink {
         return true
     }
 
+    private func send(_ write: MemoryWrite) async throws(CentralError) {
+        let target = characteristics[write.characteristic] ?? characteristic
+        try await central.writeValue(write.value, for: target, withResponse: write.withResponse)
+    }
+
+    /// The value of the service's characteristic `uuid`; nil when it has none or the read failed.
+    func read(_ uuid: BluetoothUUID) async -> [UInt8]? {
+        guard let target = characteristics[uuid] else { return nil }
+        return try? await central.readValue(for: target)
+    }
+
     /// The sensor's clock, or nil when it did not answer.
     mutating func readClock() async -> SensorClockReading? {
+        if let clock = memory.clockCharacteristic {
+            return await read(clock).flatMap { try? memory.parseClockRead($0) }
+        }
         inbox.drain()  // a value cached from an earlier connection is no answer
         guard await write(memory.readClockWrites) else { return nil }
         return await clockAnswer { _ in true }
@@ -89,10 +110,17 @@ struct MemoryLink {
         let writes = memory.setClockWrites(to: UInt32(clamping: max(0, time)))
         for write in writes {
             do {
-                try await central.writeValue(write.value, for: characteristic, withResponse: write.withResponse)
+                try await send(write)
             } catch {
                 return .refused("\(error)")
             }
+        }
+        if memory.clockCharacteristic != nil {
+            // A clock of its own is read back: it must tell the time set, within the slack.
+            guard let now = await readClock(), abs(Int64(now.deviceTime) - time) <= 5 else {
+                return .refused("the clock read back does not tell the time set")
+            }
+            return .set
         }
         // The answer to the write tells the time just set; an earlier answer is passed over.
         // Where the sensor tells the time last set (pvvx), that must be this write's.

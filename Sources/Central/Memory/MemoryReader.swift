@@ -57,10 +57,11 @@ struct MemoryReader: Sendable {
         let central = monitor.central
         do {
             try await connect(peripheral, monitor)
-            let characteristic = try await findCharacteristic(peripheral, monitor)
+            let (characteristic, all) = try await findCharacteristic(peripheral, monitor)
             inbox.follow(characteristic.path)
-            try await central.setNotifyValue(true, for: characteristic)
-            var link = MemoryLink(central: central, characteristic: characteristic, inbox: inbox, memory: memory)
+            if !memory.subscribesAfterRequest { try await central.setNotifyValue(true, for: characteristic) }
+            var link = MemoryLink(
+                central: central, characteristic: characteristic, characteristics: all, inbox: inbox, memory: memory)
             var result = MemoryReadResult(end: .finished)
             let clock = await link.readClock()
             var map = clockMap(clock, &result)
@@ -111,8 +112,20 @@ struct MemoryReader: Sendable {
             } else {
                 .newest(count: request.limit, skipping: request.skipping)
             }
-        var download = SensorMemoryDownload(memory, request: asked, sensorTime: sensorTime)
+        var reads: [BluetoothUUID: [UInt8]] = [:]
+        for uuid in memory.requestReads {
+            guard let value = await link.read(uuid) else { return result.end = .failed("reading \(uuid) failed") }
+            reads[uuid] = value
+        }
+        var download = SensorMemoryDownload(memory, request: asked, sensorTime: sensorTime, reads: reads)
         guard await link.write(download.startWrites) else { return result.end = .failed("request refused") }
+        if memory.subscribesAfterRequest, !download.isFinished {
+            do {
+                try await link.central.setNotifyValue(true, for: link.characteristic)
+            } catch {
+                return result.end = .failed("subscribing failed: \(error)")
+            }
+        }
         while !download.isFinished {
             switch await link.inbox.next(timeout: request.stallTimeout) {
             case nil:

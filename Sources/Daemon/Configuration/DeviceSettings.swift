@@ -48,6 +48,12 @@ struct DeviceSetting: Sendable {
         ) { config, address, quantityName, value throws(SettingError) in
             try config.setCalibration(for: address, quantityName ?? "", value)
         },
+        DeviceSetting(
+            key: "sensor_memory", valueName: "MODE",
+            help: "Whether the device's gaps are filled from its own memory, over sensor_memory: auto or off"
+        ) { config, address, _, value throws(SettingError) in
+            config.sensorMemory.devices[address] = try SensorMemorySettings.mode(value)
+        },
     ]
 
     static func named(_ key: String) -> DeviceSetting? {

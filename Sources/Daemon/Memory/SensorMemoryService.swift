@@ -49,9 +49,11 @@ public actor SensorMemoryService {
         follower = Task { [weak self] in
             for await (address, reading) in readings { await self?.heard(address, reading) }
         }
+        let settings = settings
         let registration = await hub.addListener { event in
             guard case .reading(let reading) = event, reading.source == .live,
-                SensorMemoryProtocols.forFamily(reading.measurement.profile) != nil
+                settings.isEnabled(for: reading.address),
+                SensorMemoryProtocols.forMeasurement(reading.measurement) != nil
             else { return }
             heardReadings.yield((reading.address, reading))
         }
@@ -161,6 +163,9 @@ extension SensorMemoryService: SensorMemoryControl {
     /// joins the download running, and returns its entry after it.
     public func downloadNow(_ address: BluetoothAddress) async throws(ErrorInfo) -> SensorMemoryStatus {
         if tasks[address] == nil {
+            guard settings.isEnabled(for: address) else {
+                throw ErrorInfo(.unavailable, "the memory of \(address) is not read (sensor_memory \(address) = off)")
+            }
             guard let sensor = known[address] else {
                 throw ErrorInfo(.notFound, "no memory-capable sensor \(address) was heard since blectld started")
             }

@@ -1,3 +1,4 @@
+public import SensorModel
 public import UnixSupport
 
 /// When blectld reads the sensors' memory and sets their clocks (`sensor_memory*`,
@@ -5,6 +6,8 @@ public import UnixSupport
 public struct SensorMemorySettings: Equatable, Sendable {
     /// Whether memory-capable sensors' gaps are filled from their memory (`sensor_memory = auto|off`).
     public var enabled = true
+    /// Devices whose own `sensor_memory ADDRESS = auto|off` says otherwise (true: auto).
+    public var devices: [BluetoothAddress: Bool] = [:]
     /// A gap in a sensor's readings longer than this is filled (`sensor_memory_after`).
     public var after: Duration = .seconds(600)
     /// At most one download per sensor this often (`sensor_memory_interval`).
@@ -24,19 +27,30 @@ public struct SensorMemorySettings: Equatable, Sendable {
     /// The defaults.
     public init() {}
 
+    /// Whether the memory of the sensor at `address` is read: its own setting, else `sensor_memory`.
+    public func isEnabled(for address: BluetoothAddress) -> Bool { devices[address] ?? enabled }
+
+    /// Whether any sensor's memory may be read: `sensor_memory = auto`, or a device's own `auto`.
+    public var isEnabledForAny: Bool { enabled || devices.values.contains(true) }
+
+    /// `auto` (true) or `off` (false), as `sensor_memory` takes them, globally or per device.
+    public static func mode(_ text: String) throws(SettingError) -> Bool {
+        switch text.lowercased() {
+        case "auto": return true
+        case "off": return false
+        default: throw SettingError("expected auto or off, got '\(text)'")
+        }
+    }
+
     /// The settings, in the order help lists them; the defaults are the properties'.
     public static let settings: [Setting<Self>] = [
         .value("sensor_memory", "MODE", "Fill gaps from the sensors' own memory: auto or off", at: \.enabled) {
-            text throws(SettingError) in
-            switch text.lowercased() {
-            case "auto": return true
-            case "off": return false
-            default: throw SettingError("expected auto or off, got '\(text)'")
-            }
+            text throws(SettingError) in try mode(text)
         }.documented(
             "After a gap in a memory-capable sensor's readings, connect to it and store the records of the gap "
                 + "(source _memory_, the sensor's times corrected by its clock's drift); a record whose minute "
-                + "already has a reading of the device is dropped. _auto_ or _off_.",
+                + "already has a reading of the device is dropped. _auto_ or _off_; *sensor_memory* _ADDRESS_ "
+                + "sets one device's, over this.",
             shown: { $0.enabled ? "auto" : "off" }),
         .duration(
             "sensor_memory_after", "DURATION", "A gap in a sensor's readings longer than this is read from its memory",

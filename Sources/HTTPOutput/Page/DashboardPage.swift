@@ -66,7 +66,12 @@ struct DashboardPage {
         let sensors = Dictionary(
             (snapshot.status.section(AdvertisementStatus.self)?.sensors ?? []).map { ($0.address, $0) },
             uniquingKeysWith: { first, _ in first })
-        for device in devices { html += section(device, sensor: sensors[device.view.address]) }
+        let memories = Dictionary(
+            (snapshot.status.section([SensorMemoryStatus].self) ?? []).map { ($0.address, $0) },
+            uniquingKeysWith: { first, _ in first })
+        for device in devices {
+            html += section(device, sensor: sensors[device.view.address], memory: memories[device.view.address])
+        }
         html += "<footer>blectld \(escaped(snapshot.status.version)) · updated "
         html += "<time datetime=\"\(snapshot.time.rfc3339)\">\(clock(snapshot.time)) UTC</time> · "
         html += "<a href=\"/metrics\">metrics</a> · <a href=\"/api/devices\">api</a></footer>\n</main>"
@@ -103,7 +108,9 @@ struct DashboardPage {
         }.joined(separator: " ")
     }
 
-    private func section(_ device: Device, sensor: AdvertisementStatus.Sensor?) -> String {
+    private func section(
+        _ device: Device, sensor: AdvertisementStatus.Sensor?, memory: SensorMemoryStatus?
+    ) -> String {
         let view = device.view
         let name = view.name ?? "(unnamed)"
         var html =
@@ -114,6 +121,7 @@ struct DashboardPage {
             html += " · <span class=\"profile\">\(escaped(profile.rawValue))</span>"
         }
         html += "</p>\n" + values(view) + "<p class=\"state\">\(state(view))\(reception(sensor))</p>\n"
+        html += lastDownload(memory)
         html += plot(device, name: name) + "\n</section>\n"
         return html
     }
@@ -165,6 +173,16 @@ struct DashboardPage {
         let what = basis == "counter" ? "measurements" : "advertisements"
         return " · <span class=\"reception\" data-ratio=\"\(ratio)\" title=\"\(what) missed over the last hour, "
             + "by the sensor's \(escaped(basis))\">\(missed) % missed in 1 h</span>"
+    }
+
+    /// A memory-capable sensor's last download from its own memory (`memory: 12 records
+    /// stored 3 h ago`), once there was one; nothing for another device.
+    private func lastDownload(_ memory: SensorMemoryStatus?) -> String {
+        guard let memory, let ended = memory.lastDownload else { return "" }
+        let result = memory.lastResult.map { $0 == "finished" ? "" : ", \($0)" } ?? ""
+        let records = memory.stored == 1 ? "1 record" : "\(memory.stored) records"
+        return "<p class=\"memory\" data-stored=\"\(memory.stored)\">memory: \(records) stored "
+            + "<time datetime=\"\(ended.rfc3339)\">\(age(of: ended))</time>\(escaped(result))</p>\n"
     }
 
     private func plot(_ device: Device, name: String) -> String {

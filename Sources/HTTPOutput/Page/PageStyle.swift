@@ -29,6 +29,7 @@ enum PageStyle {
         .device:not(.stale) .state{color:var(--ok)}
         .stale .state,.stale .temperature{color:var(--warn)}
         .reception{color:var(--muted)}
+        .memory{color:var(--muted);margin-top:0}
         .address,.profile{font-family:ui-monospace,monospace}
         svg.plot{width:100%;height:auto;display:block;margin-top:.5rem}
         svg .line{fill:none;stroke:var(--line);stroke-width:2;stroke-linejoin:round;stroke-linecap:round}

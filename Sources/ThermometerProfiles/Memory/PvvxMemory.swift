@@ -79,14 +79,7 @@ public struct PvvxMemory: SensorMemoryProtocol {
 
     private func parseLogger(_ value: [UInt8]) throws(SensorMemoryError) -> MemoryNotification {
         if value.count == 3, value[1] == 0, value[2] == 0 { return .end }
-        guard value.count >= Self.recordLength else {
-            throw SensorMemoryError(
-                .truncated, raw: value, detail: "\(value.count) bytes, a record has \(Self.recordLength)")
-        }
-        guard value.count == Self.recordLength else {
-            throw SensorMemoryError(
-                .oversized, raw: value, detail: "\(value.count) bytes, a record has \(Self.recordLength)")
-        }
+        try SensorMemoryError.requireLength(value, Self.recordLength, of: "a record")
         return .record(try record(value))
     }
 

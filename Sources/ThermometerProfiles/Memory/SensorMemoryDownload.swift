@@ -24,7 +24,8 @@ public struct SensorMemoryDownload: Sendable {
         case rejected(SensorMemoryError)
         /// The download is over; send `stopWrites` (empty when the sensor ended it itself).
         case finished(End, stopWrites: [MemoryWrite])
-        /// Nothing for the download (another command's answer, or after the end).
+        /// Nothing for the download (another command's answer, a record older than asked
+        /// from a sensor sending oldest first, or after the end).
         case ignored
     }
 
@@ -38,22 +39,29 @@ public struct SensorMemoryDownload: Sendable {
     public let request: MemoryRequest
     /// The sensor's clock read just before, if it was: later records are impossible.
     public let sensorTime: UInt32?
+    /// The writes and the numbering, from the protocol's ``SensorMemoryProtocol/plan(for:reads:)``.
+    public let plan: MemoryPlan
     /// The records accepted so far.
     public private(set) var received = 0
     /// How it ended; nil while it runs.
     public private(set) var end: End?
     private var numbers: Set<UInt32> = []
 
-    /// A download of `request` from a sensor speaking `memoryProtocol`.
-    public init(_ memoryProtocol: any SensorMemoryProtocol, request: MemoryRequest, sensorTime: UInt32? = nil) {
+    /// A download of `request` from a sensor speaking `memoryProtocol`; `reads` holds the
+    /// values of its ``SensorMemoryProtocol/requestReads`` by UUID.
+    public init(
+        _ memoryProtocol: any SensorMemoryProtocol, request: MemoryRequest, sensorTime: UInt32? = nil,
+        reads: [BluetoothUUID: [UInt8]] = [:]
+    ) {
         self.memoryProtocol = memoryProtocol
         self.request = request
         self.sensorTime = sensorTime
+        plan = memoryProtocol.plan(for: request, reads: reads)
         if startWrites.isEmpty { end = .limitReached }
     }
 
-    /// The writes that start it (after subscribing); empty when there is nothing to ask.
-    public var startWrites: [MemoryWrite] { memoryProtocol.requestWrites(for: request) }
+    /// The writes that start it; empty when there is nothing to ask.
+    public var startWrites: [MemoryWrite] { plan.writes }
 
     /// Whether it is over.
     public var isFinished: Bool { end != nil }
@@ -68,13 +76,31 @@ public struct SensorMemoryDownload: Sendable {
             return .rejected(error)
         }
         switch notification {
-        case .record(let record): return accept(record, raw: value)
+        case .record(let record):
+            let step = accept(record, raw: value)
+            // A sensor without an end marker is done with the last record it was asked for.
+            if end == nil, let last = plan.lastNumber, let number = renumbered(record.number), number >= last {
+                end = .sensorEnded
+            }
+            return step
         case .end: return finish(.sensorEnded, stopping: false)
         case .clock, .refused, .unrelated: return .ignored
         }
     }
 
-    private mutating func accept(_ record: SensorMemoryRecord, raw: [UInt8]) -> Step {
+    /// `number` counted from the plan's first number (1 for it); nil for one before it.
+    private func renumbered(_ number: UInt32) -> UInt32? {
+        guard let first = plan.firstNumber else { return number }
+        return number >= first ? number - first + 1 : nil
+    }
+
+    private mutating func accept(_ sent: SensorMemoryRecord, raw: [UInt8]) -> Step {
+        var record = sent
+        guard let number = renumbered(sent.number) else {
+            return .rejected(
+                SensorMemoryError(.unexpectedRecord, raw: raw, detail: "record \(sent.number), before those asked for"))
+        }
+        record.number = number
         if let limit = request.limit, received >= limit {
             return finish(.limitReached, stopping: true)
         }
@@ -87,8 +113,10 @@ public struct SensorMemoryDownload: Sendable {
                     .impossibleTime, raw: raw,
                     detail: "stamped \(record.deviceTime), after the sensor's clock (\(sensorTime))"))
         }
-        if let since = request.newerThan, memoryProtocol.recordOrder == .newestFirst, record.deviceTime <= since {
-            return finish(.reachedOlderRecords, stopping: true)
+        if let since = request.newerThan, record.deviceTime <= since {
+            // Newest first, the rest is older still; oldest first, newer ones follow.
+            if memoryProtocol.recordOrder == .newestFirst { return finish(.reachedOlderRecords, stopping: true) }
+            return .ignored
         }
         received += 1
         return .record(record)

@@ -38,6 +38,68 @@ public protocol SensorMemoryProtocol: Sendable {
     /// - Throws: ``SensorMemoryError`` for a value the protocol cannot hold: too short,
     ///   an erased or impossible time, an implausible temperature.
     func parse(_ value: [UInt8]) throws(SensorMemoryError) -> MemoryNotification
+
+    // Protocols that number their records on the sensor and keep the clock in a
+    // characteristic of its own (Xiaomi's stock firmware) need reads besides writes and
+    // notifications; the defaults below are those of a protocol that needs none (pvvx).
+
+    /// A characteristic whose *read* value is the clock (see ``parseClockRead(_:)``), written
+    /// by ``setClockWrites(to:)``; nil where the clock answers ``readClockWrites`` by a notification.
+    var clockCharacteristic: BluetoothUUID? { get }
+    /// Reads a value of ``clockCharacteristic``.
+    func parseClockRead(_ value: [UInt8]) throws(SensorMemoryError) -> SensorClockReading
+    /// Characteristics read just before a request; ``plan(for:reads:)`` gets their values.
+    var requestReads: [BluetoothUUID] { get }
+    /// Whether to subscribe to ``notifyCharacteristic`` only after the request's writes
+    /// (a sensor that starts sending at the subscription, from where the writes point).
+    var subscribesAfterRequest: Bool { get }
+    /// Whether a sensor heard live as `measurement` runs this protocol's firmware: false for
+    /// models of the family that keep no memory.
+    func keepsMemory(_ measurement: Measurement) -> Bool
+    /// The writes for `request`, given the values of ``requestReads`` (by UUID), and how the
+    /// sensor numbers the records it will send.
+    func plan(for request: MemoryRequest, reads: [BluetoothUUID: [UInt8]]) -> MemoryPlan
+}
+
+extension SensorMemoryProtocol {
+    /// None: the clock is a command's answer.
+    public var clockCharacteristic: BluetoothUUID? { nil }
+    /// Reads the value as a notification and takes its clock.
+    public func parseClockRead(_ value: [UInt8]) throws(SensorMemoryError) -> SensorClockReading {
+        guard case .clock(let reading) = try parse(value) else {
+            throw SensorMemoryError(.truncated, raw: value, detail: "not a clock answer")
+        }
+        return reading
+    }
+    /// None.
+    public var requestReads: [BluetoothUUID] { [] }
+    /// Subscribe first.
+    public var subscribesAfterRequest: Bool { false }
+    /// Every sensor of the family.
+    public func keepsMemory(_ measurement: Measurement) -> Bool { true }
+    /// ``requestWrites(for:)``; numbers as the records carry them, and an end marker.
+    public func plan(for request: MemoryRequest, reads: [BluetoothUUID: [UInt8]]) -> MemoryPlan {
+        MemoryPlan(writes: requestWrites(for: request))
+    }
+}
+
+/// What a download asks, and how the sensor will number what it sends.
+public struct MemoryPlan: Sendable, Equatable {
+    /// The writes that start it; empty when there is nothing to ask.
+    public var writes: [MemoryWrite]
+    /// The sensor's number of the record that counts as number 1 (records carrying their
+    /// index on the sensor); nil when records come numbered from 1 already.
+    public var firstNumber: UInt32?
+    /// The number (counted from 1) of the last record the sensor will send, for a protocol
+    /// without an end marker; nil when the sensor ends the download itself.
+    public var lastNumber: UInt32?
+
+    /// A plan.
+    public init(writes: [MemoryWrite], firstNumber: UInt32? = nil, lastNumber: UInt32? = nil) {
+        self.writes = writes
+        self.firstNumber = firstNumber
+        self.lastNumber = lastNumber
+    }
 }
 
 /// One GATT write of a sensor-memory protocol.

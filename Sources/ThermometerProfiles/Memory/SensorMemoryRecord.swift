@@ -55,3 +55,14 @@ public struct SensorMemoryError: Error, Sendable, Equatable {
         self.detail = detail
     }
 }
+
+extension SensorMemoryError {
+    /// Throws ``Kind/truncated`` for a value shorter than `length`, ``Kind/oversized`` for a
+    /// longer one; `what` names the message (`"a record"`).
+    static func requireLength(_ value: [UInt8], _ length: Int, of what: String) throws(SensorMemoryError) {
+        guard value.count != length else { return }
+        throw SensorMemoryError(
+            value.count < length ? .truncated : .oversized, raw: value,
+            detail: "\(value.count) bytes, \(what) has \(length)")
+    }
+}
