@@ -13,9 +13,10 @@
 #        run-e2e.sh --central standin [options]     (rig validation, no binaries)
 #        run-e2e.sh --systemd --deb FILE [options]  (the .deb under real systemd)
 #   --central blectl|standin  the central under test (default blectl)
-#   --scenarios LIST    comma list of 1..10 and 8p (default 1,2,3,4,5,7,8,9,6; put 7, 8, 8p,
-#                       9 and 10 before 6; 10 runs about 9 minutes: make e2e-memory raises
-#                       VM_TIMEOUT and DRIVER_TIMEOUT); "scanprobe" measures the rig
+#   --scenarios LIST    comma list of 1..13 and 8p (default 1,2,3,4,5,7,8,9,12,6; put 7, 8,
+#                       8p, 9, 10 and 11-13 before 6; 10 runs about 9 minutes: make e2e-memory
+#                       raises VM_TIMEOUT and DRIVER_TIMEOUT; make e2e-adapters runs 11,12,13);
+#                       "scanprobe" measures the rig
 #   --keep-logs         keep the guest logs of a passing run (a failing run always keeps them)
 #   --quiet             do not echo the guest console (it is saved to console.log)
 #   --driver-arg ARG    pass ARG to guest/driver.py (repeatable, no spaces in ARG)
@@ -36,7 +37,7 @@ elapsed() { echo "$(date +%s.%N) $T_START" | awk '{printf "%.1f", $1-$2}'; }
 say() { echo "[e2e $(elapsed)s] $*"; }
 setup_error() { say "SETUP ERROR: $*"; exit 2; }
 
-CENTRAL=blectl BIN_DIR="" SCENARIOS=1,2,3,4,5,7,8,9,6 KEEP=0 QUIET=0 DRIVER_EXTRA="" SYSTEMD=0 DEB=""
+CENTRAL=blectl BIN_DIR="" SCENARIOS=1,2,3,4,5,7,8,9,12,6 KEEP=0 QUIET=0 DRIVER_EXTRA="" SYSTEMD=0 DEB=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin-dir) BIN_DIR=$2; shift 2;;
