@@ -2090,6 +2090,7 @@ def check_once(rig, res, sensor, first, last, t_on, w_first):
         problems.append("status advertisements errors %s" % adverts.get("errors"))
     if problems:
         raise Fail("; ".join(problems))
+    heard = {hci: set(counters) for hci, counters in heard.items()}
     res.update(heard={hci: len(heard[hci]) for hci in CENTRALS}, heard_by_both=len(both),
                measurements=len(either), duplicates=adverts.get("duplicates"))
     res["detail"] = ("%d measurements in %.0f s; %s heard %d, %s %d, both %d; each one reading in "
