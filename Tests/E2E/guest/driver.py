@@ -2344,7 +2344,8 @@ def main():
     # hci3 (9 restarts bluetoothd, which B's link would not survive: see spacer_link); 11-13
     # before 6: hci3 is their second central
     ap.add_argument("--scenarios", default="1,2,3,4,5,7,8,9,12,6")
-    ap.add_argument("--deadline", type=float, default=300,
+    # 360: 300 until scenario 12 joined the default list (up to a minute under load)
+    ap.add_argument("--deadline", type=float, default=360,
                     help="start no scenario after this many seconds (whole suite)")
     # well below the daemon's data watchdog (16 s): a recovery by the watchdog fails
     ap.add_argument("--recovery-limit", type=float, default=10)
