@@ -2226,6 +2226,9 @@ def sc13_one_silenced(rig, res):
             raise Fail("silenced %s: no %r%s within %.0f s (scan_watchdog %s)" % (
                 deaf, step_line if not step else healed_line, "" if not step else " after the step",
                 end - t_fault, rig.args.scan_watchdog))
+        # What the controller heard first may be A or the sensor's RSSI; its next measurements
+        # (one a second) follow.
+        time.sleep(3.0)
         check_one_silenced(rig, res, sensor, silent, t_fault, t_heard, deaf, other)
         rig.steady("A", PERIPH_A_HCI)
     finally:
