@@ -6,6 +6,7 @@
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
 #   make e2e-repeat N=10   the real-BlueZ suite N times: "N of M passed", retries, recovery spread
 #   make e2e-memory   real BlueZ, scenario 10 alone: gaps filled from a pvvx sensor's memory (~9 min)
+#   make e2e-adapters real BlueZ, scenarios 11-13: two central controllers (~3 min)
 #   make traces   record real BlueZ: the suite once, its bus log normalised into
 #                 Tests/Fixtures/traces (what the mock's conformance tests read)
 #   make bench    the benchmark (see docs/benchmarks.md)
@@ -32,7 +33,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 
-.PHONY: check-layers deps test-deps build release test test-ha test-oracle test-tsan test-asan build-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-memory e2e-systemd traces bench \
+.PHONY: check-layers deps test-deps build release test test-ha test-oracle test-tsan test-asan build-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-memory e2e-adapters e2e-systemd traces bench \
 	bench-check flood-soak soak soak-smoke install uninstall format lint clean man completions docs deb
 
 deps:
@@ -122,6 +123,13 @@ MEMORY_ARGS ?=
 e2e-memory: release
 	VM_TIMEOUT=$${VM_TIMEOUT:-1500} DRIVER_TIMEOUT=$${DRIVER_TIMEOUT:-1380} Tests/E2E/run-e2e.sh \
 	  --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --scenarios 10 $(MEMORY_ARGS)
+
+# Scenarios 11-13 alone (issue 36): two central controllers (hci0, hci3) given to blectld;
+# the sensor heard by both (each measurement once), the link's controller powered off 7 times
+# (the median recovery), one controller silenced. About 3 minutes; `make e2e` runs 12 (3 times).
+ADAPTERS_ARGS ?= --driver-arg --failover-reps=7
+e2e-adapters: release
+	Tests/E2E/run-e2e.sh --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --scenarios 1,11,12,13 $(ADAPTERS_ARGS)
 
 # The .deb under real systemd (socket activation, watchdog, reload, the journal) in a qemu
 # guest booting a small Debian 12; takes a few minutes (Tests/E2E/README.md).

@@ -1,3 +1,4 @@
+import BlueZClient
 @testable import Central
 import MockBlueZ
 import SensorModel
@@ -66,6 +67,36 @@ struct OwnedConnectionTests {
             #expect(links.map(\.adapterName) == ["hci0"], "\(links), \(log.all.dropFirst(mark))")
             let after = log.count
             _ = try await log.first(after: after, within: .seconds(5), reading(from: Self.pi))
+        }
+    }
+
+    @Test("an adapter switched off while a connect waits for the scan to stop: no Connect is sent through it")
+    func adapterOffDuringScanPause() async throws {
+        var scenario = MockFixture.scenario(thermometers: 1, others: 0)
+        scenario.adapters = MockScenario.standard(adapters: 2).adapters
+        try await MockFixture.with(scenario: scenario, options: CentralOptions(adapters: .automatic)) { fixture in
+            let central = fixture.central
+            let address = try #require(BluetoothAddress(Self.pi))
+            try await central.scanForPeripherals(matching: ScanFilter())
+            let hci1 = try #require(await central.adapterPaths.first { $0.lastElement == "hci1" })
+            let path = try #require(hci1.device(address))
+            let heard = await central.wait(timeout: .seconds(10).scaled) { $0.hasDevice(path) ? true : nil }
+            try #require(heard == true)
+            // Real BlueZ announces Powered=false after the adapter's links are gone; here it
+            // comes while the connect stops our scan (slow StopDiscovery replies).
+            try await fixture.mock.inject(
+                .slowReplies(delay: .milliseconds(500).scaled, times: 2, methods: ["StopDiscovery"]))
+            let connecting = Task { () -> CentralError? in
+                do throws(CentralError) {
+                    try await central.connect(Peripheral(address: address, path: path, name: nil), timeout: .seconds(3))
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            try await fixture.mock.inject(.powerOff(adapter: "hci1"))
+            #expect(await connecting.value == .adapterOff("hci1"))
         }
     }
 

@@ -7,6 +7,9 @@ public enum CentralError: Error, Sendable, Equatable, CustomStringConvertible {
     case notPoweredOn(AdapterState)
     /// The peripheral's object vanished from BlueZ (rescan to find it again).
     case peripheralGone
+    /// The adapter of the peripheral's object (its interface name) is switched off, while
+    /// another adapter in use is on: look for the peripheral through that one.
+    case adapterOff(String)
     /// The link went down during the operation.
     case disconnected
     /// `ServicesResolved` did not come within the deadline.
@@ -23,6 +26,7 @@ public enum CentralError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .notPoweredOn(let state): "Bluetooth is not powered on (state \(state.rawValue))"
         case .peripheralGone: "the peripheral is no longer known to BlueZ"
+        case .adapterOff(let adapter): "adapter \(adapter) is switched off"
         case .disconnected: "the link went down"
         case .servicesNotResolved: "GATT services were not resolved in time"
         case .timeout(let what): "timed out: \(what)"

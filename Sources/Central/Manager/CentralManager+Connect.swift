@@ -12,6 +12,7 @@ extension CentralManager {
         guard state == .poweredOn else { throw .notPoweredOn(state) }
         guard let device = device(peripheral.path) else { throw .peripheralGone }
         await stopScan()
+        try checkAdapterPowered(peripheral.path)
         if !(device.connected && device.servicesResolved) {
             let epoch = disconnects[peripheral.path, default: 0]
             do {
@@ -28,6 +29,21 @@ extension CentralManager {
             _ = try? await client.refreshConnected(peripheral.path)
             try await waitForServices(peripheral.path, since: epoch, timeout: timeout)
         }
+    }
+
+    /// Throws ``CentralError/adapterOff(_:)`` when several adapters are in use and the one
+    /// `path` is under is switched off.
+    ///
+    /// Switching an adapter off, the kernel drops its links before bluetoothd announces
+    /// `Powered=false` (0.4 s later under the e2e rig's load), so a reconnect may pick the
+    /// device object there, and the announcement may come while our scan stops. Seen on
+    /// real BlueZ: a `Connect` through the switched-off adapter, an `Input/output error` and
+    /// a backoff before the other adapter was tried (Tests/E2E/README.md, scenario 12).
+    private func checkAdapterPowered(_ path: BlueZPath) throws(CentralError) {
+        guard ownership != nil, let adapter = discovery.entries.first(where: { path.isChild(of: $0.path) })?.path,
+            !isPowered(adapter)
+        else { return }
+        throw .adapterOff(adapter.lastElement)
     }
 
     /// Disconnects (also cancels a pending connect).

@@ -94,6 +94,16 @@ struct ConnectSession: Sendable {
             link = .up
             markWorked(peripheral, monitor)
             return .streaming(peripheral, characteristic)
+        } catch CentralError.adapterOff(let adapter) {
+            // Its adapter went off while another is on: nothing failed, look again at once
+            // (the device object on another adapter), without a backoff.
+            monitor.connectQueue.release(address)
+            if link != .down {
+                monitor.report(.disconnected(address, reason: "adapter \(adapter) is switched off"))
+                link = .down
+            }
+            monitor.log.info("thermometer \(address): adapter \(adapter) is switched off, trying another")
+            return .awaitingPower
         } catch CentralError.bluez(.busy(let message)) {
             // Back-pressure from the D-Bus budget, not the thermometer's fault: no backoff.
             monitor.connectQueue.release(address)
