@@ -2,7 +2,7 @@ import BlectlProtocol
 import SensorModel
 
 /// How an ``Event`` (a reading or a reading error) maps to a row of `readings` (schema
-/// version 2) and back.
+/// version 3) and back.
 enum ReadingsTable {
     /// The column of each quantity. A new ``Quantity`` case stops the build here: it needs
     /// a column, added by a new ``Schema`` migration.
@@ -13,6 +13,8 @@ enum ReadingsTable {
         case .battery: "battery"
         case .pressure: "pressure"
         case .voltage: "voltage"
+        case .co2: "co2"
+        case .dewPoint: "dew_point"
         }
     }
 
@@ -55,8 +57,17 @@ enum ReadingsTable {
     /// Version 1's `readings` columns in ``Column`` order, as a rebuild reads them (every
     /// reading was live then).
     static let legacyColumns =
-        (["seq", "time", "address", "name", "profile"] + Quantity.allCases.map(column)
+        (["seq", "time", "address", "name", "profile"] + Quantity.allCases.map(legacyColumn)
         + ["unit", "raw", "error", "NULL"]).joined(separator: ", ")
+
+    /// The version-1 column of `quantity`, or `NULL` for one that version had no column for.
+    /// A new ``Quantity`` stops the build here too: version 1's columns never change.
+    static func legacyColumn(_ quantity: Quantity) -> String {
+        switch quantity {
+        case .temperature, .humidity, .battery, .pressure, .voltage: column(quantity)
+        case .co2, .dewPoint: "NULL"
+        }
+    }
 
     /// The tables a query reads from, as `r` (readings), `d` (devices) and `l` (labels).
     static let joined = "readings r JOIN devices d ON d.id = r.device JOIN labels l ON l.id = r.label"

@@ -23,6 +23,8 @@ struct SensorKind: Sendable {
         case .battery: (object, deviceClass, name) = ("battery", "battery", "Battery")
         case .pressure: (object, deviceClass, name) = ("pressure", "atmospheric_pressure", "Pressure")
         case .voltage: (object, deviceClass, name) = ("voltage", "voltage", "Battery voltage")
+        case .co2: (object, deviceClass, name) = ("co2", "carbon_dioxide", "Carbon dioxide")
+        case .dewPoint: (object, deviceClass, name) = ("dew_point", "temperature", "Dew point")
         }
     }
 }

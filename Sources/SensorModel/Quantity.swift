@@ -13,6 +13,10 @@ public enum Quantity: Int, CaseIterable, Sendable, Hashable {
     case pressure
     /// Battery voltage in volts.
     case voltage
+    /// Carbon dioxide in parts per million.
+    case co2
+    /// Dew point in degrees Celsius, as the sensor worked it out.
+    case dewPoint
 
     /// The quantity's name in JSON, configuration and the history store.
     public var key: String {
@@ -22,16 +26,19 @@ public enum Quantity: Int, CaseIterable, Sendable, Hashable {
         case .battery: "battery"
         case .pressure: "pressure"
         case .voltage: "voltage"
+        case .co2: "co2"
+        case .dewPoint: "dew_point"
         }
     }
 
     /// The unit's symbol, for people.
     public var symbol: String {
         switch self {
-        case .temperature: "°C"
+        case .temperature, .dewPoint: "°C"
         case .humidity, .battery: "%"
         case .pressure: "hPa"
         case .voltage: "V"
+        case .co2: "ppm"
         }
     }
 

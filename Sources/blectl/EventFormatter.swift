@@ -30,7 +30,8 @@ struct EventFormatter {
     ) -> [String] {
         let value = Format.rightAligned(celsius.map(terminal.temperature) ?? "–", Self.temperatureWidth)
         return [
-            terminal.paint(value, .bold), Format.quantities(others), Format.origin(profile: profile, raw: raw),
+            terminal.paint(value, .bold), Format.quantities(others, unit: terminal.unit),
+            Format.origin(profile: profile, raw: raw),
             "#\(seq)",
         ]
     }
@@ -57,7 +58,9 @@ struct EventFormatter {
                         humidity: reading.measurement.quantities[.humidity],
                         battery: reading.measurement.quantities[.battery],
                         pressure: reading.measurement.quantities[.pressure],
-                        voltage: reading.measurement.quantities[.voltage]),
+                        voltage: reading.measurement.quantities[.voltage],
+                        co2: reading.measurement.quantities[.co2],
+                        dewPoint: reading.measurement.quantities[.dewPoint]),
                     profile: reading.measurement.profile.rawValue, raw: reading.measurement.raw, seq: reading.seq)
             )
         case .readingError(let failure):
@@ -148,6 +151,10 @@ struct ReadingFields {
                 others.pressure = number(value)
             } else if scanner.equals(key, "voltage") {
                 others.voltage = number(value)
+            } else if scanner.equals(key, "co2") {
+                others.co2 = number(value)
+            } else if scanner.equals(key, "dew_point") {
+                others.dewPoint = number(value)
             }
             return true
         }

@@ -67,7 +67,7 @@ enum ReadCommand {
 
     private static func printTable(_ reports: [Row], _ terminal: Terminal) {
         // The other quantities' column only when some device measures them.
-        let others = reports.map { Format.quantities($0.others) }
+        let others = reports.map { Format.quantities($0.others, unit: terminal.unit) }
         let showOthers = others.contains { !$0.isEmpty }
         let rows = reports.enumerated().map { index, report in
             [Format.name(report.name), report.address.description, report.celsius.map(terminal.temperature) ?? "–"]

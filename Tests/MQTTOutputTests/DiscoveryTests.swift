@@ -64,6 +64,7 @@ import Testing
                 "binary_sensor.blectl_kitchen_connectivity", "sensor.blectl_dca632000001_temperature",
                 "sensor.blectl_dca632000001_humidity", "sensor.blectl_dca632000001_battery",
                 "sensor.blectl_dca632000001_pressure", "sensor.blectl_dca632000001_voltage",
+                "sensor.blectl_dca632000001_co2", "sensor.blectl_dca632000001_dew_point",
             ])
         // The hash is part of the id: a new hash would give every such gateway a new entity.
         #expect(ids(renamed) == ["binary_sensor.blectl_kitchen_pi_5ade2e11_connectivity"] + ids(first).dropFirst())
@@ -92,6 +93,23 @@ import Testing
         // The same device block as its measurements: one device in Home Assistant.
         let device = try #require(object["device"] as? [String: Any])
         #expect(device["identifiers"] as? [String] == ["blectl_a4c138ad0001"])
+    }
+
+    @Test("carbon dioxide and the dew point: Home Assistant's device classes and units, the payload's keys")
+    func co2AndDewPoint() throws {
+        let configs = try Self.configs(gateway: "kitchen", devices: [Self.device(Self.addresses[0])])
+        let byObject = Dictionary(
+            uniqueKeysWithValues: configs.map { (String($0.topic.split(separator: "/")[3]), $0.object) })
+        let co2 = try #require(byObject["co2"])
+        #expect(co2["device_class"] as? String == "carbon_dioxide")
+        #expect(co2["unit_of_measurement"] as? String == "ppm")
+        #expect(co2["value_template"] as? String == "{{ value_json.co2 }}")
+        #expect(co2["unique_id"] as? String == "blectl_dca632000001_co2")
+        let dewPoint = try #require(byObject["dew_point"])
+        #expect(dewPoint["device_class"] as? String == "temperature")
+        #expect(dewPoint["unit_of_measurement"] as? String == "°C")
+        #expect(dewPoint["value_template"] as? String == "{{ value_json.dew_point }}")
+        #expect(dewPoint["name"] as? String == "Dew point")
     }
 
     @Test("the reception payload: status's counts, the ratio as a percentage to 0.1, the gateway")

@@ -137,7 +137,8 @@ struct DashboardPage {
     /// A quantity's value with its unit, to the precision people read it at.
     private static func shown(_ value: Double, of quantity: Quantity) -> String {
         switch quantity {
-        case .temperature: "\(fixed(value, digits: 1)) \(quantity.symbol)"
+        case .temperature, .dewPoint: "\(fixed(value, digits: 1)) \(quantity.symbol)"
+        case .co2: "\(decimal(value, digits: 0)) \(quantity.symbol)"
         case .humidity, .battery: "\(decimal(value, digits: 0))\(quantity.symbol)"
         case .pressure: "\(decimal(value, digits: 1)) \(quantity.symbol)"
         case .voltage: "\(decimal(value, digits: 2)) \(quantity.symbol)"
