@@ -106,6 +106,13 @@ struct AdvertiserState: Sendable {
                         littleEndian(centiCelsius, 2) + littleEndian(centiHumidity, 2) + [UInt8(battery), 0x00])
                 ], [:]
             )
+        case .blueMaestro: ([:], [0x0133: blueMaestro()])
+        case .switchBotCO2:
+            (
+                scanResponse ? [GattUUID.sig(0xFD3D): [0x35, 0x00, UInt8(battery)]] : [:],
+                [0x0969: address + [0xB7, 0xE4] + switchBotMeasurement() + [0x00, 0x37] + bigEndian(co2, 2) + [0x00]]
+            )
+        case .qingpingCO2: ([GattUUID.sig(0xFDCD): qingpingCO2(address: address)], [:])
         case .atc1441Encrypted:
             // The firmware's rounding (C division: toward zero): (hundredths + 25) / 50 half units,
             // the temperature 80 of them above -40 °C.
@@ -280,6 +287,29 @@ struct AdvertiserState: Sendable {
         [0x08, 0x09] + address.reversed()
             + [0x01, 0x04] + littleEndian(centiCelsius / 10, 2) + littleEndian(centiHumidity / 10, 2)
             + [0x07, 0x02] + littleEndian(10_132 + centiCelsius % 10, 2) + [0x02, 0x01, UInt8(battery)]
+    }
+
+    /// The carbon dioxide the CO₂ sensors send, in ppm: it moves with the humidity's walk.
+    private var co2: Int { 600 + centiHumidity / 10 }
+
+    /// A CGP22C's frame: frame control, device type 0x33, the address (least significant byte
+    /// first), then temperature and humidity (0x01), carbon dioxide (0x13), battery (0x02).
+    private func qingpingCO2(address: [UInt8]) -> [UInt8] {
+        [0x88, 0x33] + address.reversed()
+            + [0x01, 0x04] + littleEndian(centiCelsius / 10, 2) + littleEndian(centiHumidity / 10, 2)
+            + [0x13, 0x02] + littleEndian(co2, 2) + [0x02, 0x01, UInt8(battery)]
+    }
+
+    /// A Tempo Disc THD's data: type 0x17, battery, a 3600 s logging interval, the log count
+    /// (the counter), temperature, humidity and a dew point (tenths, big-endian; the dew point
+    /// by the rough rule of 1 °C per 5 % below saturation), the mode, then statistics as the
+    /// disc sends them (not read).
+    private func blueMaestro() -> [UInt8] {
+        let tenths = centiCelsius / 10
+        let dewPoint = tenths - (10_000 - centiHumidity) / 50
+        return [0x17, UInt8(battery), 0x0E, 0x10] + bigEndian(Int(counter & 0xFFFF), 2) + bigEndian(tenths, 2)
+            + bigEndian(centiHumidity / 10, 2) + bigEndian(dewPoint, 2) + [0x01, 0x00, 0x01]
+            + bigEndian(tenths + 20, 2) + bigEndian(tenths - 20, 2) + [0x00, 0x00, 0x00, 0x00]
     }
 
     /// A smart hygrometer's 18 bytes: two zero bytes, the address (least significant byte

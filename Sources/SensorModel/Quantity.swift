@@ -1,6 +1,6 @@
 /// Something a sensor measures.
 ///
-/// Adding a quantity is one case here plus its entry in ``key`` and ``symbol``: the
+/// Adding a quantity is one case here plus its entry in ``key``, ``name`` and ``symbol``: the
 /// outputs switch over every case, so the compiler lists what else must know about it.
 public enum Quantity: Int, CaseIterable, Sendable, Hashable {
     /// Temperature in degrees Celsius.
@@ -28,6 +28,19 @@ public enum Quantity: Int, CaseIterable, Sendable, Hashable {
         case .voltage: "voltage"
         case .co2: "co2"
         case .dewPoint: "dew_point"
+        }
+    }
+
+    /// The quantity's name, for people: `temperature`, `CO₂`, `dew point`.
+    public var name: String {
+        switch self {
+        case .temperature: "temperature"
+        case .humidity: "humidity"
+        case .battery: "battery"
+        case .pressure: "pressure"
+        case .voltage: "voltage"
+        case .co2: "CO₂"
+        case .dewPoint: "dew point"
         }
     }
 

@@ -28,6 +28,7 @@ public struct AdvertisementRegistry: Sendable {
         ThermoProProfile(),
         SwitchBotProfile(),
         SensorPushProfile(),
+        BlueMaestroProfile(),
     ])
 
     /// Creates a registry that looks profiles up in the given order.
