@@ -20,7 +20,9 @@ enum ReadingsTable {
 
     /// The columns an insert binds, in parameter order.
     static let insertColumns: [String] =
-        ["seq", "time", "device", "label"] + Quantity.allCases.map(column) + ["unit", "raw", "error", "source"]
+        ["seq", "time", "device", "label"] + Quantity.allCases.map(column) + [
+            "unit", "raw", "error", "source", "probe",
+        ]
 
     /// Inserts one row, its parameters numbered in ``insertColumns`` order. A `seq` already
     /// stored is kept, not duplicated (the writer filters those out before).
@@ -46,19 +48,20 @@ enum ReadingsTable {
         static let raw = unit + 1
         static let error = unit + 2
         static let source = unit + 3
+        static let probe = unit + 4
     }
 
     /// The columns a query reads, in ``Column`` order: the row's own, with its device's address
     /// and its label's name and profile.
     static let selectList =
         (["r.seq", "r.time", "d.address", "l.name", "l.profile"] + Quantity.allCases.map { "r.\(column($0))" }
-        + ["r.unit", "r.raw", "r.error", "r.source"]).joined(separator: ", ")
+        + ["r.unit", "r.raw", "r.error", "r.source", "r.probe"]).joined(separator: ", ")
 
     /// Version 1's `readings` columns in ``Column`` order, as a rebuild reads them (every
-    /// reading was live then).
+    /// reading was live then, and of a device's only sensor).
     static let legacyColumns =
         (["seq", "time", "address", "name", "profile"] + Quantity.allCases.map(legacyColumn)
-        + ["unit", "raw", "error", "NULL"]).joined(separator: ", ")
+        + ["unit", "raw", "error", "NULL", "NULL"]).joined(separator: ", ")
 
     /// The version-1 column of `quantity`, or `NULL` for one that version had no column for.
     /// A new ``Quantity`` stops the build here too: version 1's columns never change.
@@ -145,6 +148,7 @@ extension SQLiteStatement {
         bindRaw(Tail.raw, raw)
         bind(Tail.error, error)
         bind(Tail.source, event.readingSource?.recorded?.rawValue)
+        if let probe = measurement?.probe { bind(Tail.probe, Int64(probe)) } else { bindNull(Tail.probe) }
         return true
     }
 
@@ -167,7 +171,8 @@ extension SQLiteStatement {
         for quantity in Quantity.allCases { quantities[quantity] = double(Tail.quantity(quantity)) }
         let measurement = Measurement(
             profile: text(Column.profile).map(ProfileID.init(rawValue:)) ?? .unknown, quantities: quantities,
-            unit: text(Tail.unit).flatMap(TemperatureUnit.init(rawValue:)) ?? .celsius, raw: raw)
+            unit: text(Tail.unit).flatMap(TemperatureUnit.init(rawValue:)) ?? .celsius, raw: raw,
+            probe: integer(Tail.probe).flatMap(UInt8.init(exactly:)))
         let source = text(Tail.source).flatMap(ReadingSource.init(rawValue:)) ?? .live
         return .reading(
             Reading(seq: seq, time: time, address: address, name: name, measurement: measurement, source: source))

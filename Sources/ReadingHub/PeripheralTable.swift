@@ -15,12 +15,33 @@ struct PeripheralRecord: Equatable, Sendable {
     var connectedSince: Timestamp?
     /// Its newest reading (not reading error); older ones are in the history store.
     var latestReading: Reading?
+    /// On a device with several probes, the newest reading of each probe, by probe number;
+    /// empty for any other device (its ``latestReading`` is its one current value).
+    var probeReadings: [Reading] = []
     /// Whether its readings come without a link (an advertising sensor, the host's CPU):
     /// its latest reading is its current value, `read` reports it without waiting.
     var broadcasting = false
 }
 
 extension PeripheralRecord {
+    /// Its current values: the newest reading of each probe, or its newest reading.
+    var currentReadings: [Reading] {
+        probeReadings.isEmpty ? latestReading.map { [$0] } ?? [] : probeReadings
+    }
+
+    /// Keeps `reading` as the newest of its probe (nothing for a reading without one).
+    fileprivate mutating func keepProbe(_ reading: Reading) {
+        guard let probe = reading.measurement.probe else { return }
+        if let index = probeReadings.firstIndex(where: { ($0.measurement.probe ?? 0) >= probe }),
+            probeReadings[index].measurement.probe == probe
+        {
+            probeReadings[index] = reading
+        } else {
+            let index = probeReadings.firstIndex { ($0.measurement.probe ?? 0) > probe } ?? probeReadings.endIndex
+            probeReadings.insert(reading, at: index)
+        }
+    }
+
     fileprivate mutating func heard(name: String?, at now: Timestamp) {
         if let name, name != self.name { self.name = name }
         lastSeen = now
@@ -124,6 +145,7 @@ struct PeripheralTable {
             record.heard(name: reading.name, at: reading.time)
             previous = record.latestReading?.time
             record.latestReading = reading
+            record.keepProbe(reading)
             // A device whose broadcasts a format decodes is a sensor from its first reading on,
             // not only from its next sighting.
             if record.connectedSince == nil {
@@ -141,15 +163,17 @@ struct PeripheralTable {
             var record = PeripheralRecord(
                 address: reading.address, name: reading.name, isThermometer: true, lastSeen: reading.time)
             record.latestReading = reading
+            record.keepProbe(reading)
             record.broadcasting = true
             insert(record)
         }
         return previous
     }
 
-    /// The newest reading of every device `matches` accepts, by address.
+    /// The current values of every device `matches` accepts (the newest reading, or on a
+    /// device with several probes each probe's), by address and probe.
     func latestReadings(where matches: (PeripheralRecord) -> Bool) -> [Reading] {
-        records.values.compactMap { matches($0) ? $0.latestReading : nil }.sorted { $0.address < $1.address }
+        records.values.filter(matches).sorted { $0.address < $1.address }.flatMap(\.currentReadings)
     }
 
     private mutating func insert(_ record: PeripheralRecord) {

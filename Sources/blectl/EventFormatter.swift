@@ -15,7 +15,8 @@ struct EventFormatter {
         // Readings are nearly every line of a burst: read straight from the bytes.
         if let reading = ReadingFields(json) {
             return columns(
-                reading.time, EventType.reading.rawValue, Format.name(reading.name), reading.address,
+                reading.time, EventType.reading.rawValue,
+                Format.name(reading.name) + (reading.probe.map { " probe \($0)" } ?? ""), reading.address,
                 readingDetails(
                     reading.celsius, others: reading.others, profile: reading.profile, raw: reading.raw,
                     seq: reading.seq))
@@ -50,8 +51,9 @@ struct EventFormatter {
     private func fields(_ event: Event) -> (Timestamp, String, String, [String]) {
         switch event {
         case .reading(let reading):
+            let probe = reading.measurement.probe.map { " probe \($0)" } ?? ""
             return (
-                reading.time, Format.name(reading.name), reading.address.description,
+                reading.time, Format.name(reading.name) + probe, reading.address.description,
                 readingDetails(
                     reading.celsius,
                     others: OtherQuantities(
@@ -107,6 +109,7 @@ struct ReadingFields {
     var raw: String
     var seq: UInt64
     var profile: String?
+    var probe: UInt64?
     var others = OtherQuantities()
 
     init?(_ json: Slice<UnsafeBufferPointer<UInt8>>) {
@@ -119,6 +122,7 @@ struct ReadingFields {
         var raw: String?
         var seq: UInt64?
         var profile: String?
+        var probe: UInt64?
         var others = OtherQuantities()
         func number(_ range: Range<Int>) -> Double? { Double(String(decoding: json.base[range], as: UTF8.self)) }
         func text(_ range: Range<Int>) -> String? {
@@ -143,6 +147,8 @@ struct ReadingFields {
                 seq = scanner.unsignedInteger(value)
             } else if scanner.equals(key, "profile") {
                 profile = text(value)
+            } else if scanner.equals(key, "probe") {
+                probe = scanner.unsignedInteger(value)
             } else if scanner.equals(key, "humidity") {
                 others.humidity = number(value)
             } else if scanner.equals(key, "battery") {
@@ -163,6 +169,7 @@ struct ReadingFields {
             time, address, name, celsius, raw, seq
         )
         self.profile = profile
+        self.probe = probe
         self.others = others
     }
 }

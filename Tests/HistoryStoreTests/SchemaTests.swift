@@ -47,14 +47,22 @@ struct SchemaTests {
                     measurement: Measurement(
                         profile: "switchbot", quantities: Quantities([.temperature: 21.5, .co2: 812, .dewPoint: 9.25]),
                         raw: "00")))
+            let probe = Event.reading(
+                Reading(
+                    seq: 102, time: .now(), address: "A4:C1:38:00:00:03", name: "H5184",
+                    measurement: Measurement(
+                        profile: "govee-meat", quantities: Quantities([.temperature: 61.5]), raw: "00", probe: 4)))
             store.append(new)
+            store.append(probe)
             await store.flush()
-            #expect(await allEvents(store).last == new)
+            #expect(await allEvents(store).suffix(2) == [new, probe])
             await store.close()
             let connection = try SQLiteConnection(path: fixture.databasePath)
             #expect(try Schema.version(of: connection) == 3)
             #expect(
-                try connection.integer("SELECT count(*) FROM readings WHERE co2 IS NULL AND dew_point IS NULL") == 100)
+                try connection.integer("SELECT count(*) FROM readings WHERE co2 IS NULL AND dew_point IS NULL") == 101)
+            #expect(try connection.integer("SELECT probe FROM readings WHERE seq = 102") == 4)
+            #expect(try connection.integer("SELECT count(*) FROM readings WHERE probe IS NULL") == 101)
             #expect(
                 try connection.integer(
                     "SELECT count(*) FROM pragma_table_info('readings') WHERE name IN ('co2', 'dew_point', 'probe')")
