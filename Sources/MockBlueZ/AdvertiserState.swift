@@ -113,6 +113,7 @@ struct AdvertiserState: Sendable {
                 [0x0969: address + [0xB7, 0xE4] + switchBotMeasurement() + [0x00, 0x37] + bigEndian(co2, 2) + [0x00]]
             )
         case .qingpingCO2: ([GattUUID.sig(0xFDCD): qingpingCO2(address: address)], [:])
+        case .goveeMeat: ([:], [0x1B36: goveeMeat()])
         case .atc1441Encrypted:
             // The firmware's rounding (C division: toward zero): (hundredths + 25) / 50 half units,
             // the temperature 80 of them above -40 °C.
@@ -287,6 +288,19 @@ struct AdvertiserState: Sendable {
         [0x08, 0x09] + address.reversed()
             + [0x01, 0x04] + littleEndian(centiCelsius / 10, 2) + littleEndian(centiHumidity / 10, 2)
             + [0x07, 0x02] + littleEndian(10_132 + centiCelsius % 10, 2) + [0x02, 0x01, UInt8(battery)]
+    }
+
+    /// An H5184's 17 bytes: a counter byte, the header govee-ble skips, byte 6 the pair of
+    /// probes (1: probes 1 and 2, 2: probes 3 and 4; in turn by measurement), then each probe's
+    /// temperature (hundredths, big-endian) after 0x86 and before its unset alarm (0xFFFF).
+    /// The probes read 40, 30, 20 and 10 °C above the walk's temperature.
+    private func goveeMeat() -> [UInt8] {
+        let second = counter % 2 == 0
+        let (first, next) = second ? (2000, 1000) : (4000, 3000)
+        return [UInt8(truncatingIfNeeded: counter), 0x01, 0x00, 0x01, 0x01, 0xE4, second ? 0x02 : 0x01, 0x86]
+            + bigEndian(centiCelsius + first, 2) + [0xFF, 0xFF, 0x86] + bigEndian(centiCelsius + next, 2) + [
+                0xFF, 0xFF,
+            ]
     }
 
     /// The carbon dioxide the CO₂ sensors send, in ppm: it moves with the humidity's walk.

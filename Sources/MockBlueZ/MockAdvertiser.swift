@@ -85,6 +85,9 @@ public struct MockAdvertiser: Sendable, Equatable {
         /// Qingping CGP22C (service data 0xFDCD): temperature and humidity, carbon dioxide
         /// (object 0x13), battery.
         case qingpingCO2 = "qingping-co2"
+        /// Govee H5184 meat thermometer (manufacturer data 0x1B36, big-endian): four probes,
+        /// two an advertisement (byte 6 says which pair), the pairs in turn by measurement.
+        case goveeMeat = "govee-meat"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -156,6 +159,7 @@ extension MockPeripheral {
             case .blueMaestro: "Tempo Disc THD " + suffix
             case .switchBotCO2: "WoTHPc " + suffix
             case .qingpingCO2: "Qingping CO2 Temp RH " + suffix
+            case .goveeMeat: "GVH5184_" + suffix
             }
         let name: String? = namePrefix.map { $0 + suffix } ?? formatName
         var peripheral = MockPeripheral(

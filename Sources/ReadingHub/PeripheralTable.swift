@@ -18,6 +18,9 @@ struct PeripheralRecord: Equatable, Sendable {
     /// On a device with several probes, the newest reading of each probe, by probe number;
     /// empty for any other device (its ``latestReading`` is its one current value).
     var probeReadings: [Reading] = []
+    /// On a device with several probes, its newest reading of no probe (a unit's own
+    /// temperature beside its probes'); nil for any other device.
+    var unitReading: Reading?
     /// Whether its readings come without a link (an advertising sensor, the host's CPU):
     /// its latest reading is its current value, `read` reports it without waiting.
     var broadcasting = false
@@ -26,12 +29,15 @@ struct PeripheralRecord: Equatable, Sendable {
 extension PeripheralRecord {
     /// Its current values: the newest reading of each probe, or its newest reading.
     var currentReadings: [Reading] {
-        probeReadings.isEmpty ? latestReading.map { [$0] } ?? [] : probeReadings
+        probeReadings.isEmpty ? latestReading.map { [$0] } ?? [] : (unitReading.map { [$0] } ?? []) + probeReadings
     }
 
     /// Keeps `reading` as the newest of its probe (nothing for a reading without one).
     fileprivate mutating func keepProbe(_ reading: Reading) {
-        guard let probe = reading.measurement.probe else { return }
+        guard let probe = reading.measurement.probe else {
+            if !probeReadings.isEmpty { unitReading = reading }
+            return
+        }
         if let index = probeReadings.firstIndex(where: { ($0.measurement.probe ?? 0) >= probe }),
             probeReadings[index].measurement.probe == probe
         {

@@ -21,6 +21,7 @@ public struct AdvertisementRegistry: Sendable {
         GoveeH5106Profile(),
         GoveeB5178Profile(),
         GoveeH5179Profile(),
+        GoveeMeatProfile(),
         XiaomiMiBeaconProfile(),
         QingpingProfile(),
         ThermoBeaconProfile(),

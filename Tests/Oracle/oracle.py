@@ -12,6 +12,7 @@ pinned libraries (requirements.txt); prints one line per disagreement and
 
 import argparse
 import json
+import re
 import logging
 import subprocess
 import sys
@@ -55,6 +56,16 @@ TOLERANCE = {"celsius": 0.0051, "humidity": 0.0051, "battery": 0, "pressure": 0.
              "dew_point": 0.0051}
 
 
+# A probe's temperature (govee-ble's meat thermometers), `temperature_probe_N` there.
+PROBE = re.compile(r"temperature_probe_(\d+)")
+
+
+def blectl_key(key):
+    """blectl's key for a library's entity key: its quantity, or a probe's temperature."""
+    probe = PROBE.fullmatch(key)
+    return f"celsius_probe_{probe.group(1)}" if probe else QUANTITIES.get(key)
+
+
 def within_rounding(ours, theirs, tolerance):
     """Whether two values agree within blectl's step or half a unit of the library's last place."""
     text = repr(theirs)
@@ -74,6 +85,10 @@ PARSERS = {
     "m:8801": (lambda key: GoveeBluetoothDeviceData(), set()),
     "m:0499": (lambda key: RuuvitagBluetoothDeviceData(), set()),
     "s:fdcd": (lambda key: QingpingBluetoothDeviceData(), set()),
+    # Govee's meat thermometers, by the company ids govee-ble knows each model by.
+    **{f"m:{company:04x}": (lambda key: GoveeBluetoothDeviceData(), set())
+       for company in (0xF861, 0x388A, 0xEA42, 0xAAA2, 0xD14B, 0x2730, 0x67DD, 0xE02F, 0xF79F, 0x1B36, 0x4A32,
+                       0x0332, 0x4C32, 0xAC63, 0x3022)},
     "m:0133": (lambda key: BlueMaestroBluetoothDeviceData(), set()),
     # thermobeacon-ble computes a battery percentage from the voltage the sensor sends.
     **{f"m:{company:04x}": (lambda key: ThermoBeaconBluetoothDeviceData(), {"battery"})
@@ -103,7 +118,8 @@ FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mi
            "qingping", "thermobeacon", "inkbird", "inkbird-ith", "thermopro", "switchbot", "switchbot-outdoor",
            "govee-h5051", "govee-h5100", "govee-h5106", "govee-b5178", "govee-h5179",
            "sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw", "bthome-v1", "bthome-v1-encrypted",
-           "pvvx-encrypted", "atc1441-encrypted", "bluemaestro", "switchbot-co2", "qingping-co2"]
+           "pvvx-encrypted", "atc1441-encrypted", "bluemaestro", "switchbot-co2", "qingping-co2",
+           "govee-meat"]
 
 
 def service_info(field, address, payload, name, family=""):
@@ -177,7 +193,7 @@ def home_assistant(case):
     update = make(key).update(info)
     values = {}
     for device_key, value in update.entity_values.items():
-        name = QUANTITIES.get(device_key.key)
+        name = blectl_key(device_key.key)
         if not name or name in ignored or device_key.device_id not in DEVICES or not isinstance(value.native_value, (int, float)):
             continue
         unit = update.entity_descriptions[device_key].native_unit_of_measurement
@@ -203,7 +219,7 @@ def compare(case, ours, theirs):
     if set(mine) != set(theirs):
         return f"quantities differ: blectl {ours}, Home Assistant {theirs}"
     for name, value in mine.items():
-        if not within_rounding(value, theirs[name], TOLERANCE[name]):
+        if not within_rounding(value, theirs[name], TOLERANCE[name.split("_probe_")[0]]):
             return f"{name}: blectl {value}, Home Assistant {theirs[name]}"
     return None
 

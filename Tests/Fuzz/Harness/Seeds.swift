@@ -151,6 +151,7 @@ enum Seeds {
         let govee0001 = AdvertisementField.manufacturerData(GoveeH5100Profile.companyID)
         let goveeH5179 = AdvertisementField.manufacturerData(GoveeH5179Profile.companyID)
         let blueMaestro = AdvertisementField.manufacturerData(BlueMaestroProfile.companyID)
+        let goveeMeat = AdvertisementField.manufacturerData(0x1B36)
         return [
             ("bthome", bthome, false, "40 02 C4 09 03 BF 13"),
             ("bthome-counter", bthome, false, "44 00 02 01 64 05 90 33 00 21 01"),
@@ -182,6 +183,7 @@ enum Seeds {
             ("switchbot-hub2", switchBotMaker, false, "02 7600 aabbccddeeff00ff66541af182079a3200"),
             ("switchbot-meter-pro-co2", switchBotMaker, false, "03 350064 b0e9fe543215b7e4079ba4003702d500"),
             ("bluemaestro-thd", blueMaestro, false, "17640e10000200f201f200830100"),
+            ("govee-h5184", goveeMeat, false, "2001000101e401860c1cffff860af0ffff"),
             ("bluemaestro-maxi-thpd", blueMaestro, false, "2b570000000000000000000000000032fb3421cd8b0100"),
         ].map { name, field, keyed, hex in
             let index = UInt8(FuzzTarget.advertisementFields.firstIndex(of: field)!)
