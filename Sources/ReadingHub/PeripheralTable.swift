@@ -15,12 +15,9 @@ struct PeripheralRecord: Equatable, Sendable {
     var connectedSince: Timestamp?
     /// Its newest reading (not reading error); older ones are in the history store.
     var latestReading: Reading?
-    /// On a device with several probes, the newest reading of each probe, by probe number;
+    /// On a device with several probes, each probe's newest reading (and the unit's own);
     /// empty for any other device (its ``latestReading`` is its one current value).
-    var probeReadings: [Reading] = []
-    /// On a device with several probes, its newest reading of no probe (a unit's own
-    /// temperature beside its probes'); nil for any other device.
-    var unitReading: Reading?
+    var probeReadings = ProbeReadings()
     /// Whether its readings come without a link (an advertising sensor, the host's CPU):
     /// its latest reading is its current value, `read` reports it without waiting.
     var broadcasting = false
@@ -29,23 +26,7 @@ struct PeripheralRecord: Equatable, Sendable {
 extension PeripheralRecord {
     /// Its current values: the newest reading of each probe, or its newest reading.
     var currentReadings: [Reading] {
-        probeReadings.isEmpty ? latestReading.map { [$0] } ?? [] : (unitReading.map { [$0] } ?? []) + probeReadings
-    }
-
-    /// Keeps `reading` as the newest of its probe (nothing for a reading without one).
-    fileprivate mutating func keepProbe(_ reading: Reading) {
-        guard let probe = reading.measurement.probe else {
-            if !probeReadings.isEmpty { unitReading = reading }
-            return
-        }
-        if let index = probeReadings.firstIndex(where: { ($0.measurement.probe ?? 0) >= probe }),
-            probeReadings[index].measurement.probe == probe
-        {
-            probeReadings[index] = reading
-        } else {
-            let index = probeReadings.firstIndex { ($0.measurement.probe ?? 0) > probe } ?? probeReadings.endIndex
-            probeReadings.insert(reading, at: index)
-        }
+        probeReadings.current(latest: latestReading)
     }
 
     fileprivate mutating func heard(name: String?, at now: Timestamp) {
@@ -151,7 +132,7 @@ struct PeripheralTable {
             record.heard(name: reading.name, at: reading.time)
             previous = record.latestReading?.time
             record.latestReading = reading
-            record.keepProbe(reading)
+            record.probeReadings.keep(reading)
             // A device whose broadcasts a format decodes is a sensor from its first reading on,
             // not only from its next sighting.
             if record.connectedSince == nil {
@@ -169,7 +150,7 @@ struct PeripheralTable {
             var record = PeripheralRecord(
                 address: reading.address, name: reading.name, isThermometer: true, lastSeen: reading.time)
             record.latestReading = reading
-            record.keepProbe(reading)
+            record.probeReadings.keep(reading)
             record.broadcasting = true
             insert(record)
         }

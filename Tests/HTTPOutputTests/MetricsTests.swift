@@ -20,6 +20,28 @@ struct MetricsTests {
         ]),
         raw: "40a1b2")
 
+    @Test("a device with several probes: a temperature sample per probe, with a probe label")
+    func probes() async throws {
+        try await withTestOutput { output in
+            func probe(_ number: UInt8, _ celsius: Double) -> Measurement {
+                Measurement(
+                    profile: "govee-meat", quantities: Quantities([.temperature: celsius]), raw: "00", probe: number)
+            }
+            await output.apply([
+                .reading(BluetoothAddress("A4:C1:38:00:00:09"), name: "Grill", probe(2, 61.5)),
+                .reading(BluetoothAddress("A4:C1:38:00:00:09"), name: "Grill", probe(1, 40.5)),
+                .reading(BluetoothAddress("A4:C1:38:00:00:09"), name: "Grill", probe(2, 62)),
+            ])
+            await output.history.flush()
+            let families = try await parsePrometheus(try await output.get("/metrics").text)
+            let grill = ["address": "A4:C1:38:00:00:09", "name": "Grill", "profile": "govee-meat"]
+            #expect(value(families, "blectl_temperature_celsius", grill.merging(["probe": "1"]) { $1 }) == 40.5)
+            #expect(value(families, "blectl_temperature_celsius", grill.merging(["probe": "2"]) { $1 }) == 62)
+            let page = try await output.get("/").text
+            #expect(page.contains("probe 1 40.5 °C") && page.contains("probe 2 62.0 °C"), "\(page)")
+        }
+    }
+
     @Test("every metric in base units, with HELP and TYPE, as prometheus_client parses it")
     func baseUnits() async throws {
         try await withTestOutput { output in

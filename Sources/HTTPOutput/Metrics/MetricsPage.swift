@@ -54,17 +54,21 @@ enum MetricsPage {
         }
         for (quantity, name, help, exponent) in families {
             out.family(name, .gauge, help: help)
+            // A device with several probes: a sample per probe, told apart by a `probe` label.
             for device in devices {
-                guard let reading = device.latest, let value = reading.measurement.quantities[quantity] else {
-                    continue
+                for reading in device.currentReadings {
+                    guard let measured = reading.measurement.quantities[quantity] else { continue }
+                    let address = device.address.description
+                    let (deviceName, profile) = (device.name ?? "", reading.measurement.profile.rawValue)
+                    let value = shifted(measured, by: exponent)
+                    if let probe = reading.measurement.probe {
+                        out.sample(
+                            name, ["address": address, "name": deviceName, "profile": profile, "probe": "\(probe)"],
+                            value)
+                    } else {
+                        out.sample(name, ["address": address, "name": deviceName, "profile": profile], value)
+                    }
                 }
-                out.sample(
-                    name,
-                    [
-                        "address": device.address.description, "name": device.name ?? "",
-                        "profile": reading.measurement.profile.rawValue,
-                    ],
-                    shifted(value, by: exponent))
             }
         }
     }

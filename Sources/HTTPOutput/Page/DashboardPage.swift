@@ -130,6 +130,12 @@ struct DashboardPage {
             html += " <span class=\"\(quantity.key)\" data-value=\"\(value)\">\(quantity.key) "
             html += "\(Self.shown(value, of: quantity))</span>"
         }
+        // A device with several probes: each probe's newest temperature.
+        for probe in view.currentReadings {
+            guard let number = probe.measurement.probe, let celsius = probe.celsius else { continue }
+            html += " <span class=\"probe\" data-probe=\"\(number)\" data-celsius=\"\(celsius)\">probe \(number) "
+            html += "\(fixed(celsius, digits: 1)) °C</span>"
+        }
         html += " <time class=\"age\" datetime=\"\(reading.time.rfc3339)\">\(age(of: reading.time))</time></p>\n"
         return html
     }
