@@ -99,6 +99,10 @@ extension Reading {
         case .model: object.appendUnlessNil(model, prefix: prefix)
         case .manufacturer: object.appendUnlessNil(manufacturer, prefix: prefix)
         case .source: object.appendUnlessNil(source.recorded?.rawValue, prefix: prefix)
+        case .probe:
+            guard let probe = measurement.probe else { break }
+            object.appendKey(prefix)
+            object.appendDecimal(UInt64(probe))
         case .quantity(let quantity):
             if let value = measurement.quantities[quantity] {
                 guard value.isFinite else { return false }
@@ -207,13 +211,16 @@ public struct JSONMemberPlan: Sendable {
 
 /// A reading's own members in its JSON object.
 enum OwnMember {
-    case address, name, raw, unit, profile, seq, time, uncalibrated, model, manufacturer, source
+    case address, name, raw, unit, profile, seq, time, uncalibrated, model, manufacturer, source, probe
     case quantity(Quantity)
 
     /// Every member with its key, in the order the encoder writes them (the keys' UTF-8 order).
     static let inKeyOrder: [(member: OwnMember, key: String)] = {
         let members: [OwnMember] =
-            [.address, .name, .raw, .unit, .profile, .seq, .time, .uncalibrated, .model, .manufacturer, .source]
+            [
+                .address, .name, .raw, .unit, .profile, .seq, .time, .uncalibrated, .model, .manufacturer, .source,
+                .probe,
+            ]
             + Quantity.allCases.map(quantity)
         return members.map { ($0, $0.key) }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }()
@@ -235,6 +242,7 @@ enum OwnMember {
         case .model: "model"
         case .manufacturer: "manufacturer"
         case .source: "source"
+        case .probe: "probe"
         case .quantity(let quantity): quantity.key
         }
     }

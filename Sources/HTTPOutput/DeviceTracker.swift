@@ -56,6 +56,8 @@ struct TrackedDevice: Sendable, Equatable {
     var name: String?
     /// Its newest reading.
     var latest: Reading?
+    /// On a device with several probes, each probe's newest reading (and the unit's own).
+    var probeReadings = ProbeReadings()
     /// When it was last heard from (a reading, a reading error, a connection change).
     var lastHeard = Timestamp(millisecondsSince1970: 0)
     /// The recent intervals between its readings.
@@ -77,6 +79,7 @@ struct TrackedDevice: Sendable, Equatable {
         case .reading(let reading):
             if let previous = latest { gaps.add(reading.time.duration(since: previous.time)) }
             latest = reading
+            probeReadings.keep(reading)
             readings += 1
             heard(reading.name, at: reading.time)
         case .readingError(let failure):
@@ -95,6 +98,11 @@ struct TrackedDevice: Sendable, Equatable {
         case .peripheralLost, .adapterState:
             break
         }
+    }
+
+    /// Its current values: the newest reading of each probe (and of the unit), or its newest reading.
+    var currentReadings: [Reading] {
+        probeReadings.current(latest: latest)
     }
 
     private mutating func heard(_ name: String?, at time: Timestamp) {

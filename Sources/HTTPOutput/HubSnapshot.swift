@@ -52,4 +52,7 @@ struct DeviceView: Sendable {
 
     /// Its newest reading, if the output saw one.
     var latest: Reading? { tracked?.latest }
+
+    /// Its current values: each probe's newest reading on a device with several, else its newest.
+    var currentReadings: [Reading] { tracked?.currentReadings ?? [] }
 }

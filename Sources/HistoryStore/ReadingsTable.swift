@@ -2,7 +2,7 @@ import BlectlProtocol
 import SensorModel
 
 /// How an ``Event`` (a reading or a reading error) maps to a row of `readings` (schema
-/// version 2) and back.
+/// version 3) and back.
 enum ReadingsTable {
     /// The column of each quantity. A new ``Quantity`` case stops the build here: it needs
     /// a column, added by a new ``Schema`` migration.
@@ -13,12 +13,16 @@ enum ReadingsTable {
         case .battery: "battery"
         case .pressure: "pressure"
         case .voltage: "voltage"
+        case .co2: "co2"
+        case .dewPoint: "dew_point"
         }
     }
 
     /// The columns an insert binds, in parameter order.
     static let insertColumns: [String] =
-        ["seq", "time", "device", "label"] + Quantity.allCases.map(column) + ["unit", "raw", "error", "source"]
+        ["seq", "time", "device", "label"] + Quantity.allCases.map(column) + [
+            "unit", "raw", "error", "source", "probe",
+        ]
 
     /// Inserts one row, its parameters numbered in ``insertColumns`` order. A `seq` already
     /// stored is kept, not duplicated (the writer filters those out before).
@@ -44,19 +48,29 @@ enum ReadingsTable {
         static let raw = unit + 1
         static let error = unit + 2
         static let source = unit + 3
+        static let probe = unit + 4
     }
 
     /// The columns a query reads, in ``Column`` order: the row's own, with its device's address
     /// and its label's name and profile.
     static let selectList =
         (["r.seq", "r.time", "d.address", "l.name", "l.profile"] + Quantity.allCases.map { "r.\(column($0))" }
-        + ["r.unit", "r.raw", "r.error", "r.source"]).joined(separator: ", ")
+        + ["r.unit", "r.raw", "r.error", "r.source", "r.probe"]).joined(separator: ", ")
 
     /// Version 1's `readings` columns in ``Column`` order, as a rebuild reads them (every
-    /// reading was live then).
+    /// reading was live then, and of a device's only sensor).
     static let legacyColumns =
-        (["seq", "time", "address", "name", "profile"] + Quantity.allCases.map(column)
-        + ["unit", "raw", "error", "NULL"]).joined(separator: ", ")
+        (["seq", "time", "address", "name", "profile"] + Quantity.allCases.map(legacyColumn)
+        + ["unit", "raw", "error", "NULL", "NULL"]).joined(separator: ", ")
+
+    /// The version-1 column of `quantity`, or `NULL` for one that version had no column for.
+    /// A new ``Quantity`` stops the build here too: version 1's columns never change.
+    static func legacyColumn(_ quantity: Quantity) -> String {
+        switch quantity {
+        case .temperature, .humidity, .battery, .pressure, .voltage: column(quantity)
+        case .co2, .dewPoint: "NULL"
+        }
+    }
 
     /// The tables a query reads from, as `r` (readings), `d` (devices) and `l` (labels).
     static let joined = "readings r JOIN devices d ON d.id = r.device JOIN labels l ON l.id = r.label"
@@ -134,6 +148,7 @@ extension SQLiteStatement {
         bindRaw(Tail.raw, raw)
         bind(Tail.error, error)
         bind(Tail.source, event.readingSource?.recorded?.rawValue)
+        if let probe = measurement?.probe { bind(Tail.probe, Int64(probe)) } else { bindNull(Tail.probe) }
         return true
     }
 
@@ -156,7 +171,8 @@ extension SQLiteStatement {
         for quantity in Quantity.allCases { quantities[quantity] = double(Tail.quantity(quantity)) }
         let measurement = Measurement(
             profile: text(Column.profile).map(ProfileID.init(rawValue:)) ?? .unknown, quantities: quantities,
-            unit: text(Tail.unit).flatMap(TemperatureUnit.init(rawValue:)) ?? .celsius, raw: raw)
+            unit: text(Tail.unit).flatMap(TemperatureUnit.init(rawValue:)) ?? .celsius, raw: raw,
+            probe: integer(Tail.probe).flatMap(UInt8.init(exactly:)))
         let source = text(Tail.source).flatMap(ReadingSource.init(rawValue:)) ?? .live
         return .reading(
             Reading(seq: seq, time: time, address: address, name: name, measurement: measurement, source: source))

@@ -15,7 +15,7 @@ struct Migration: Sendable {
 /// upgraded in place: ``SchemaRebuild`` copies them into a new file (docs/history.md).
 enum Schema {
     /// Every step from an empty file to the current schema, in order.
-    static let migrations: [Migration] = [version2]
+    static let migrations: [Migration] = [version2, version3]
 
     /// The version this code writes.
     static var currentVersion: Int32 { migrations.last!.version }
@@ -68,6 +68,19 @@ enum Schema {
             )
             """,
             "CREATE INDEX gaps_by_start ON gaps(start)",
+        ])
+
+    /// Version 3 (issue 34): columns for carbon dioxide (ppm) and the dew point (°C), and the
+    /// probe a reading came from on a device with several (`NULL`: the device's only one).
+    ///
+    /// `ALTER TABLE … ADD COLUMN` with no default changes only the schema text: the rows stay
+    /// as written and read `NULL` in the new columns, so the step is instant on any size of file.
+    static let version3 = Migration(
+        version: 3,
+        statements: [
+            "ALTER TABLE readings ADD COLUMN co2 REAL",
+            "ALTER TABLE readings ADD COLUMN dew_point REAL",
+            "ALTER TABLE readings ADD COLUMN probe INTEGER",
         ])
 
     /// Why a database cannot be brought to the current version in place.

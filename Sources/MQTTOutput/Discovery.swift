@@ -23,6 +23,8 @@ struct SensorKind: Sendable {
         case .battery: (object, deviceClass, name) = ("battery", "battery", "Battery")
         case .pressure: (object, deviceClass, name) = ("pressure", "atmospheric_pressure", "Pressure")
         case .voltage: (object, deviceClass, name) = ("voltage", "voltage", "Battery voltage")
+        case .co2: (object, deviceClass, name) = ("co2", "carbon_dioxide", "Carbon dioxide")
+        case .dewPoint: (object, deviceClass, name) = ("dew_point", "temperature", "Dew point")
         }
     }
 }
@@ -156,8 +158,11 @@ struct KnownDevice: Equatable {
     var address: BluetoothAddress
     var name: String?
     var profile: ProfileID
-    /// The quantities its readings carried so far.
+    /// The quantities its readings of no probe carried so far.
     var quantities: Set<Quantity> = []
+    /// The probes its readings came from so far, on a device with several: a temperature
+    /// entity each.
+    var probes: Set<UInt8> = []
     /// The estimated time between its readings, once two arrived.
     var interval: Duration?
     var lastReadingTime: Timestamp?
@@ -174,15 +179,19 @@ struct KnownDevice: Equatable {
         self.profile = profile
     }
 
-    /// Notes a reading; returns whether what the configs say changed: name, profile or a
-    /// new quantity.
+    /// Notes a reading; returns whether what the configs say changed: name, profile, a new
+    /// quantity or a new probe.
     mutating func note(_ reading: Reading) -> Bool {
-        let before = (name, profile, quantities)
+        let before = (name, profile, quantities, probes)
         if let name = reading.name { self.name = name }
         profile = reading.measurement.profile
-        // Not `quantities.present`: that builds an array, for every reading.
-        for quantity in Quantity.allCases where reading.measurement.quantities[quantity] != nil {
-            quantities.insert(quantity)
+        if let probe = reading.measurement.probe {
+            probes.insert(probe)
+        } else {
+            // Not `quantities.present`: that builds an array, for every reading.
+            for quantity in Quantity.allCases where reading.measurement.quantities[quantity] != nil {
+                quantities.insert(quantity)
+            }
         }
         if let last = lastReadingTime, reading.time > last {
             let gap = reading.time.duration(since: last)
@@ -190,7 +199,7 @@ struct KnownDevice: Equatable {
             interval = interval.map { $0 * 0.8 + gap * 0.2 } ?? gap
         }
         lastReadingTime = max(lastReadingTime ?? reading.time, reading.time)
-        return before != (name, profile, quantities)
+        return before != (name, profile, quantities, probes)
     }
 
     /// Whether `expireAfter` differs enough from the announced one (a quarter) to publish again.
@@ -226,7 +235,7 @@ struct DiscoveryBuilder {
         )
     }
 
-    /// One config per quantity the device's readings carried.
+    /// One config per quantity the device's readings carried, and per probe.
     func deviceConfigs(_ device: KnownDevice) -> [(topic: String, payload: [UInt8])] {
         let deviceID = Topics.deviceID(device.address)
         let node = "blectl_\(deviceID)"
@@ -246,6 +255,19 @@ struct DiscoveryBuilder {
             return (
                 topics.discovery(component: entity.component, node: node, object: kind.object), Payload.bytes(config)
             )
+        }
+        // One temperature entity per probe, reading its probe's own state topic.
+        for probe in device.probes.sorted() {
+            let kind = SensorKind(.temperature)
+            let object = "\(kind.object)_probe_\(probe)"
+            let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), object)
+            let config = SensorConfig(
+                name: "\(kind.name) probe \(probe)", uniqueID: "\(node)_\(object)", objectID: entity.object,
+                defaultEntityID: entity.full, stateTopic: topics.state(deviceID, probe: probe),
+                valueTemplate: "{{ value_json.\(kind.key) }}", deviceClass: kind.deviceClass,
+                unitOfMeasurement: kind.unit, expireAfter: expireAfter(device), device: block)
+            configs.append(
+                (topics.discovery(component: entity.component, node: node, object: object), Payload.bytes(config)))
         }
         if device.countsReception {
             let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), "reception")

@@ -225,7 +225,7 @@ final class Publisher: @unchecked Sendable {
         case .reading(let reading):
             announce(reading)
             receptionDue(reading.address)
-            topic = topics.state(deviceID)
+            topic = reading.measurement.probe.map { topics.state(deviceID, probe: $0) } ?? topics.state(deviceID)
             payload = Payload.state(reading, gateway: configuration.gateway, rssi: item.rssi)
             retain = configuration.retainState
         case .readingError(let failure):

@@ -14,6 +14,10 @@ struct Topics: Sendable {
     /// `blectl/<device_id>/state`: one JSON object per reading.
     func state(_ deviceID: String) -> String { "\(prefix)/\(deviceID)/state" }
 
+    /// `blectl/<device_id>/probe<N>/state`: one JSON object per reading of probe `probe`, on a
+    /// device with several (its entity's own state: the probes' readings do not take turns).
+    func state(_ deviceID: String, probe: UInt8) -> String { "\(prefix)/\(deviceID)/probe\(probe)/state" }
+
     /// `blectl/<device_id>/memory`: one JSON object per reading read back from the device's
     /// memory (never its state: Home Assistant's state stays the newest live value).
     func memory(_ deviceID: String) -> String { "\(prefix)/\(deviceID)/memory" }

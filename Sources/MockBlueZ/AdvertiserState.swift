@@ -106,6 +106,14 @@ struct AdvertiserState: Sendable {
                         littleEndian(centiCelsius, 2) + littleEndian(centiHumidity, 2) + [UInt8(battery), 0x00])
                 ], [:]
             )
+        case .blueMaestro: ([:], [0x0133: blueMaestro()])
+        case .switchBotCO2:
+            (
+                scanResponse ? [GattUUID.sig(0xFD3D): [0x35, 0x00, UInt8(battery)]] : [:],
+                [0x0969: address + [0xB7, 0xE4] + switchBotMeasurement() + [0x00, 0x37] + bigEndian(co2, 2) + [0x00]]
+            )
+        case .qingpingCO2: ([GattUUID.sig(0xFDCD): qingpingCO2(address: address)], [:])
+        case .goveeMeat: ([:], [0x1B36: goveeMeat()])
         case .atc1441Encrypted:
             // The firmware's rounding (C division: toward zero): (hundredths + 25) / 50 half units,
             // the temperature 80 of them above -40 °C.
@@ -280,6 +288,42 @@ struct AdvertiserState: Sendable {
         [0x08, 0x09] + address.reversed()
             + [0x01, 0x04] + littleEndian(centiCelsius / 10, 2) + littleEndian(centiHumidity / 10, 2)
             + [0x07, 0x02] + littleEndian(10_132 + centiCelsius % 10, 2) + [0x02, 0x01, UInt8(battery)]
+    }
+
+    /// An H5184's 17 bytes: a counter byte, the header govee-ble skips, byte 6 the pair of
+    /// probes (1: probes 1 and 2, 2: probes 3 and 4; in turn by measurement), then each probe's
+    /// temperature (hundredths, big-endian) after 0x86 and before its unset alarm (0xFFFF).
+    /// The probes read 40, 30, 20 and 10 °C above the walk's temperature.
+    private func goveeMeat() -> [UInt8] {
+        let second = counter % 2 == 0
+        let (first, next) = second ? (2000, 1000) : (4000, 3000)
+        return [UInt8(truncatingIfNeeded: counter), 0x01, 0x00, 0x01, 0x01, 0xE4, second ? 0x02 : 0x01, 0x86]
+            + bigEndian(centiCelsius + first, 2) + [0xFF, 0xFF, 0x86] + bigEndian(centiCelsius + next, 2) + [
+                0xFF, 0xFF,
+            ]
+    }
+
+    /// The carbon dioxide the CO₂ sensors send, in ppm: it moves with the humidity's walk.
+    private var co2: Int { 600 + centiHumidity / 10 }
+
+    /// A CGP22C's frame: frame control, device type 0x33, the address (least significant byte
+    /// first), then temperature and humidity (0x01), carbon dioxide (0x13), battery (0x02).
+    private func qingpingCO2(address: [UInt8]) -> [UInt8] {
+        [0x88, 0x33] + address.reversed()
+            + [0x01, 0x04] + littleEndian(centiCelsius / 10, 2) + littleEndian(centiHumidity / 10, 2)
+            + [0x13, 0x02] + littleEndian(co2, 2) + [0x02, 0x01, UInt8(battery)]
+    }
+
+    /// A Tempo Disc THD's data: type 0x17, battery, a 3600 s logging interval, the log count
+    /// (the counter), temperature, humidity and a dew point (tenths, big-endian; the dew point
+    /// by the rough rule of 1 °C per 5 % below saturation), the mode, then statistics as the
+    /// disc sends them (not read).
+    private func blueMaestro() -> [UInt8] {
+        let tenths = centiCelsius / 10
+        let dewPoint = tenths - (10_000 - centiHumidity) / 50
+        return [0x17, UInt8(battery), 0x0E, 0x10] + bigEndian(Int(counter & 0xFFFF), 2) + bigEndian(tenths, 2)
+            + bigEndian(centiHumidity / 10, 2) + bigEndian(dewPoint, 2) + [0x01, 0x00, 0x01]
+            + bigEndian(tenths + 20, 2) + bigEndian(tenths - 20, 2) + [0x00, 0x00, 0x00, 0x00]
     }
 
     /// A smart hygrometer's 18 bytes: two zero bytes, the address (least significant byte

@@ -76,6 +76,18 @@ public struct MockAdvertiser: Sendable, Equatable {
         case pvvxEncrypted = "pvvx-encrypted"
         /// pvvx firmware's atc1441 encrypted (0x181A, 8 bytes: half degrees, half percents).
         case atc1441Encrypted = "atc1441-encrypted"
+        /// BlueMaestro Tempo Disc THD (manufacturer data 0x0133, big-endian): battery, the
+        /// logging interval and count, temperature, humidity and the dew point (tenths).
+        case blueMaestro = "bluemaestro"
+        /// SwitchBot Meter Pro CO₂: a Meter's fields (model `5`) with the carbon dioxide in
+        /// manufacturer data 0x0969's bytes 13-14.
+        case switchBotCO2 = "switchbot-co2"
+        /// Qingping CGP22C (service data 0xFDCD): temperature and humidity, carbon dioxide
+        /// (object 0x13), battery.
+        case qingpingCO2 = "qingping-co2"
+        /// Govee H5184 meat thermometer (manufacturer data 0x1B36, big-endian): four probes,
+        /// two an advertisement (byte 6 says which pair), the pairs in turn by measurement.
+        case goveeMeat = "govee-meat"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -144,6 +156,10 @@ extension MockPeripheral {
             case .sensorPushHT1: "s"
             case .sensorPushHTw: "SensorPush HT.w " + suffix
             case .sensorPushHTPxw: "SensorPush HTP.xw " + suffix
+            case .blueMaestro: "Tempo Disc THD " + suffix
+            case .switchBotCO2: "WoTHPc " + suffix
+            case .qingpingCO2: "Qingping CO2 Temp RH " + suffix
+            case .goveeMeat: "GVH5184_" + suffix
             }
         let name: String? = namePrefix.map { $0 + suffix } ?? formatName
         var peripheral = MockPeripheral(

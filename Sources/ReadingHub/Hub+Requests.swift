@@ -123,7 +123,10 @@ extension Hub {
         guard !reports.isEmpty else {
             throw ErrorInfo(.timeout, "no temperature arrived within \(Self.format(wait))")
         }
-        return reports.sorted { $0.address < $1.address }
+        // By address, then probe.
+        return reports.sorted {
+            ($0.address, $0.reading.measurement.probe ?? 0) < ($1.address, $1.reading.measurement.probe ?? 0)
+        }
     }
 
     /// One thermometer's temperature: read now (the reading reaches the hub as every reading
@@ -161,7 +164,7 @@ extension Hub {
     }
 
     private func broadcasting(matching selector: String?) -> [Reading] {
-        table.broadcasting.compactMap { matches(selector, address: $0.address, name: $0.name) ? $0.latestReading : nil }
+        table.broadcasting.filter { matches(selector, address: $0.address, name: $0.name) }.flatMap(\.currentReadings)
     }
 
     private func connectedThermometers(matching selector: String?) -> [BluetoothAddress] {

@@ -15,12 +15,20 @@ struct PeripheralRecord: Equatable, Sendable {
     var connectedSince: Timestamp?
     /// Its newest reading (not reading error); older ones are in the history store.
     var latestReading: Reading?
+    /// On a device with several probes, each probe's newest reading (and the unit's own);
+    /// empty for any other device (its ``latestReading`` is its one current value).
+    var probeReadings = ProbeReadings()
     /// Whether its readings come without a link (an advertising sensor, the host's CPU):
     /// its latest reading is its current value, `read` reports it without waiting.
     var broadcasting = false
 }
 
 extension PeripheralRecord {
+    /// Its current values: the newest reading of each probe, or its newest reading.
+    var currentReadings: [Reading] {
+        probeReadings.current(latest: latestReading)
+    }
+
     fileprivate mutating func heard(name: String?, at now: Timestamp) {
         if let name, name != self.name { self.name = name }
         lastSeen = now
@@ -124,6 +132,7 @@ struct PeripheralTable {
             record.heard(name: reading.name, at: reading.time)
             previous = record.latestReading?.time
             record.latestReading = reading
+            record.probeReadings.keep(reading)
             // A device whose broadcasts a format decodes is a sensor from its first reading on,
             // not only from its next sighting.
             if record.connectedSince == nil {
@@ -141,15 +150,17 @@ struct PeripheralTable {
             var record = PeripheralRecord(
                 address: reading.address, name: reading.name, isThermometer: true, lastSeen: reading.time)
             record.latestReading = reading
+            record.probeReadings.keep(reading)
             record.broadcasting = true
             insert(record)
         }
         return previous
     }
 
-    /// The newest reading of every device `matches` accepts, by address.
+    /// The current values of every device `matches` accepts (the newest reading, or on a
+    /// device with several probes each probe's), by address and probe.
     func latestReadings(where matches: (PeripheralRecord) -> Bool) -> [Reading] {
-        records.values.compactMap { matches($0) ? $0.latestReading : nil }.sorted { $0.address < $1.address }
+        records.values.filter(matches).sorted { $0.address < $1.address }.flatMap(\.currentReadings)
     }
 
     private mutating func insert(_ record: PeripheralRecord) {

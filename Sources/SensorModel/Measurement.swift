@@ -12,6 +12,9 @@ public struct Measurement: Sendable, Equatable {
     /// The value as the device sent it: the text for text profiles (`"112.5 F"`), the bytes
     /// in lower-case hex otherwise.
     public var raw: String
+    /// The probe that measured it, on a device with several (a meat thermometer's): numbered
+    /// from 1 as the device and Home Assistant number them; nil for a device's only sensor.
+    public var probe: UInt8?
     /// The values as decoded, before a configured calibration offset changed them: only the
     /// quantities that were offset; nil when no offset applied.
     public var uncalibrated: Quantities? {
@@ -24,11 +27,14 @@ public struct Measurement: Sendable, Equatable {
     private var uncalibratedBox: QuantitiesBox?
 
     /// Creates a measurement.
-    public init(profile: ProfileID, quantities: Quantities, unit: TemperatureUnit = .celsius, raw: String) {
+    public init(
+        profile: ProfileID, quantities: Quantities, unit: TemperatureUnit = .celsius, raw: String, probe: UInt8? = nil
+    ) {
         self.profile = profile
         self.quantities = quantities
         self.unit = unit
         self.raw = raw
+        self.probe = probe
     }
 
     /// The temperature in degrees Celsius, if measured.

@@ -1,6 +1,6 @@
 /// Something a sensor measures.
 ///
-/// Adding a quantity is one case here plus its entry in ``key`` and ``symbol``: the
+/// Adding a quantity is one case here plus its entry in ``key``, ``name`` and ``symbol``: the
 /// outputs switch over every case, so the compiler lists what else must know about it.
 public enum Quantity: Int, CaseIterable, Sendable, Hashable {
     /// Temperature in degrees Celsius.
@@ -13,6 +13,10 @@ public enum Quantity: Int, CaseIterable, Sendable, Hashable {
     case pressure
     /// Battery voltage in volts.
     case voltage
+    /// Carbon dioxide in parts per million.
+    case co2
+    /// Dew point in degrees Celsius, as the sensor worked it out.
+    case dewPoint
 
     /// The quantity's name in JSON, configuration and the history store.
     public var key: String {
@@ -22,16 +26,32 @@ public enum Quantity: Int, CaseIterable, Sendable, Hashable {
         case .battery: "battery"
         case .pressure: "pressure"
         case .voltage: "voltage"
+        case .co2: "co2"
+        case .dewPoint: "dew_point"
+        }
+    }
+
+    /// The quantity's name, for people: `temperature`, `CO₂`, `dew point`.
+    public var name: String {
+        switch self {
+        case .temperature: "temperature"
+        case .humidity: "humidity"
+        case .battery: "battery"
+        case .pressure: "pressure"
+        case .voltage: "voltage"
+        case .co2: "CO₂"
+        case .dewPoint: "dew point"
         }
     }
 
     /// The unit's symbol, for people.
     public var symbol: String {
         switch self {
-        case .temperature: "°C"
+        case .temperature, .dewPoint: "°C"
         case .humidity, .battery: "%"
         case .pressure: "hPa"
         case .voltage: "V"
+        case .co2: "ppm"
         }
     }
 

@@ -191,6 +191,10 @@ public struct AdvertisementReading: Sendable, Equatable {
     /// error (reported beside the reading): one implausible humidity does not cost the
     /// temperature.
     public var dropped: [ReadingError]
+    /// The other probes' measurements from the same advertisement, on a device with several
+    /// probes (``measurement`` is the first's): one reading each, judged with this one by the
+    /// counter and payload (the same advertisement is not several repeats of itself).
+    public var probes: [Measurement] = []
 
     /// Creates a reading; a counter without a modulus wraps at 2³².
     public init(

@@ -21,6 +21,7 @@ public struct AdvertisementRegistry: Sendable {
         GoveeH5106Profile(),
         GoveeB5178Profile(),
         GoveeH5179Profile(),
+        GoveeMeatProfile(),
         XiaomiMiBeaconProfile(),
         QingpingProfile(),
         ThermoBeaconProfile(),
@@ -28,6 +29,7 @@ public struct AdvertisementRegistry: Sendable {
         ThermoProProfile(),
         SwitchBotProfile(),
         SensorPushProfile(),
+        BlueMaestroProfile(),
     ])
 
     /// Creates a registry that looks profiles up in the given order.

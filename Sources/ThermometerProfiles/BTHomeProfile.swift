@@ -21,7 +21,7 @@ public struct BTHomeProfile: AdvertisementProfile {
     /// four-byte encryption counter); a key is optional, and required once configured.
     public static let family = SensorFamily(
         id: "bthome", name: "BTHome v2", manufacturer: "BTHome", models: ["BTHome v2"],
-        quantities: [.temperature, .humidity, .battery, .pressure, .voltage], counterModulus: 1 << 8,
+        quantities: [.temperature, .humidity, .battery, .pressure, .voltage, .co2, .dewPoint], counterModulus: 1 << 8,
         key: .optional)
     /// Service data 0xFCD2.
     public let fields: [AdvertisementField] = [.serviceData(Self.serviceUUID)]

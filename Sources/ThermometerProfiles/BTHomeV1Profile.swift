@@ -29,7 +29,7 @@ public struct BTHomeV1Profile: ContextualAdvertisementProfile {
     /// four-byte counter); a key is optional, and required once configured.
     public static let family = SensorFamily(
         id: "bthome-v1", name: "BTHome v1", manufacturer: "BTHome", models: ["BTHome v1"],
-        quantities: [.temperature, .humidity, .battery, .pressure, .voltage], counterModulus: 1 << 8,
+        quantities: [.temperature, .humidity, .battery, .pressure, .voltage, .co2, .dewPoint], counterModulus: 1 << 8,
         key: .optional)
     /// Service data 0x181C and 0x181E.
     public let fields: [AdvertisementField] = [.serviceData(Self.plainUUID), .serviceData(Self.encryptedUUID)]

@@ -5,8 +5,9 @@ public import SensorModel
 ///
 /// Objects read (as Home Assistant's qingping-ble reads them): 0x01 temperature (sint16 ×
 /// 0.1 °C) and humidity (uint16 × 0.1 %), 0x02 battery (% ; 0xFF, mains power, is 100 %),
-/// 0x07 pressure (uint16 × 0.1 hPa). Objects of another length than theirs, and the others
-/// (motion, light, particulates, CO₂ — not measured here yet —, the packet id), are skipped;
+/// 0x07 pressure (uint16 × 0.1 hPa), 0x13 carbon dioxide (uint16, ppm: CGP22C, CGDN1, CGR1PC).
+/// Objects of another length than theirs, and the others (motion, light, particulates, VOC,
+/// noise, the hardware bitmap 0x18, the packet id), are skipped;
 /// one that runs past the end ends the frame. A device type Home Assistant does not list, or
 /// a frame shorter than its header, is nobody's. The sensors send no counter.
 public struct QingpingProfile: AdvertisementProfile {
@@ -26,7 +27,7 @@ public struct QingpingProfile: AdvertisementProfile {
         models: [
             "CGG1", "CGDK2", "CGP1W", "CGDN1", "CGP22C", "CGP23W", "CGG3", "CGF1W", "CGD1", "CGC1", "CGM1", "CGR1PC",
         ],
-        quantities: [.temperature, .humidity, .battery, .pressure])
+        quantities: [.temperature, .humidity, .battery, .pressure, .co2])
 
     /// Service data 0xFDCD.
     public let fields: [AdvertisementField] = [.serviceData(Self.serviceUUID)]
@@ -67,6 +68,7 @@ public struct QingpingProfile: AdvertisementProfile {
             try builder.replace(.humidity, payload.unsignedLittleEndian(at: offset + 2, count: 2), per: 10)
         case (0x02, 1): try builder.replace(.battery, payload[offset] == 0xFF ? 100 : Int(payload[offset]))
         case (0x07, 2): try builder.replace(.pressure, payload.unsignedLittleEndian(at: offset, count: 2), per: 10)
+        case (0x13, 2): try builder.replace(.co2, payload.unsignedLittleEndian(at: offset, count: 2))
         default: break
         }
     }

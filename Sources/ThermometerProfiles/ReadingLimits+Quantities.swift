@@ -16,6 +16,10 @@ extension ReadingLimits {
     /// Battery voltage accepted, in V, bounds included: no sensor here runs on more than 10 V.
     public static let plausibleVoltage: ClosedRange<Double> = 0...10
 
+    /// Carbon dioxide accepted, in ppm, bounds included: the range of the NDIR and
+    /// photoacoustic sensors these devices carry (Sensirion's SCD4x reads up to 40,000 ppm).
+    public static let plausibleCO2: ClosedRange<Double> = 0...40_000
+
     /// The values of `quantity` accepted, bounds included, checked before rounding.
     public static func plausibleRange(of quantity: Quantity) -> ClosedRange<Double> {
         switch quantity {
@@ -24,17 +28,20 @@ extension ReadingLimits {
         case .battery: plausibleBattery
         case .pressure: plausiblePressure
         case .voltage: plausibleVoltage
+        case .co2: plausibleCO2
+        case .dewPoint: plausibleCelsius
         }
     }
 
-    /// Steps per unit a quantity is rounded to: 0.01 °C, 0.01 %, 1 %, 0.01 hPa, 0.001 V.
+    /// Steps per unit a quantity is rounded to: 0.01 °C, 0.01 %, 1 %, 0.01 hPa, 0.001 V,
+    /// 1 ppm, 0.01 °C of dew point.
     ///
     /// Each is the finest step any decoded format sends, so rounding loses nothing but the
     /// noise of Ruuvi's 0.005 °C and 0.0025 % steps.
     public static func stepsPerUnit(of quantity: Quantity) -> Int {
         switch quantity {
-        case .temperature, .humidity, .pressure: 100
-        case .battery: 1
+        case .temperature, .humidity, .pressure, .dewPoint: 100
+        case .battery, .co2: 1
         case .voltage: 1000
         }
     }

@@ -103,7 +103,7 @@ enum FormatTable {
             let family = profile.family
             let cells = [
                 "`\(family.id.rawValue)`", family.name, family.models.joined(separator: ", "), fields(of: profile),
-                family.quantities.map { "\($0)" }.joined(separator: ", "), counter(family.counterModulus),
+                family.quantities.map(\.name).joined(separator: ", "), counter(family.counterModulus),
                 key(family.key),
             ]
             lines.append("| " + cells.joined(separator: " | ") + " |")

@@ -15,7 +15,8 @@ struct EventFormatter {
         // Readings are nearly every line of a burst: read straight from the bytes.
         if let reading = ReadingFields(json) {
             return columns(
-                reading.time, EventType.reading.rawValue, Format.name(reading.name), reading.address,
+                reading.time, EventType.reading.rawValue,
+                Format.name(reading.name) + (reading.probe.map { " probe \($0)" } ?? ""), reading.address,
                 readingDetails(
                     reading.celsius, others: reading.others, profile: reading.profile, raw: reading.raw,
                     seq: reading.seq))
@@ -30,7 +31,8 @@ struct EventFormatter {
     ) -> [String] {
         let value = Format.rightAligned(celsius.map(terminal.temperature) ?? "–", Self.temperatureWidth)
         return [
-            terminal.paint(value, .bold), Format.quantities(others), Format.origin(profile: profile, raw: raw),
+            terminal.paint(value, .bold), Format.quantities(others, unit: terminal.unit),
+            Format.origin(profile: profile, raw: raw),
             "#\(seq)",
         ]
     }
@@ -49,15 +51,18 @@ struct EventFormatter {
     private func fields(_ event: Event) -> (Timestamp, String, String, [String]) {
         switch event {
         case .reading(let reading):
+            let probe = reading.measurement.probe.map { " probe \($0)" } ?? ""
             return (
-                reading.time, Format.name(reading.name), reading.address.description,
+                reading.time, Format.name(reading.name) + probe, reading.address.description,
                 readingDetails(
                     reading.celsius,
                     others: OtherQuantities(
                         humidity: reading.measurement.quantities[.humidity],
                         battery: reading.measurement.quantities[.battery],
                         pressure: reading.measurement.quantities[.pressure],
-                        voltage: reading.measurement.quantities[.voltage]),
+                        voltage: reading.measurement.quantities[.voltage],
+                        co2: reading.measurement.quantities[.co2],
+                        dewPoint: reading.measurement.quantities[.dewPoint]),
                     profile: reading.measurement.profile.rawValue, raw: reading.measurement.raw, seq: reading.seq)
             )
         case .readingError(let failure):
@@ -104,6 +109,7 @@ struct ReadingFields {
     var raw: String
     var seq: UInt64
     var profile: String?
+    var probe: UInt64?
     var others = OtherQuantities()
 
     init?(_ json: Slice<UnsafeBufferPointer<UInt8>>) {
@@ -116,6 +122,7 @@ struct ReadingFields {
         var raw: String?
         var seq: UInt64?
         var profile: String?
+        var probe: UInt64?
         var others = OtherQuantities()
         func number(_ range: Range<Int>) -> Double? { Double(String(decoding: json.base[range], as: UTF8.self)) }
         func text(_ range: Range<Int>) -> String? {
@@ -140,6 +147,8 @@ struct ReadingFields {
                 seq = scanner.unsignedInteger(value)
             } else if scanner.equals(key, "profile") {
                 profile = text(value)
+            } else if scanner.equals(key, "probe") {
+                probe = scanner.unsignedInteger(value)
             } else if scanner.equals(key, "humidity") {
                 others.humidity = number(value)
             } else if scanner.equals(key, "battery") {
@@ -148,6 +157,10 @@ struct ReadingFields {
                 others.pressure = number(value)
             } else if scanner.equals(key, "voltage") {
                 others.voltage = number(value)
+            } else if scanner.equals(key, "co2") {
+                others.co2 = number(value)
+            } else if scanner.equals(key, "dew_point") {
+                others.dewPoint = number(value)
             }
             return true
         }
@@ -156,6 +169,7 @@ struct ReadingFields {
             time, address, name, celsius, raw, seq
         )
         self.profile = profile
+        self.probe = probe
         self.others = others
     }
 }

@@ -19,10 +19,12 @@ enum ReadCommand {
         var ageSeconds: Double
         var fresh: Bool
         var profile: String?
+        /// The probe, on a device with several: each probe is a row of its own.
+        var probe: Int?
         var others: OtherQuantities
 
         private enum CodingKeys: String, CodingKey {
-            case address, name, celsius, raw, fresh, profile
+            case address, name, celsius, raw, fresh, profile, probe
             case ageSeconds = "age_seconds"
         }
 
@@ -35,6 +37,7 @@ enum ReadCommand {
             ageSeconds = try container.decode(Double.self, forKey: .ageSeconds)
             fresh = try container.decode(Bool.self, forKey: .fresh)
             profile = try container.decodeIfPresent(String.self, forKey: .profile)
+            probe = try container.decodeIfPresent(Int.self, forKey: .probe)
             others = try OtherQuantities(from: decoder)
         }
     }
@@ -67,10 +70,13 @@ enum ReadCommand {
 
     private static func printTable(_ reports: [Row], _ terminal: Terminal) {
         // The other quantities' column only when some device measures them.
-        let others = reports.map { Format.quantities($0.others) }
+        let others = reports.map { Format.quantities($0.others, unit: terminal.unit) }
         let showOthers = others.contains { !$0.isEmpty }
         let rows = reports.enumerated().map { index, report in
-            [Format.name(report.name), report.address.description, report.celsius.map(terminal.temperature) ?? "–"]
+            [
+                Format.name(report.name) + (report.probe.map { " probe \($0)" } ?? ""), report.address.description,
+                report.celsius.map(terminal.temperature) ?? "–",
+            ]
                 + (showOthers ? [others[index]] : [])
                 + [
                     Format.origin(profile: report.profile, raw: report.raw), Format.age(seconds: report.ageSeconds),

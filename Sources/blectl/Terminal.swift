@@ -147,8 +147,9 @@ enum Format {
     }
 
     /// The quantities beside the temperature, when the profile measures them:
-    /// `48.5 %RH  87 %  1013.2 hPa  3.02 V`.
-    static func quantities(_ values: OtherQuantities) -> String {
+    /// `48.5 %RH  87 %  1013.2 hPa  3.02 V  812 ppm CO₂  dew point 9.6 °C`
+    /// (the dew point in the display unit).
+    static func quantities(_ values: OtherQuantities, unit: TemperatureUnit) -> String {
         func number(_ value: Double, _ places: Double) -> String {
             let rounded = (value * places).rounded() / places
             return rounded == rounded.rounded() ? "\(Int(rounded))" : "\(rounded)"
@@ -156,6 +157,8 @@ enum Format {
         return [
             values.humidity.map { number($0, 10) + " %RH" }, values.battery.map { number($0, 1) + " %" },
             values.pressure.map { number($0, 10) + " hPa" }, values.voltage.map { number($0, 100) + " V" },
+            values.co2.map { number($0, 1) + " ppm CO₂" },
+            values.dewPoint.map { "dew point " + temperature($0, in: unit) },
         ].compactMap { $0 }.joined(separator: "  ")
     }
 
@@ -183,4 +186,11 @@ struct OtherQuantities: Decodable, Equatable {
     var battery: Double?
     var pressure: Double?
     var voltage: Double?
+    var co2: Double?
+    var dewPoint: Double?
+
+    private enum CodingKeys: String, CodingKey {
+        case humidity, battery, pressure, voltage, co2
+        case dewPoint = "dew_point"
+    }
 }

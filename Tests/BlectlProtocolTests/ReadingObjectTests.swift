@@ -23,6 +23,7 @@ import Testing
             var measurement = Measurement(
                 profile: profiles[index % profiles.count], quantities: quantities,
                 unit: index % 3 == 0 ? .fahrenheit : .celsius, raw: ["4000d1", "", "\u{1}", "21.4 C"][index % 4])
+            if index % 7 == 2 { measurement.probe = UInt8(index % 5) }  // a probe of a multi-probe device
             if index % 5 == 1 {  // a calibrated reading: the values before the offsets beside it
                 measurement.uncalibrated = Quantities([
                     .temperature: numbers[index % numbers.count], .humidity: numbers[(index + 3) % numbers.count],
@@ -55,6 +56,21 @@ import Testing
             bytes.appendJSONNumber(value)
             #expect(String(decoding: bytes, as: UTF8.self) == JSONValue.numberText(value), "\(value)")
         }
+    }
+
+    @Test("a probe is written as `probe` and read back; left out for a device's only sensor")
+    func probe() throws {
+        var measurement = Measurement(profile: "govee-meat", quantities: Quantities([.temperature: 61.5]), raw: "00")
+        let plain = Event.reading(
+            Reading(seq: 1, time: Self.time, address: "A4:C1:38:AD:00:01", name: nil, measurement: measurement))
+        let plainLine = try JSONLines.encode(plain)
+        #expect(!String(decoding: plainLine, as: UTF8.self).contains("probe"))
+        measurement.probe = 3
+        let probed = Event.reading(
+            Reading(seq: 2, time: Self.time, address: "A4:C1:38:AD:00:01", name: nil, measurement: measurement))
+        let line = try JSONLines.encode(probed)
+        #expect(String(decoding: line, as: UTF8.self).contains(#""probe":3,"#))
+        #expect(try JSONLines.decode(Event.self, from: line.dropLast()) == probed)
     }
 
     @Test("Event lines of readings with any quantities are the encoder's bytes")

@@ -62,6 +62,34 @@ struct AdvertisingSensorMonitorTests {
         }
     }
 
+    @Test("a meat thermometer: each advertisement's two probes are two readings, neither dropped as the other's repeat")
+    func probes() async throws {
+        var scenario = AdvertisementFixture.scenario(advertisers: 0)
+        let sensor = MockPeripheral.advertiser(index: 0, format: .goveeMeat)
+        let address = sensor.address
+        scenario.peripherals.append(sensor)
+        try await MockFixture.with(scenario: scenario) { fixture in
+            let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
+            for probe: UInt8 in [1, 2, 3, 4] {
+                let measurement = try await log.first(within: .seconds(10)) { event -> Measurement? in
+                    guard let measurement = reading(from: address)(event), measurement.probe == probe else {
+                        return nil
+                    }
+                    return measurement
+                }
+                #expect(measurement.profile == "govee-meat")
+                #expect(measurement.quantities.present.map(\.quantity) == [.temperature])
+            }
+            // One advertisement, one pair: probe 2 right after probe 1, 4 after 3, with the same payload.
+            let readings = log.all.compactMap(reading(from: address))
+            for (first, second) in zip(readings, readings.dropFirst()) where first.probe == 1 || first.probe == 3 {
+                #expect(second.probe == first.probe.map { $0 + 1 } && second.raw == first.raw, "\(readings)")
+            }
+            #expect(!log.all.contains { if case .readingError = $0 { true } else { false } })
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
     @Test("a Ruuvi humidity over 100 % is left out with a reading error; the temperature and pressure stand")
     func implausibleHumidity() async throws {
         var scenario = AdvertisementFixture.scenario(advertisers: 0)

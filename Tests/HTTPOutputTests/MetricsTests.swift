@@ -7,15 +7,40 @@ import Testing
 struct MetricsTests {
     static let families = [
         "blectl_temperature_celsius", "blectl_humidity_ratio", "blectl_battery_ratio", "blectl_pressure_pascals",
-        "blectl_rssi_dbm", "blectl_last_reading_timestamp_seconds", "blectl_readings", "blectl_reading_errors",
+        "blectl_co2_ppm", "blectl_dew_point_celsius", "blectl_rssi_dbm", "blectl_last_reading_timestamp_seconds",
+        "blectl_readings", "blectl_reading_errors",
         "blectl_connects", "blectl_disconnects", "blectl_adapter_powered", "blectl_bluez_up", "blectl_history_rows",
         "process_resident_memory_bytes", "process_cpu_seconds",
     ]
 
     static let weather = Measurement(
         profile: "bthome",
-        quantities: Quantities([.temperature: 21.5, .humidity: 45, .battery: 80, .pressure: 1013.2]),
+        quantities: Quantities([
+            .temperature: 21.5, .humidity: 45, .battery: 80, .pressure: 1013.2, .co2: 812, .dewPoint: 9.25,
+        ]),
         raw: "40a1b2")
+
+    @Test("a device with several probes: a temperature sample per probe, with a probe label")
+    func probes() async throws {
+        try await withTestOutput { output in
+            func probe(_ number: UInt8, _ celsius: Double) -> Measurement {
+                Measurement(
+                    profile: "govee-meat", quantities: Quantities([.temperature: celsius]), raw: "00", probe: number)
+            }
+            await output.apply([
+                .reading(BluetoothAddress("A4:C1:38:00:00:09"), name: "Grill", probe(2, 61.5)),
+                .reading(BluetoothAddress("A4:C1:38:00:00:09"), name: "Grill", probe(1, 40.5)),
+                .reading(BluetoothAddress("A4:C1:38:00:00:09"), name: "Grill", probe(2, 62)),
+            ])
+            await output.history.flush()
+            let families = try await parsePrometheus(try await output.get("/metrics").text)
+            let grill = ["address": "A4:C1:38:00:00:09", "name": "Grill", "profile": "govee-meat"]
+            #expect(value(families, "blectl_temperature_celsius", grill.merging(["probe": "1"]) { $1 }) == 40.5)
+            #expect(value(families, "blectl_temperature_celsius", grill.merging(["probe": "2"]) { $1 }) == 62)
+            let page = try await output.get("/").text
+            #expect(page.contains("probe 1 40.5 °C") && page.contains("probe 2 62.0 °C"), "\(page)")
+        }
+    }
 
     @Test("every metric in base units, with HELP and TYPE, as prometheus_client parses it")
     func baseUnits() async throws {
@@ -42,6 +67,8 @@ struct MetricsTests {
             #expect(value(families, "blectl_humidity_ratio", kitchen) == 0.45)
             #expect(value(families, "blectl_battery_ratio", kitchen) == 0.8)
             #expect(value(families, "blectl_pressure_pascals", kitchen) == 101_320)
+            #expect(value(families, "blectl_co2_ppm", kitchen) == 812)
+            #expect(value(families, "blectl_dew_point_celsius", kitchen) == 9.25)
             let identity = ["address": "A4:C1:38:00:00:01", "name": "Kitchen"]
             #expect(value(families, "blectl_rssi_dbm", identity) == -61)
             #expect(value(families, "blectl_readings_total", identity) == 1)

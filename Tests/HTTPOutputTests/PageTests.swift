@@ -58,16 +58,21 @@ struct PageTests {
         }
     }
 
-    @Test("the adapter in words, and every quantity a device reports (a Ruuvi's pressure and voltage)")
+    @Test(
+        "the adapter in words, and every quantity a device reports (a Ruuvi's pressure and voltage, CO₂ and dew point)")
     func wordsAndQuantities() async throws {
         try await withTestOutput { output in
             let ruuvi = Measurement(
                 profile: "ruuvi",
                 quantities: Quantities([.temperature: 24.3, .humidity: 53.49, .pressure: 1000.44, .voltage: 2.977]),
                 raw: "05")
+            let meter = Measurement(
+                profile: "switchbot", quantities: Quantities([.temperature: 21.5, .co2: 812, .dewPoint: 9.25]),
+                raw: "00")
             await output.apply([
                 .adapterState(adapter: "hci0", state: .poweredOn),
                 .reading(BluetoothAddress("C8:47:8C:00:00:01"), name: "Ruuvi 0001", ruuvi),
+                .reading(BluetoothAddress("C8:47:8C:00:00:02"), name: "Meter Pro", meter),
             ])
             let page = try await output.get("/").text
             #expect(page.contains("adapter hci0 on · 0 connected"))
@@ -75,6 +80,8 @@ struct PageTests {
             #expect(page.contains("humidity 53%"))
             #expect(page.contains("pressure 1000.4 hPa"))
             #expect(page.contains("voltage 2.98 V"))
+            #expect(page.contains("co2 812 ppm"))
+            #expect(page.contains("dew_point 9.3 °C"))
         }
         let off = DashboardPage.adapterWords("hci0", .poweredOff, reason: "rfkill")
         #expect(off == "adapter hci0 off (rfkill)")

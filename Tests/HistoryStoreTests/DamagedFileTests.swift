@@ -127,13 +127,20 @@ struct DamagedFileTests {
     func newerSchema() async throws {
         try await StoreFixture.with { fixture in
             try await fill(fixture, count: 1)
-            try SQLiteConnection(path: fixture.databasePath).execute("PRAGMA user_version = 99")
-            #expect(throws: HistoryStoreError.newerSchema(path: fixture.databasePath, version: 99, known: 2)) {
+            let newer = Schema.currentVersion + 1
+            try SQLiteConnection(path: fixture.databasePath).execute("PRAGMA user_version = \(newer)")
+            #expect(
+                throws: HistoryStoreError.newerSchema(
+                    path: fixture.databasePath, version: newer, known: Schema.currentVersion)
+            ) {
                 try fixture.open()
             }
             #expect(!fixture.files().contains { $0.contains("corrupt") })
             // The refused store let go of the lock.
-            #expect(throws: HistoryStoreError.newerSchema(path: fixture.databasePath, version: 99, known: 2)) {
+            #expect(
+                throws: HistoryStoreError.newerSchema(
+                    path: fixture.databasePath, version: newer, known: Schema.currentVersion)
+            ) {
                 try fixture.open()
             }
         }

@@ -8,8 +8,8 @@ import Testing
 @Suite("History store: schema versions")
 struct SchemaTests {
     /// A next version as a test adds it: a column, and an index on it.
-    static let version3 = Migration(
-        version: 3,
+    static let nextVersion = Migration(
+        version: Schema.currentVersion + 1,
         statements: [
             "ALTER TABLE readings ADD COLUMN rssi INTEGER",
             "CREATE INDEX readings_by_rssi ON readings(rssi)",
@@ -23,26 +23,95 @@ struct SchemaTests {
             await store.close()
             let connection = try SQLiteConnection(path: fixture.databasePath)
             #expect(try Schema.version(of: connection) == Schema.currentVersion)
-            #expect(Schema.currentVersion == 2)
+            #expect(Schema.currentVersion == 3)
             #expect(try connection.integer("SELECT count(*) FROM devices") == 2)
             #expect(try connection.integer("SELECT count(*) FROM labels") == 1)
         }
     }
 
-    @Test("a version-2 database is upgraded by the next step, its readings kept")
+    @Test(
+        "a version-2 database with rows is upgraded to version 3: its rows kept, carbon dioxide, dew point and probe added"
+    )
     func upgradeFromVersion2() async throws {
+        try await StoreFixture.with { fixture in
+            let time = Timestamp.now().adding(milliseconds: -60_000)
+            try Self.writeVersion2(fixture.databasePath, rows: 100, time: time)
+            let store = try fixture.open()
+            let kept = await allEvents(store)
+            #expect(kept.count == 100)
+            #expect(kept.first == Self.version2Reading(seq: 1, time: time))
+            #expect(kept.last == Self.version2Reading(seq: 100, time: time))
+            let new = Event.reading(
+                Reading(
+                    seq: 101, time: .now(), address: "A4:C1:38:00:00:02", name: "Meter Pro CO2",
+                    measurement: Measurement(
+                        profile: "switchbot", quantities: Quantities([.temperature: 21.5, .co2: 812, .dewPoint: 9.25]),
+                        raw: "00")))
+            let probe = Event.reading(
+                Reading(
+                    seq: 102, time: .now(), address: "A4:C1:38:00:00:03", name: "H5184",
+                    measurement: Measurement(
+                        profile: "govee-meat", quantities: Quantities([.temperature: 61.5]), raw: "00", probe: 4)))
+            store.append(new)
+            store.append(probe)
+            await store.flush()
+            #expect(await allEvents(store).suffix(2) == [new, probe])
+            await store.close()
+            let connection = try SQLiteConnection(path: fixture.databasePath)
+            #expect(try Schema.version(of: connection) == 3)
+            #expect(
+                try connection.integer("SELECT count(*) FROM readings WHERE co2 IS NULL AND dew_point IS NULL") == 101)
+            #expect(try connection.integer("SELECT probe FROM readings WHERE seq = 102") == 4)
+            #expect(try connection.integer("SELECT count(*) FROM readings WHERE probe IS NULL") == 101)
+            #expect(
+                try connection.integer(
+                    "SELECT count(*) FROM pragma_table_info('readings') WHERE name IN ('co2', 'dew_point', 'probe')")
+                    == 3)
+        }
+    }
+
+    /// Writes a version-2 database as blectl wrote it before version 3: `rows` BTHome readings,
+    /// one a second from `time`, by SQL (the store's insert has version 3's columns).
+    static func writeVersion2(_ path: String, rows: Int, time: Timestamp) throws {
+        let connection = try SQLiteConnection(path: path)
+        #expect(try Schema.migrate(connection, with: [Schema.version2]) == 0)
+        try connection.execute("INSERT INTO devices VALUES (1, 'A4:C1:38:00:00:01')")
+        try connection.execute("INSERT INTO labels VALUES (1, 'ATC_000001', 'bthome')")
+        try connection.execute(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
+            INSERT INTO readings SELECT i, \(time.millisecondsSince1970) + i * 1000, 1, 1, 20 + i / 100.0, 45.5, 87,
+                NULL, 3.1, 'C', x'4012', NULL, NULL FROM n
+            """)
+    }
+
+    /// The reading ``writeVersion2(_:rows:time:)`` wrote at `seq`.
+    static func version2Reading(seq: UInt64, time: Timestamp) -> Event {
+        .reading(
+            Reading(
+                seq: seq, time: time.adding(milliseconds: Int64(seq) * 1000), address: "A4:C1:38:00:00:01",
+                name: "ATC_000001",
+                measurement: Measurement(
+                    profile: "bthome",
+                    quantities: Quantities([
+                        .temperature: 20 + Double(seq) / 100, .humidity: 45.5, .battery: 87, .voltage: 3.1,
+                    ]), raw: "4012")))
+    }
+
+    @Test("a database is upgraded by a next step, its readings kept")
+    func upgradeByNextStep() async throws {
         try await StoreFixture.with { fixture in
             let first = try fixture.open()
             readings(from: 1, count: 100).forEach(first.append)
             await first.close()
 
-            let upgraded = try fixture.open(migrations: Schema.migrations + [Self.version3])
+            let upgraded = try fixture.open(migrations: Schema.migrations + [Self.nextVersion])
             #expect(upgraded.lastSeq == 100)
             #expect(await allEvents(upgraded).count == 100)
             readings(from: 101, count: 5).forEach(upgraded.append)
             await upgraded.close()
             let connection = try SQLiteConnection(path: fixture.databasePath)
-            #expect(try Schema.version(of: connection) == 3)
+            #expect(try Schema.version(of: connection) == Schema.currentVersion + 1)
             #expect(try connection.integer("SELECT count(*) FROM readings WHERE rssi IS NULL") == 105)
         }
     }
@@ -53,10 +122,12 @@ struct SchemaTests {
             let first = try fixture.open()
             readings(from: 1, count: 10).forEach(first.append)
             await first.close()
-            let broken = Migration(version: 3, statements: ["ALTER TABLE readings ADD COLUMN rssi INTEGER", "NOT SQL"])
+            let broken = Migration(
+                version: Schema.currentVersion + 1,
+                statements: ["ALTER TABLE readings ADD COLUMN rssi INTEGER", "NOT SQL"])
             let connection = try SQLiteConnection(path: fixture.databasePath)
             #expect(throws: Schema.Failure.self) { try Schema.migrate(connection, with: Schema.migrations + [broken]) }
-            #expect(try Schema.version(of: connection) == 2)
+            #expect(try Schema.version(of: connection) == Schema.currentVersion)
             #expect(
                 try connection.integer("SELECT count(*) FROM pragma_table_info('readings') WHERE name = 'rssi'") == 0)
             #expect(try connection.integer("SELECT count(*) FROM readings") == 10)

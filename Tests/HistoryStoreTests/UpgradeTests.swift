@@ -28,8 +28,10 @@ struct UpgradeTests {
             #expect(await allEvents(store, pageSize: 5_000) == before)
             #expect(await store.status().rows == 20_000)
             await store.close()
-            #expect(fixture.logged(.notice, "upgraded \(fixture.databasePath) from schema version 1 to 2"))
-            #expect(try Schema.version(of: SQLiteConnection(path: fixture.databasePath)) == 2)
+            #expect(
+                fixture.logged(
+                    .notice, "upgraded \(fixture.databasePath) from schema version 1 to \(Schema.currentVersion)"))
+            #expect(try Schema.version(of: SQLiteConnection(path: fixture.databasePath)) == Schema.currentVersion)
             #expect(!fixture.files().contains { $0.contains("upgrade") })
             #expect(fileSize(fixture.databasePath) < bytesBefore * 7 / 10, "\(bytesBefore) before")
         }
@@ -63,7 +65,7 @@ struct UpgradeTests {
                 let connection = try SQLiteConnection(path: path)
                 let version = try Schema.version(of: connection)
                 found.append(version)
-                #expect(version == 1 || version == 2)
+                #expect(version == 1 || version == Schema.currentVersion)
                 #expect(try connection.texts("PRAGMA quick_check") == ["ok"])
                 #expect(try connection.integer("SELECT count(*) FROM readings") == Int64(expected))
                 // The next start finishes the job.
@@ -74,7 +76,7 @@ struct UpgradeTests {
                 #expect(await store.status().rows == expected)
                 #expect(store.lastSeq == UInt64(expected) + 200_000)
                 await store.close()
-                #expect(try Schema.version(of: SQLiteConnection(path: path)) == 2)
+                #expect(try Schema.version(of: SQLiteConnection(path: path)) == Schema.currentVersion)
             }
             print("kill -9 during an upgrade of \(expected) rows (\(duration)): versions found \(found)")
         }

@@ -33,6 +33,8 @@ QUANTITIES = {
     "battery": ("battery", "battery", "%"),
     "pressure": ("pressure", "atmospheric_pressure", "hPa"),
     "voltage": ("voltage", "voltage", "V"),
+    "co2": ("co2", "carbon_dioxide", "ppm"),
+    "dew_point": ("dew_point", "temperature", "°C"),
 }
 # What Home Assistant logs above INFO here whatever blectld publishes: --skip-pip is on
 # purpose (the environment has every requirement), and no camera needs libturbojpeg. Any

@@ -198,8 +198,9 @@ struct CLIUsageTests {
     @Test("fields and event types a newer daemon adds pass through --json; text still prints")
     func unknownFieldsPassThrough() async throws {
         let reading =
-            #"{"address":"DC:A6:32:00:00:01","age_seconds":0,"celsius":21.5,"fresh":true,"humidity":40.5,"#
-            + #""name":"Sensor","profile":"ess","raw":"0868","seq":7,"time":"2026-11-30T01:02:03.456Z","unit":"C"}"#
+            #"{"address":"DC:A6:32:00:00:01","age_seconds":0,"celsius":21.5,"co2":812,"dew_point":9.25,"fresh":true,"#
+            + #""humidity":40.5,"name":"Sensor","profile":"ess","raw":"0868","seq":7,"time":"2026-11-30T01:02:03.456Z","#
+            + #""unit":"C"}"#
         // A kind of value this build cannot show: printed as it came, shown without a temperature.
         let humidity =
             #"{"address":"DC:A6:32:00:00:02","age_seconds":0,"fresh":true,"humidity":40.5,"name":"Hygro","#
@@ -229,6 +230,7 @@ struct CLIUsageTests {
         #expect(try await run(Self.blectl, ["--socket", socket, "status", "--json"]).output == status + "\n")
         let text = try await run(Self.blectl, ["--socket", socket, "read"])
         #expect(text.status == 0 && text.output.contains("Sensor  DC:A6:32:00:00:01  21.5 °C"), "\(text)")
+        #expect(text.output.contains("40.5 %RH  812 ppm CO₂  dew point 9.3 °C"), "\(text)")
         #expect(text.output.contains("Hygro   DC:A6:32:00:00:02  –"), "\(text)")
         let json = try ChildProcessLines.start(Self.blectl, ["--socket", socket, "watch", "--json", "--events", "all"])
         defer { json.stop() }

@@ -161,24 +161,35 @@ extension CLITests {
             let csv = try await fixture.blectl(["history", "--csv"] + range)
             #expect(csv.status == 0)
             let lines = csv.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-            #expect(
-                lines.first
-                    == "seq,time,address,name,profile,celsius,humidity,battery,pressure,voltage,unit,raw,error,source")
+            let header =
+                "seq,time,address,name,profile,celsius,humidity,battery,pressure,voltage,co2,dew_point,unit,raw,"
+            #expect(lines.first.map(String.init) == header + "error,source")
+            let columns = lines.first.map { $0.split(separator: ",").map(String.init) } ?? []
             let rows = lines.dropFirst().map {
-                $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                let cells = $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                return Dictionary(zip(columns, cells), uniquingKeysWith: { first, _ in first })
             }
             #expect(rows.count == expected.count)
+            let others = ["humidity", "battery", "pressure", "voltage", "co2", "dew_point"]
             for (row, reading) in zip(rows, expected) {
-                #expect(row.count == 14 && row[13] == "live", "\(row)")
-                #expect(row[0] == "\(reading.seq)" && row[1] == reading.time && row[2] == reading.address)
-                #expect(row[3] == "Thermometer" && row[6...9].allSatisfy(\.isEmpty), "absent values are empty: \(row)")
+                #expect(row.count == columns.count && row["source"] == "live", "\(row)")
+                #expect(
+                    row["seq"] == "\(reading.seq)" && row["time"] == reading.time && row["address"] == reading.address)
+                #expect(
+                    row["name"] == "Thermometer" && others.allSatisfy { row[$0] == "" },
+                    "absent values are empty: \(row)")
                 if let error = reading.error {
                     // Quoted, its quotes doubled (RFC 4180); the value's bytes in raw.
-                    #expect(row[4...5].allSatisfy(\.isEmpty) && row[10].isEmpty && row[11] == reading.raw, "\(row)")
-                    #expect(row[12] == "\"" + error.replacing("\"", with: "\"\"") + "\"")
+                    #expect(
+                        row["profile"] == "" && row["celsius"] == "" && row["unit"] == "" && row["raw"] == reading.raw,
+                        "\(row)")
+                    #expect(row["error"] == "\"" + error.replacing("\"", with: "\"\"") + "\"")
                 } else {
-                    #expect(row[4] == "pi-cputemp" && Double(row[5]) == reading.celsius && row[12].isEmpty)
-                    #expect(["C", "F"].contains(row[10]) && row[11].hasSuffix(" " + row[10]))
+                    #expect(
+                        row["profile"] == "pi-cputemp" && row["celsius"].flatMap(Double.init) == reading.celsius
+                            && row["error"] == "")
+                    let unit = row["unit"] ?? ""
+                    #expect(["C", "F"].contains(unit) && row["raw"]?.hasSuffix(" " + unit) == true)
                 }
             }
 

@@ -45,6 +45,39 @@ extension MQTTTests {
         }
     }
 
+    @Test(
+        "a meat thermometer through MQTT: a temperature entity per probe, each probe's readings on its own state topic")
+    func probeEntities() async throws {
+        try await MQTTBroker.with { broker in
+            try await DaemonFixture.with(
+                mockOptions: "--fast --thermometers 0 --others 0 --advertisers 1 --advertiser-formats govee-meat "
+                    + "--advertiser-interval 200ms",
+                arguments: Self.arguments(broker)
+            ) { fixture in
+                try await fixture.waitForMQTT { $0["state"] as? String == "connected" }
+                let subscriber = try MQTTSubscriber(broker, topic: "#")
+                defer { Task { await subscriber.stop() } }
+                let node = "homeassistant/sensor/blectl_a4c138ad0001/"
+                let probes = (1...4).map { "blectl/a4c138ad0001/probe\($0)/state" }
+                try await subscriber.wait("four probe configs and states") { messages in
+                    Set(messages.map(\.topic)).isSuperset(
+                        of: (1...4).map { node + "temperature_probe_\($0)/config" } + probes)
+                }
+                for (index, topic) in probes.enumerated() {
+                    let state = try #require(subscriber.on(topic).last?.json, "\(topic)")
+                    #expect(state["probe"] as? Int == index + 1, "\(state)")
+                    #expect(state["profile"] as? String == "govee-meat")
+                    let config = try #require(subscriber.on(node + "temperature_probe_\(index + 1)/config").last?.json)
+                    #expect(config["state_topic"] as? String == topic)
+                    #expect(config["unique_id"] as? String == "blectl_a4c138ad0001_temperature_probe_\(index + 1)")
+                }
+                // Every reading had a probe: no device-wide temperature entity, nothing on …/state.
+                #expect(subscriber.on(node + "temperature/config").isEmpty)
+                #expect(subscriber.on("blectl/a4c138ad0001/state").isEmpty)
+            }
+        }
+    }
+
     @Test("an advertising sensor's reception: a diagnostic Reception config and retained counts on …/reception")
     func receptionEntity() async throws {
         try await MQTTBroker.with { broker in

@@ -64,6 +64,7 @@ import Testing
                 "binary_sensor.blectl_kitchen_connectivity", "sensor.blectl_dca632000001_temperature",
                 "sensor.blectl_dca632000001_humidity", "sensor.blectl_dca632000001_battery",
                 "sensor.blectl_dca632000001_pressure", "sensor.blectl_dca632000001_voltage",
+                "sensor.blectl_dca632000001_co2", "sensor.blectl_dca632000001_dew_point",
             ])
         // The hash is part of the id: a new hash would give every such gateway a new entity.
         #expect(ids(renamed) == ["binary_sensor.blectl_kitchen_pi_5ade2e11_connectivity"] + ids(first).dropFirst())
@@ -92,6 +93,59 @@ import Testing
         // The same device block as its measurements: one device in Home Assistant.
         let device = try #require(object["device"] as? [String: Any])
         #expect(device["identifiers"] as? [String] == ["blectl_a4c138ad0001"])
+    }
+
+    @Test("carbon dioxide and the dew point: Home Assistant's device classes and units, the payload's keys")
+    func co2AndDewPoint() throws {
+        let configs = try Self.configs(gateway: "kitchen", devices: [Self.device(Self.addresses[0])])
+        let byObject = Dictionary(
+            uniqueKeysWithValues: configs.map { (String($0.topic.split(separator: "/")[3]), $0.object) })
+        let co2 = try #require(byObject["co2"])
+        #expect(co2["device_class"] as? String == "carbon_dioxide")
+        #expect(co2["unit_of_measurement"] as? String == "ppm")
+        #expect(co2["value_template"] as? String == "{{ value_json.co2 }}")
+        #expect(co2["unique_id"] as? String == "blectl_dca632000001_co2")
+        let dewPoint = try #require(byObject["dew_point"])
+        #expect(dewPoint["device_class"] as? String == "temperature")
+        #expect(dewPoint["unit_of_measurement"] as? String == "°C")
+        #expect(dewPoint["value_template"] as? String == "{{ value_json.dew_point }}")
+        #expect(dewPoint["name"] as? String == "Dew point")
+    }
+
+    @Test("a device with several probes: one temperature entity per probe, its unique id and state topic the probe's")
+    func probes() throws {
+        var device = KnownDevice(address: Self.addresses[2], profile: "govee-meat")
+        device.name = "GVH5184_0001"
+        func reading(_ probe: UInt8?) -> Reading {
+            Reading(
+                seq: 1, time: .now(), address: Self.addresses[2], name: "GVH5184_0001",
+                measurement: Measurement(
+                    profile: "govee-meat", quantities: Quantities([.temperature: 61.5]), raw: "00", probe: probe))
+        }
+        let first = device.note(reading(1))
+        let second = device.note(reading(2))
+        let again = device.note(reading(1))
+        #expect(first && second)
+        #expect(!again, "a probe already known changes nothing")
+        let configs = try Self.configs(gateway: "kitchen", devices: [device])
+        let probes = configs.filter { $0.topic.contains("_probe_") }
+        #expect(
+            probes.map(\.topic) == [
+                "homeassistant/sensor/blectl_a4c138ad0001/temperature_probe_1/config",
+                "homeassistant/sensor/blectl_a4c138ad0001/temperature_probe_2/config",
+            ])
+        #expect(
+            probes.map { $0.object["unique_id"] as? String } == [
+                "blectl_a4c138ad0001_temperature_probe_1", "blectl_a4c138ad0001_temperature_probe_2",
+            ])
+        #expect(
+            probes.map { $0.object["state_topic"] as? String } == [
+                "blectl/a4c138ad0001/probe1/state", "blectl/a4c138ad0001/probe2/state",
+            ])
+        #expect(probes.allSatisfy { $0.object["device_class"] as? String == "temperature" })
+        #expect(probes.map { $0.object["name"] as? String } == ["Temperature probe 1", "Temperature probe 2"])
+        // No device-wide temperature entity: every reading had a probe.
+        #expect(!configs.contains { $0.topic.hasSuffix("/temperature/config") })
     }
 
     @Test("the reception payload: status's counts, the ratio as a percentage to 0.1, the gateway")

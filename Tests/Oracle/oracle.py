@@ -12,6 +12,7 @@ pinned libraries (requirements.txt); prints one line per disagreement and
 
 import argparse
 import json
+import re
 import logging
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from pathlib import Path
 from Cryptodome.Cipher import AES
 from bleak.backends.device import BLEDevice
 from bleak.backends.scanner import AdvertisementData
+from bluemaestro_ble import BlueMaestroBluetoothDeviceData
 from bthome_ble import BTHomeBluetoothDeviceData
 from govee_ble import GoveeBluetoothDeviceData
 from inkbird_ble import INKBIRDBluetoothDeviceData
@@ -42,13 +44,26 @@ QUANTITIES = {
     "battery": "battery",
     "pressure": "pressure",
     "voltage": "voltage",
+    "carbon_dioxide": "co2",
+    "dew_point": "dew_point",
 }
 # Units Home Assistant's parsers report in that blectl does not (Ruuvi's voltage in mV).
 SCALE = {"mV": 0.001}
 # How far apart two values may be: blectl rounds to its steps (0.01 °C, 0.01 %, 0.01 hPa,
 # 0.001 V); a library's value may be rounded to fewer places, or carry a binary floating-point
 # error (127 × 0.35 = 44.449999… shown as 44.4 where blectl's exact 44.45 stands).
-TOLERANCE = {"celsius": 0.0051, "humidity": 0.0051, "battery": 0, "pressure": 0.0051, "voltage": 0.00051}
+TOLERANCE = {"celsius": 0.0051, "humidity": 0.0051, "battery": 0, "pressure": 0.0051, "voltage": 0.00051, "co2": 0,
+             "dew_point": 0.0051}
+
+
+# A probe's temperature (govee-ble's meat thermometers), `temperature_probe_N` there.
+PROBE = re.compile(r"temperature_probe_(\d+)")
+
+
+def blectl_key(key):
+    """blectl's key for a library's entity key: its quantity, or a probe's temperature."""
+    probe = PROBE.fullmatch(key)
+    return f"celsius_probe_{probe.group(1)}" if probe else QUANTITIES.get(key)
 
 
 def within_rounding(ours, theirs, tolerance):
@@ -70,6 +85,11 @@ PARSERS = {
     "m:8801": (lambda key: GoveeBluetoothDeviceData(), set()),
     "m:0499": (lambda key: RuuvitagBluetoothDeviceData(), set()),
     "s:fdcd": (lambda key: QingpingBluetoothDeviceData(), set()),
+    # Govee's meat thermometers, by the company ids govee-ble knows each model by.
+    **{f"m:{company:04x}": (lambda key: GoveeBluetoothDeviceData(), set())
+       for company in (0xF861, 0x388A, 0xEA42, 0xAAA2, 0xD14B, 0x2730, 0x67DD, 0xE02F, 0xF79F, 0x1B36, 0x4A32,
+                       0x0332, 0x4C32, 0xAC63, 0x3022)},
+    "m:0133": (lambda key: BlueMaestroBluetoothDeviceData(), set()),
     # thermobeacon-ble computes a battery percentage from the voltage the sensor sends.
     **{f"m:{company:04x}": (lambda key: ThermoBeaconBluetoothDeviceData(), {"battery"})
        for company in (0x10, 0x11, 0x14, 0x15, 0x18, 0x1B, 0x30)},
@@ -91,14 +111,15 @@ SENSORPUSH_V2_UUID = "ef090000-11d6-42ba-93b8-9dd7ec090ab0"
 DEVICES = {None, "primary"}
 # Formats whose two fields are read together (hex `PAYLOAD/COMPANION`), by PySwitchbot's
 # parse_advertisement_data, as Home Assistant's switchbot integration calls it.
-SWITCHBOT = {"switchbot", "switchbot-outdoor"}
+SWITCHBOT = {"switchbot", "switchbot-outdoor", "switchbot-co2"}
 # The mock's formats Home Assistant has a parser for (pvvx and atc1441 it has not), and the
 # encrypted pvvx formats, held against the firmware's description (REFERENCES).
 FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mibeacon-encrypted", "mibeacon-objects",
            "qingping", "thermobeacon", "inkbird", "inkbird-ith", "thermopro", "switchbot", "switchbot-outdoor",
            "govee-h5051", "govee-h5100", "govee-h5106", "govee-b5178", "govee-h5179",
            "sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw", "bthome-v1", "bthome-v1-encrypted",
-           "pvvx-encrypted", "atc1441-encrypted"]
+           "pvvx-encrypted", "atc1441-encrypted", "bluemaestro", "switchbot-co2", "qingping-co2",
+           "govee-meat"]
 
 
 def service_info(field, address, payload, name, family=""):
@@ -130,8 +151,8 @@ def switchbot(case):
         service_data=service_data, service_uuids=list(service_data), tx_power=-127, rssi=-60, platform_data=())
     parsed = switchbot_parse(BLEDevice(case["address"], case.get("name", ""), None), advertisement)
     data = parsed.data.get("data", {}) if parsed else {}
-    return {QUANTITIES[key]: float(value) for key, value in data.items()
-            if key in ("temperature", "humidity", "battery") and value is not None}
+    return {QUANTITIES.get(key, key): float(value) for key, value in data.items()
+            if key in ("temperature", "humidity", "battery", "co2") and value is not None}
 
 
 def pvvx_firmware(case):
@@ -172,7 +193,7 @@ def home_assistant(case):
     update = make(key).update(info)
     values = {}
     for device_key, value in update.entity_values.items():
-        name = QUANTITIES.get(device_key.key)
+        name = blectl_key(device_key.key)
         if not name or name in ignored or device_key.device_id not in DEVICES or not isinstance(value.native_value, (int, float)):
             continue
         unit = update.entity_descriptions[device_key].native_unit_of_measurement
@@ -198,7 +219,7 @@ def compare(case, ours, theirs):
     if set(mine) != set(theirs):
         return f"quantities differ: blectl {ours}, Home Assistant {theirs}"
     for name, value in mine.items():
-        if not within_rounding(value, theirs[name], TOLERANCE[name]):
+        if not within_rounding(value, theirs[name], TOLERANCE[name.split("_probe_")[0]]):
             return f"{name}: blectl {value}, Home Assistant {theirs[name]}"
     return None
 

@@ -223,6 +223,29 @@ struct HubTests {
         #expect(await hub.peripherals().first { $0.address == pi }?.model == "newer")
     }
 
+    @Test("A device with several probes: read reports each probe's newest reading, by probe")
+    func probes() async throws {
+        let hub = makeHub()
+        func probe(_ number: UInt8?, _ celsius: Double) -> Measurement {
+            Measurement(
+                profile: "govee-meat", quantities: Quantities([.temperature: celsius]), raw: "00", probe: number)
+        }
+        // One advertisement's two probes, then probe 1 again, then a third probe.
+        for (number, celsius) in [(2, 60.5), (1, 21.0), (1, 22.5), (3, 70.25)] as [(UInt8, Double)] {
+            await hub.apply(.reading(other, name: "H5184", probe(number, celsius)))
+        }
+        let reports = try await hub.read(matching: nil, timeout: .zero)
+        #expect(reports.map(\.reading.measurement.probe) == [1, 2, 3])
+        #expect(reports.map(\.reading.celsius) == [22.5, 60.5, 70.25])
+        #expect(reports.allSatisfy { $0.fresh })
+        // A device without probes keeps one current value.
+        await hub.apply(.reading(pi, name: nil, probe(nil, 40)))
+        await hub.apply(.reading(pi, name: nil, probe(nil, 41)))
+        let both = try await hub.read(matching: nil, timeout: .zero)
+        #expect(both.filter { $0.address == pi }.map(\.reading.celsius) == [41])
+        #expect(both.count == 4)
+    }
+
     @Test("Readings and reading errors name the model and manufacturer the catalog gives their profile")
     func modelAndManufacturer() async {
         let family = SensorFamily(

@@ -18,8 +18,9 @@ struct AdvertisementDecoderTests {
                 "bthome", "bthome-v1", "pvvx", "atc1441", "pvvx-encrypted", "ruuvi", "govee-h5075", "govee-h5074",
                 "govee-h5051",
                 "govee-h5100",
-                "govee-h5106", "govee-b5178", "govee-h5179", "mibeacon", "qingping", "thermobeacon", "inkbird",
-                "thermopro", "switchbot", "sensorpush",
+                "govee-h5106", "govee-b5178", "govee-h5179", "govee-meat", "mibeacon", "qingping", "thermobeacon",
+                "inkbird",
+                "thermopro", "switchbot", "sensorpush", "bluemaestro",
             ])
         #expect(
             registry.serviceDataUUIDs == [
@@ -28,7 +29,10 @@ struct AdvertisementDecoderTests {
                 BluetoothUUID(UInt16(0xFDCD)), BluetoothUUID(UInt16(0xFD3D)),
             ])
         #expect(
-            registry.manufacturerIDs == [0x0499, 0xEC88, 0x0001, 0x8801] + ThermoBeaconProfile.companyIDs + [0x0969])
+            registry.manufacturerIDs == [0x0499, 0xEC88, 0x0001, 0x8801] + GoveeMeatProfile.companyIDs
+                + ThermoBeaconProfile.companyIDs + [
+                    0x0969, 0x0133,
+                ])
         #expect(registry.needsActiveScanning)
         #expect(!AdvertisementRegistry(profiles: [BTHomeProfile(), RuuviProfile()]).needsActiveScanning)
         #expect(registry.profiles(reading: environmentalField).map(\.id) == ["pvvx", "atc1441", "pvvx-encrypted"])

@@ -40,6 +40,8 @@ let goodAdvertisements: [([UInt8], AdvertisementField, String?)] = [
         nil
     ),
     (bytes(hex: "00009c0d0000fe44450cc501870217000000"), AdvertisementField.manufacturerData(0x10), nil),
+    (bytes(hex: "1b570000000000f201f22794"), AdvertisementField.manufacturerData(BlueMaestroProfile.companyID), nil),
+    (bytes(hex: "2001000101e401860c1cffff860af0ffff"), AdvertisementField.manufacturerData(0x1B36), nil),
     (bytes(hex: "c71200c83d5606"), AdvertisementField.manufacturerData(0x07FC), "sps"),
     (bytes(hex: "0029220b01"), AdvertisementField.manufacturerData(0xEEC2), "TP357S (2142)"),
     (bytes(hex: "5400e4069835"), AdvertisementField.serviceData(SwitchBotProfile.serviceUUID), nil),

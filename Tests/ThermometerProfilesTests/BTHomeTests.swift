@@ -38,6 +38,9 @@ struct BTHomeTests {
         "each measured object, built from the format",
         arguments: [
             ExpectedReading(bytes(hex: "40 01 61"), [.battery: 97]),
+            // Dew point (0x08, sint16 × 0.01 °C) and carbon dioxide (0x12, uint16 ppm): bthome.io/format.
+            ExpectedReading(bytes(hex: "40 08 ca 06 12 e2 04"), [.dewPoint: 17.38, .co2: 1250]),
+            ExpectedReading(bytes(hex: "40 08 36 f9"), [.dewPoint: -17.38]),
             ExpectedReading(bytes(hex: "40 01 00"), [.battery: 0]),
             ExpectedReading(bytes(hex: "40 02 CA 09"), [.temperature: 25.06]),
             ExpectedReading(bytes(hex: "40 02 18 FC"), [.temperature: -10]),  // −1000 × 0.01

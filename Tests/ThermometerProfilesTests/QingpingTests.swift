@@ -23,13 +23,13 @@ struct QingpingTests {
                 bytes(hex: "884f3e0687342d580104f100a601020164"), [.temperature: 24.1, .humidity: 42.2, .battery: 100]),
             ExpectedReading(
                 bytes(hex: "0815012740342d580104de00e901020164"), [.temperature: 22.2, .humidity: 48.9, .battery: 100]),
-            // CGP23W with pressure; CGP22C (its CO₂, 0x13, is not measured here yet).
+            // CGP23W with pressure; CGP22C with carbon dioxide (0x13, 0x02b3 = 691 ppm).
             ExpectedReading(
                 bytes(hex: "8818072240342d5801041801cd0002016107027327"),
                 [.temperature: 28, .humidity: 20.5, .battery: 97, .pressure: 1009.9]),
             ExpectedReading(
                 bytes(hex: "0a5d931d86342d5801041701ce010201641302b302"),
-                [.temperature: 27.9, .humidity: 46.2, .battery: 100]),
+                [.temperature: 27.9, .humidity: 46.2, .battery: 100, .co2: 691]),
         ])
     func published(_ expected: ExpectedReading) throws {
         try expectReading(decode(expected.payload, in: qingpingField), expected, profile: "qingping")

@@ -47,6 +47,27 @@ struct SwitchBotTests {
                 field: maker, companion: bytes(hex: "340064"),
                 expected: ExpectedReading(
                     bytes(hex: "b0e9fe52dd84066408972c0005"), [.temperature: 23.8, .humidity: 44, .battery: 100])),
+            // Meter Pro CO₂ ('5'): the carbon dioxide at bytes 13-14 (725 ppm), in range up to
+            // 9999 ppm and left out above (40000), as PySwitchbot leaves it out; from the service
+            // data too.
+            Vector(
+                field: maker, companion: bytes(hex: "350064"),
+                expected: ExpectedReading(
+                    bytes(hex: "b0e9fe543215b7e4079ba4003702d500"),
+                    [.temperature: 27.7, .humidity: 36, .battery: 100, .co2: 725])),
+            Vector(
+                field: service, companion: bytes(hex: "b0e9fe543215b7e4079ba4003702d500"),
+                expected: ExpectedReading(
+                    bytes(hex: "350064"), [.temperature: 27.7, .humidity: 36, .battery: 100, .co2: 725])),
+            Vector(
+                field: maker, companion: bytes(hex: "350064"),
+                expected: ExpectedReading(
+                    bytes(hex: "b0e9fe543215b7e4079ba40037270f00"),
+                    [.temperature: 27.7, .humidity: 36, .battery: 100, .co2: 9999])),
+            Vector(
+                field: maker, companion: bytes(hex: "150064"),
+                expected: ExpectedReading(
+                    bytes(hex: "b0e9fe543215b7e4079ba400379c4000"), [.temperature: 27.7, .humidity: 36, .battery: 100])),
             // Hub 2: bytes 13-15, no battery.
             Vector(
                 field: maker, companion: bytes(hex: "7600"),
@@ -70,8 +91,8 @@ struct SwitchBotTests {
         let meter = bytes(hex: "d7c17d5deb43de03069835")
         // The manufacturer data alone: 0x0969 is every SwitchBot device's.
         #expect(decode(meter, in: Self.maker) == nil)
-        // A Bot ('H'), a curtain ('c'), the Meter Pro CO₂ ('5', no CO₂ quantity here).
-        for model in ["48", "63", "35", "15"] {
+        // A Bot ('H'), a curtain ('c').
+        for model in ["48", "63"] {
             #expect(decode(meter, in: Self.maker, companion: bytes(hex: model + "00e4")) == nil, "\(model)")
         }
         // Temperature and humidity both zero.
@@ -97,6 +118,18 @@ struct SwitchBotTests {
             let reading = result?.success
             #expect(reading?.measurement.celsius == 24.6, "\(length)")
             #expect((reading?.measurement.quantities[.battery] != nil) == (length >= 3), "\(length)")
+        }
+    }
+
+    @Test("a Meter Pro CO₂ cut short: the carbon dioxide only with bytes 13-14, the rest as a meter's")
+    func co2Truncations() {
+        let service = bytes(hex: "350064")
+        let maker = bytes(hex: "b0e9fe543215b7e4079ba4003702d500")
+        for length in 1...maker.count {
+            let reading = decode(Array(maker.prefix(length)), in: Self.maker, companion: service)?.success
+            #expect(reading?.measurement.quantities[.co2] == (length >= 15 ? 725 : nil), "\(length)")
+            // Without bytes 8-10 the service data has no temperature either (3 bytes): nobody's.
+            #expect((reading != nil) == (length >= 11), "\(length)")
         }
     }
 

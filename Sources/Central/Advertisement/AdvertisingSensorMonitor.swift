@@ -269,6 +269,11 @@ public actor AdvertisingSensorMonitor {
             counts.lostPackets += lost
             counts.readings += 1
             report(.reading(address, name: track.name, reading.measurement))
+            // A device with several probes: one reading per probe, all of one advertisement.
+            for probe in reading.probes {
+                counts.readings += 1
+                report(.reading(address, name: track.name, probe))
+            }
             // A quantity left out as implausible is an error of its own, once per reading.
             for error in reading.dropped { reportError(error, from: address, in: field, track) }
         }

@@ -49,26 +49,41 @@ enum MetricsPage {
     /// One family per quantity, in base units: ratios for percentages, pascals for hPa (each
     /// with the power of ten that converts to it).
     private static func writeQuantities(_ devices: [DeviceView], to out: inout PrometheusText) {
-        let families: [(Quantity, String, String, Int)] = [
-            (.temperature, "blectl_temperature_celsius", "Newest temperature of each current device, in °C.", 0),
-            (.humidity, "blectl_humidity_ratio", "Newest relative humidity of each current device, 0 to 1.", -2),
-            (.battery, "blectl_battery_ratio", "Newest battery charge of each current device, 0 to 1.", -2),
-            (.pressure, "blectl_pressure_pascals", "Newest air pressure of each current device, in pascals.", 2),
-        ]
+        let families = Quantity.allCases.compactMap { quantity in
+            family(of: quantity).map { (quantity, $0.name, $0.help, $0.exponent) }
+        }
         for (quantity, name, help, exponent) in families {
             out.family(name, .gauge, help: help)
+            // A device with several probes: a sample per probe, told apart by a `probe` label.
             for device in devices {
-                guard let reading = device.latest, let value = reading.measurement.quantities[quantity] else {
-                    continue
+                for reading in device.currentReadings {
+                    guard let measured = reading.measurement.quantities[quantity] else { continue }
+                    let address = device.address.description
+                    let (deviceName, profile) = (device.name ?? "", reading.measurement.profile.rawValue)
+                    let value = shifted(measured, by: exponent)
+                    if let probe = reading.measurement.probe {
+                        out.sample(
+                            name, ["address": address, "name": deviceName, "profile": profile, "probe": "\(probe)"],
+                            value)
+                    } else {
+                        out.sample(name, ["address": address, "name": deviceName, "profile": profile], value)
+                    }
                 }
-                out.sample(
-                    name,
-                    [
-                        "address": device.address.description, "name": device.name ?? "",
-                        "profile": reading.measurement.profile.rawValue,
-                    ],
-                    shifted(value, by: exponent))
             }
+        }
+    }
+
+    /// The family of `quantity`: its name, help and the power of ten to its base unit; nil for
+    /// the battery's voltage, which /metrics leaves out (the charge is the family people plot).
+    private static func family(of quantity: Quantity) -> (name: String, help: String, exponent: Int)? {
+        switch quantity {
+        case .temperature: ("blectl_temperature_celsius", "Newest temperature of each current device, in °C.", 0)
+        case .humidity: ("blectl_humidity_ratio", "Newest relative humidity of each current device, 0 to 1.", -2)
+        case .battery: ("blectl_battery_ratio", "Newest battery charge of each current device, 0 to 1.", -2)
+        case .pressure: ("blectl_pressure_pascals", "Newest air pressure of each current device, in pascals.", 2)
+        case .voltage: nil
+        case .co2: ("blectl_co2_ppm", "Newest carbon dioxide concentration of each current device, in ppm.", 0)
+        case .dewPoint: ("blectl_dew_point_celsius", "Newest dew point of each current device, in °C.", 0)
         }
     }
 

@@ -138,6 +138,12 @@ struct DashboardPage {
             html += " <span class=\"\(quantity.key)\" data-value=\"\(value)\">\(quantity.key) "
             html += "\(Self.shown(value, of: quantity))</span>"
         }
+        // A device with several probes: each probe's newest temperature.
+        for probe in view.currentReadings {
+            guard let number = probe.measurement.probe, let celsius = probe.celsius else { continue }
+            html += " <span class=\"probe\" data-probe=\"\(number)\" data-celsius=\"\(celsius)\">probe \(number) "
+            html += "\(fixed(celsius, digits: 1)) °C</span>"
+        }
         html += " <time class=\"age\" datetime=\"\(reading.time.rfc3339)\">\(age(of: reading.time))</time></p>\n"
         return html
     }
@@ -145,7 +151,8 @@ struct DashboardPage {
     /// A quantity's value with its unit, to the precision people read it at.
     private static func shown(_ value: Double, of quantity: Quantity) -> String {
         switch quantity {
-        case .temperature: "\(fixed(value, digits: 1)) \(quantity.symbol)"
+        case .temperature, .dewPoint: "\(fixed(value, digits: 1)) \(quantity.symbol)"
+        case .co2: "\(decimal(value, digits: 0)) \(quantity.symbol)"
         case .humidity, .battery: "\(decimal(value, digits: 0))\(quantity.symbol)"
         case .pressure: "\(decimal(value, digits: 1)) \(quantity.symbol)"
         case .voltage: "\(decimal(value, digits: 2)) \(quantity.symbol)"

@@ -150,6 +150,8 @@ enum Seeds {
         let bthomeV1Encrypted = AdvertisementField.serviceData(BTHomeV1Profile.encryptedUUID)
         let govee0001 = AdvertisementField.manufacturerData(GoveeH5100Profile.companyID)
         let goveeH5179 = AdvertisementField.manufacturerData(GoveeH5179Profile.companyID)
+        let blueMaestro = AdvertisementField.manufacturerData(BlueMaestroProfile.companyID)
+        let goveeMeat = AdvertisementField.manufacturerData(0x1B36)
         return [
             ("bthome", bthome, false, "40 02 C4 09 03 BF 13"),
             ("bthome-counter", bthome, false, "44 00 02 01 64 05 90 33 00 21 01"),
@@ -173,11 +175,16 @@ enum Seeds {
             // Encrypted, from a sender without a key: refused.
             ("refused-mibeacon-no-key", miBeacon, false, "5858480b685f12342d585a0b1841e2aa000e00a4964fb5"),
             ("qingping", qingping, false, "8818072240342d5801041801cd0002016107027327"),
+            ("qingping-co2", qingping, false, "0a5d931d86342d5801041701ce010201641302b302"),
             ("thermobeacon", thermoBeacon, false, "00009c0d0000fe44450cc501870217000000"),
             // SwitchBot: the length of the other field's payload, that payload, then this one's.
             ("switchbot-meter", switchBotService, false, "0b d7c17d5deb43de03069835 5400e4069835"),
             ("switchbot-outdoor", switchBotMaker, false, "03 7700e4 aabbccddeeffe00f06983500"),
             ("switchbot-hub2", switchBotMaker, false, "02 7600 aabbccddeeff00ff66541af182079a3200"),
+            ("switchbot-meter-pro-co2", switchBotMaker, false, "03 350064 b0e9fe543215b7e4079ba4003702d500"),
+            ("bluemaestro-thd", blueMaestro, false, "17640e10000200f201f200830100"),
+            ("govee-h5184", goveeMeat, false, "2001000101e401860c1cffff860af0ffff"),
+            ("bluemaestro-maxi-thpd", blueMaestro, false, "2b570000000000000000000000000032fb3421cd8b0100"),
         ].map { name, field, keyed, hex in
             let index = UInt8(FuzzTarget.advertisementFields.firstIndex(of: field)!)
             return (name, [index | (keyed ? 0x80 : 0)] + bytes(hex: hex))

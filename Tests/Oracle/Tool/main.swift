@@ -65,7 +65,11 @@ func decodeLine(_ line: Substring) throws -> String {
     case nil: return "null"
     case .failure(let error)?: return "{\"error\":\"\(error.kind)\"}"
     case .success(let reading)?:
-        let members = reading.measurement.quantities.present.map { "\"\($0.quantity.key)\":\($0.value)" }
+        // A device with several probes: each probe's quantities as `celsius_probe_N`.
+        let members = ([reading.measurement] + reading.probes).flatMap { measurement in
+            let suffix = measurement.probe.map { "_probe_\($0)" } ?? ""
+            return measurement.quantities.present.map { "\"\($0.quantity.key)\(suffix)\":\($0.value)" }
+        }
         return "{\"profile\":\"\(reading.measurement.profile)\",\"reading\":{\(members.joined(separator: ","))}}"
     }
 }
