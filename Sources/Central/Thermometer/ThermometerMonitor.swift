@@ -101,7 +101,7 @@ public actor ThermometerMonitor {
         if let observer { await central.removeObserver(observer) }
         scanning.stop()
         stopScanWatchdogs()
-        let tracked = Set(devices.addresses).union(sessions.keys).union(connectQueue.slots.linked)
+        let tracked = Set(devices.addresses).union(sessions.keys).union(connectQueue.slots.linked.keys)
         sessions.values.forEach { $0.cancel() }
         sessions = [:]
         let characteristics = streams.keys.map { Characteristic(path: $0, uuid: nil, flags: [], service: $0) }
