@@ -14,6 +14,14 @@ struct ConnectQueue {
         slots = ConnectionSlots(maxConnecting: maxConnecting, maxConnections: maxConnections)
     }
 
+    /// Links held and attempts under way, by the interface name of their adapter (`hci1`).
+    var linksByAdapter: [String: Int] {
+        var counts: [String: Int] = [:]
+        for adapter in slots.connecting.values { counts[adapter.lastElement, default: 0] += 1 }
+        for adapter in slots.linked.values { counts[adapter.lastElement, default: 0] += 1 }
+        return counts
+    }
+
     /// Whether `address` is known to work, connecting or holding a link (its device is kept).
     func holds(_ address: BluetoothAddress) -> Bool {
         slots.known[address] != nil || slots.adapter(of: address) != nil
