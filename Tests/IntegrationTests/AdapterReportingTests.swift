@@ -100,6 +100,11 @@ struct AdapterReportingTests {
                 let other = try #require(
                     status.output.split(separator: "\n").first { $0.contains("hci1 \(Self.hci1)") }, "\(status.output)")
                 #expect(other.contains(" owned, 0 of 5 links, 0 connected"), "\(other)")
+                // The configured adapter that never appears: blectld runs with the others and says so.
+                #expect(status.output.contains("\(Self.absent) configured, not present"), "\(status.output)")
+                let log = fixture.daemon.log()
+                #expect(
+                    log.contains("configured adapter \(Self.absent) not present: running with hci0, hci1"), "\(log)")
                 let json = try await fixture.blectl(["status", "--json"])
                 let statusObject = try #require(
                     try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
