@@ -300,16 +300,29 @@ def settle(first: tuple, second: tuple) -> tuple:
 
 def idle_rss_kib(args, directory: str) -> int:
     """VmRSS of the release `blectld --mock` (2 thermometers), IDLE_SECONDS after both connected."""
+    daemon, _ = start_mock_daemon(args.bin, directory)
+    try:
+        time.sleep(IDLE_SECONDS)
+        return bench.memory_kib(daemon.pid)["VmRSS"]
+    finally:
+        bench.stop(daemon)
+
+
+def start_mock_daemon(binaries: str, directory: str, mock_options: str = "", arguments=(), settings=()) -> tuple:
+    """The release `blectld --mock` in `directory` (its state there; `mock_options` for its
+    blectl-mock), once its 2 thermometers are connected: (the process, its socket)."""
     os.makedirs(directory, exist_ok=True)
     config = os.path.join(directory, "blectld.conf")
     with open(config, "w") as f:
-        f.write(f"state_dir = {os.path.join(directory, 'state')}\n")
+        f.write("\n".join([f"state_dir = {os.path.join(directory, 'state')}"] + list(settings)) + "\n")
     path = os.path.join(directory, "blectld.sock")
     env = dict(os.environ)
     env.pop("BLECTL_SOCKET", None)
-    daemon = bench.spawn([os.path.join(args.bin, "blectld"), "--mock", "--socket", path, "--config", config],
-                         env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "blectld.log"), "w"),
-                         name="blectld --mock")
+    if mock_options:
+        env["BLECTL_MOCK_OPTIONS"] = mock_options
+    daemon = bench.spawn([os.path.join(binaries, "blectld"), "--mock", "--socket", path, "--config", config]
+                         + list(arguments), env=env, stdout=subprocess.DEVNULL,
+                         stderr=open(os.path.join(directory, "blectld.log"), "w"), name="blectld --mock")
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -317,16 +330,15 @@ def idle_rss_kib(args, directory: str) -> int:
                 raise RuntimeError(f"blectld --mock exited with {daemon.returncode} (log in {directory})")
             try:
                 if len(bench.status_of(path).get("connected", [])) >= 2:
-                    break
+                    return daemon, path
             except OSError:
                 pass  # not listening yet
             if time.monotonic() > deadline:
                 raise RuntimeError(f"blectld --mock did not connect 2 thermometers within 60 s (log in {directory})")
             time.sleep(0.2)
-        time.sleep(IDLE_SECONDS)
-        return bench.memory_kib(daemon.pid)["VmRSS"]
-    finally:
+    except BaseException:
         bench.stop(daemon)
+        raise
 
 
 def instructions_per_notification(args, directory: str) -> float:

@@ -252,6 +252,11 @@ public struct AdapterStatus: Codable, Equatable, Sendable {
     public var devicesOwned: Int
     /// Devices connected through it.
     public var connected: Int
+    /// Links blectld holds or is opening through it (GATT thermometers and memory downloads),
+    /// counted against ``linkLimit``; null from daemons before it.
+    public var links: Int?
+    /// The links it may hold (`max_connections`, per adapter); null from daemons before it.
+    public var linkLimit: Int?
     /// Whether it is the primary adapter: the first powered, through which GATT connections
     /// go when it is the only one (with several, each device's owner is used).
     public var primary: Bool
@@ -261,7 +266,8 @@ public struct AdapterStatus: Codable, Equatable, Sendable {
     /// Creates an entry.
     public init(
         name: String, address: BluetoothAddress?, alias: String?, powered: Bool, discovering: Bool, devicesHeard: Int,
-        devicesOwned: Int = 0, connected: Int, primary: Bool, recoverySteps: Int? = nil
+        devicesOwned: Int = 0, connected: Int, links: Int? = nil, linkLimit: Int? = nil, primary: Bool,
+        recoverySteps: Int? = nil
     ) {
         self.name = name
         self.address = address
@@ -271,6 +277,8 @@ public struct AdapterStatus: Codable, Equatable, Sendable {
         self.devicesHeard = devicesHeard
         self.devicesOwned = devicesOwned
         self.connected = connected
+        self.links = links
+        self.linkLimit = linkLimit
         self.primary = primary
         self.recoverySteps = recoverySteps
     }
@@ -278,8 +286,9 @@ public struct AdapterStatus: Codable, Equatable, Sendable {
     /// Not `name` and `address`: those keys name devices in `status` (the shell completions
     /// pick devices by them).
     private enum CodingKeys: String, CodingKey {
-        case alias, powered, discovering, connected, primary
+        case alias, powered, discovering, connected, links, primary
         case name = "interface"
+        case linkLimit = "link_limit"
         case address = "adapter_address"
         case devicesHeard = "devices_heard"
         case devicesOwned = "devices_owned"

@@ -31,6 +31,9 @@ public struct BlueZPath: Hashable, Sendable, Comparable, CustomStringConvertible
         return BlueZPath(path)
     }
 
+    /// The adapter a device or GATT path is under (`/org/bluez/hci1`), if it names a device.
+    public var adapter: BlueZPath? { device?.objectPath.parent.map(BlueZPath.init) }
+
     /// The address in a device's path element, for a device path or one below it.
     public var deviceAddress: BluetoothAddress? {
         deviceElement.flatMap { BluetoothAddress(devicePathElement: objectPath.rawValue[$0]) }

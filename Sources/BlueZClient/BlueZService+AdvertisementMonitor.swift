@@ -146,8 +146,15 @@ extension BlueZService {
 
     private func servingObjects() async -> DBusObjectServer {
         if let objectServer { return objectServer }
-        let server = await DBusObjectServer(connection: connection)
+        // Monitors registered on several adapters at once: one server, or the second would
+        // replace the first as the connection's handler and its objects would be unknown.
+        if let making = objectServerMaking { return await making.value }
+        let connection = connection
+        let making = Task { await DBusObjectServer(connection: connection) }
+        objectServerMaking = making
+        let server = await making.value
         objectServer = server
+        objectServerMaking = nil
         return server
     }
 

@@ -51,6 +51,8 @@ public actor BlueZService {
     private var reportedProblems: Set<String> = []
     /// Serves the objects BlueZ calls back (advertisement monitors); made on first use.
     var objectServer: DBusObjectServer?
+    /// The object server on its way: registrations on several adapters at once share it.
+    var objectServerMaking: Task<DBusObjectServer, Never>?
     private let diagnostics: @Sendable (String) -> Void
     /// Forged signals (not from bluetoothd) dropped so far, and when one was last logged.
     public private(set) var rejectedSignals = 0

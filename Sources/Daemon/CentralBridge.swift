@@ -92,12 +92,13 @@ public final class CentralBridge: CentralControl {
         let reports = await central.adapterReports()
         let missing = await central.missingAdapters
         let ladders = await monitor.scanWatchdogStatuses
+        let links = await monitor.linksByAdapter
         let adapters = reports.map { report in
             AdapterStatus(
                 name: report.name, address: report.address, alias: report.alias, powered: report.powered,
                 discovering: report.discovering, devicesHeard: report.devicesHeard,
                 devicesOwned: report.devicesOwned, connected: report.connected,
-                primary: report.isPrimary,
+                links: links[report.name, default: 0], linkLimit: monitor.linkLimit, primary: report.isPrimary,
                 recoverySteps: ladders.first { $0.key.lastElement == report.name }.map {
                     $0.value.steps.values.reduce(0, +)
                 })

@@ -41,7 +41,8 @@ extension Publisher {
 
 /// `{"adapters":[…],"gateway":"kitchen","missing_adapters":["00:1A:7D:DA:71:99"]}`: each
 /// adapter as `status` shows it (`interface`, `adapter_address`, `alias`, `powered`,
-/// `discovering`, `devices_heard`, `devices_owned`, `connected`, `primary`, `recovery_steps`).
+/// `discovering`, `devices_heard`, `devices_owned`, `connected`, `links`, `link_limit`, `primary`,
+/// `recovery_steps`).
 struct AdaptersPayload: Encodable {
     let gateway: String
     let adapters: [AdapterStatus]

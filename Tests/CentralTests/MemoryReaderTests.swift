@@ -61,6 +61,35 @@ import ConcurrencySupport
         }
     }
 
+    @Test("two adapters, one link each: with the owner's link held by a thermometer, a download goes through the other")
+    func aDownloadTakesTheNextAdaptersLink() async throws {
+        var scenario = Self.scenario()
+        scenario.peripherals.insert(MockScenario.standard(thermometers: 1, others: 0).peripherals[0], at: 0)
+        scenario.adapters = MockScenario.standard(adapters: 2).adapters
+        for device in [Self.address, MockFixture.fahrenheitPi] {
+            try scenario.setSignal(.fixed(-45), adapter: "hci0", peripheral: device)
+            try scenario.setSignal(.fixed(-85), adapter: "hci1", peripheral: device)
+        }
+        try await MockFixture.with(scenario: scenario, options: CentralOptions(adapters: .automatic)) { fixture in
+            let (adverts, monitor, log) = await AdvertisementFixture.start(fixture, thermometers: Self.oneLink())
+            _ = try await log.first(within: .seconds(20)) { event -> Bool? in
+                if case .connected = event { true } else { nil }
+            }
+            #expect(await fixture.central.connectedDevicePaths().map(\.adapterName) == ["hci0"])
+            let known = await eventually(within: Duration.seconds(60).scaled) {
+                await fixture.central.knownDevicePath(BluetoothAddress(Self.address)!) != nil
+            }
+            #expect(known)
+            // One link on each adapter, hci0's held: the download has hci1's, or none.
+            let result = await monitor.readMemory(Self.request()) { _ in }
+            #expect(result.end == .finished, "\(result)")
+            #expect(result.received > 0)
+            // The thermometer kept its link on hci0 all along.
+            #expect(await fixture.central.connectedDevicePaths().map(\.adapterName) == ["hci0"])
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
     @Test func aStalledDownloadEndsAndReleasesItsSlot() async throws {
         // A record every 2 minutes (scaled, as the bound below): a stall of 1 s ends far sooner.
         try await Self.withSensor(Self.scenario(pace: Duration.seconds(120).scaled)) { _, monitor in

@@ -24,6 +24,62 @@ struct OwnedConnectionTests {
         }
     }
 
+    /// Two thermometers heard best by `hci0`, links limited to `links` per adapter, on
+    /// `adapters` adapters.
+    func withTwoThermometers(
+        adapters: Int, links: Int, _ body: (MockFixture, ThermometerMonitor, EventLog) async throws -> Void
+    ) async throws {
+        var scenario = MockFixture.scenario(thermometers: 2, others: 0)
+        scenario.adapters = MockScenario.standard(adapters: adapters).adapters
+        if adapters > 1 {
+            for thermometer in [Self.pi, MockFixture.celsiusPi] {
+                try scenario.setSignal(.fixed(-45), adapter: "hci0", peripheral: thermometer)
+                try scenario.setSignal(.fixed(-85), adapter: "hci1", peripheral: thermometer)
+            }
+        }
+        var configuration = quickConfiguration()
+        configuration.maxConnections = links
+        try await MockFixture.with(scenario: scenario, options: CentralOptions(adapters: .automatic)) { fixture in
+            let (monitor, log) = await startMonitor(fixture, configuration: configuration)
+            try await body(fixture, monitor, log)
+            await monitor.shutdown()
+        }
+    }
+
+    @Test("two adapters × max_connections 1 hold two thermometers at once: the owner full, the next goes to the other")
+    func linksPerAdapter() async throws {
+        try await withTwoThermometers(adapters: 2, links: 1) { fixture, _, log in
+            for thermometer in [Self.pi, MockFixture.celsiusPi] {
+                _ = try await log.first(within: .seconds(20)) { event -> Bool? in
+                    if case .connected(let address, _) = event, address.description == thermometer { true } else { nil }
+                }
+            }
+            let links = await fixture.central.connectedDevicePaths().map(\.adapterName).sorted()
+            #expect(links == ["hci0", "hci1"])
+            #expect(!log.all.contains { if case .leftOut = $0 { true } else { false } })
+            let mark = log.count
+            for thermometer in [Self.pi, MockFixture.celsiusPi] {
+                _ = try await log.first(after: mark, within: .seconds(5), reading(from: thermometer))
+            }
+        }
+    }
+
+    @Test("one adapter × max_connections 1: one thermometer connected, the other left out, as before")
+    func oneAdapterOneLink() async throws {
+        try await withTwoThermometers(adapters: 1, links: 1) { fixture, _, log in
+            let connected = try await log.first(within: .seconds(20)) { event -> BluetoothAddress? in
+                if case .connected(let address, _) = event { address } else { nil }
+            }
+            let reason = try await log.first(within: .seconds(20)) { event -> String? in
+                if case .leftOut(let address, _, let reason) = event, address != connected { reason } else { nil }
+            }
+            #expect(reason == "left out: all 1 links are held or kept for thermometers known to work (max_connections)")
+            try await Task.sleep(for: .seconds(1).scaled)
+            let links = await fixture.central.connectedDevicePaths()
+            #expect(links.map(\.deviceAddress) == [connected])
+        }
+    }
+
     /// The adapter (`hci1`) the thermometer's link goes through, once it is up.
     func linkAdapter(_ central: CentralManager) async -> String? {
         await central.connectedDevicePaths().first { $0.deviceAddress?.description == Self.pi }?.adapterName

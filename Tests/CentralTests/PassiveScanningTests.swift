@@ -155,6 +155,33 @@ struct PassiveScanningTests {
         }
     }
 
+    @Test("two adapters: a monitor on each, and sensors only the second hears are read passively (issue 36)")
+    func passiveOnEveryAdapter() async throws {
+        var scenario = Self.scenario(experimental: true)
+        scenario.adapters = MockScenario.standard(adapters: 2).adapters
+        try scenario.setSignal(.outOfRange, adapter: "hci0")
+        try await MockFixture.with(scenario: scenario, options: CentralOptions(adapters: .automatic)) { fixture in
+            let run = await Self.start(fixture, mode: .passive)
+            for index in 0..<5 {
+                do {
+                    _ = try await run.events.first(
+                        within: .seconds(10), reading(from: AdvertisementFixture.address(index)))
+                } catch {
+                    Issue.record("no reading from sensor \(index): \(run.logged), \(await fixture.mock.monitorApps())")
+                    throw error
+                }
+            }
+            let apps = await fixture.mock.monitorApps().map { $0.split(separator: " ").first.map(String.init) }
+            #expect(apps == ["hci0", "hci1"])
+            #expect(await run.adverts.statistics.scanMode == .passive)
+            #expect(fixture.mock.startDiscoveryCalls == 0)
+            #expect(
+                run.logged.contains { $0.contains("passive scanning on hci1 too") || $0.contains("monitor on hci1") })
+            await run.adverts.shutdown()
+            #expect(await eventually(within: .seconds(5)) { await fixture.mock.monitorApps().isEmpty })
+        }
+    }
+
     @Test("auto with a format that needs scan responses (Govee): active, no monitor registered")
     func autoActiveForGovee() async throws {
         try await MockFixture.with(scenario: Self.scenario(experimental: true)) { fixture in

@@ -3,6 +3,7 @@ import MockBlueZ
 import SensorModel
 import TestSupport
 import Testing
+import UnixSupport
 
 @Suite("Several adapters: each scans, one wedged or gone takes only itself (issue 36)")
 struct SeveralAdaptersTests {
@@ -80,6 +81,36 @@ struct SeveralAdaptersTests {
             #expect(await eventually { await scanning(fixture.central, "hci0") })
             #expect(!(await scanning(fixture.central, "hci1")))
             #expect(await fixture.central.adapterReports().map(\.name) == ["hci0"])
+        }
+    }
+
+    @Test("two adapters with one address: the first is used, the other left out and named in a warning")
+    func duplicateAddress() async throws {
+        var scenario = MockScenario.standard(thermometers: 0, others: 2, adapters: 2)
+        scenario.timings = .fast
+        scenario.adapters[1].address = scenario.adapters[0].address
+        scenario.allowsDuplicateAdapterAddresses = true
+        try await MockFixture.with(scenario: scenario, options: CentralOptions(adapters: .automatic)) { fixture in
+            let recorder = LogRecorder()
+            let monitor = ThermometerMonitor(
+                central: fixture.central, configuration: quickConfiguration(),
+                log: Log(level: .info, sink: recorder.sink)
+            ) { _ in }
+            await monitor.start()
+            #expect(await fixture.central.state == .poweredOn)
+            #expect(await eventually { await scanning(fixture.central, "hci0") })
+            #expect(await fixture.central.adapterReports().map(\.name) == ["hci0"])
+            #expect(await fixture.central.duplicateAdapters == ["hci1"])
+            #expect(await fixture.central.adapterPaths.map(\.lastElement) == ["hci0"])
+            let warning = "adapter hci1 not used: the address of an adapter in use"
+            #expect(recorder.messages.count { $0.contains(warning) } == 1, "\(recorder.messages)")
+            // Another adapter with that address, plugged in later, is named too.
+            try await fixture.mock.inject(.addAdapter("hci2", address: Self.hci0))
+            #expect(
+                await eventually { recorder.messages.contains { $0.contains("adapters hci1, hci2 not used") } },
+                "\(recorder.messages)")
+            #expect(await fixture.central.adapterReports().map(\.name) == ["hci0"])
+            await monitor.shutdown()
         }
     }
 

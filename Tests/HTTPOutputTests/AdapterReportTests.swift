@@ -9,7 +9,7 @@ import Testing
 struct AdapterReportTests {
     static let hci0 = AdapterStatus(
         name: "hci0", address: "00:1A:7D:DA:71:10", alias: "BlueZ 5.66", powered: true, discovering: true,
-        devicesHeard: 7, connected: 2, primary: true, recoverySteps: 0)
+        devicesHeard: 7, devicesOwned: 6, connected: 2, links: 2, linkLimit: 5, primary: true, recoverySteps: 0)
 
     static func withAdapters(
         _ adapters: [AdapterStatus], missing: [String]?, _ body: (TestOutput) async throws -> Void
@@ -35,6 +35,10 @@ struct AdapterReportTests {
             #expect(value(families, "blectl_adapter_discovering", labels) == 1)
             #expect(value(families, "blectl_adapter_devices_heard", labels) == 7)
             #expect(value(families, "blectl_adapter_connected", labels) == 2)
+            #expect(value(families, "blectl_adapter_devices_owned", labels) == 6)
+            #expect(value(families, "blectl_adapter_links", labels) == 2)
+            #expect(value(families, "blectl_adapter_link_limit", labels) == 5)
+            #expect(families["blectl_adapter_links"]?.type == "gauge")
             #expect(families["blectl_adapter_recovery_steps"]?.type == "counter")
             #expect(value(families, "blectl_adapter_recovery_steps_total", labels) == 0)
             #expect(value(families, "blectl_adapter_powered", [:]) == 1)
@@ -55,6 +59,31 @@ struct AdapterReportTests {
             let families = try await parsePrometheus(try await output.get("/metrics").text)
             #expect(value(families, "blectl_adapter_up", ["adapter": "00:1A:7D:DA:71:10", "interface": "hci0"]) == 0)
             #expect(value(families, "blectl_adapter_up", ["adapter": "00:1A:7D:DA:71:99"]) == 0)
+        }
+    }
+
+    @Test("two adapters: the table shows each one's devices owned and links of its limit")
+    func ownedAndLinks() async throws {
+        var second = Self.hci0
+        second.name = "hci1"
+        second.devicesOwned = 1
+        second.links = 0
+        second.primary = false
+        var older = second
+        older.name = "hci2"
+        older.links = nil
+        older.linkLimit = nil
+        try await Self.withAdapters([Self.hci0, second, older], missing: nil) { output in
+            let page = try await output.get("/").text
+            #expect(page.contains("<th>owned</th><th>links</th>"))
+            #expect(page.contains("<td>7</td><td>6</td><td class=\"links\">2 of 5</td><td>2</td></tr>"), "\(page)")
+            #expect(page.contains("<td>7</td><td>1</td><td class=\"links\">0 of 5</td><td>2</td></tr>"))
+            // From a daemon that does not tell its links: a dash, and no sample.
+            #expect(page.contains("<td class=\"links\">–</td>"))
+            let families = try await parsePrometheus(try await output.get("/metrics").text)
+            #expect(value(families, "blectl_adapter_links", ["interface": "hci1"]) == 0)
+            #expect(value(families, "blectl_adapter_links", ["interface": "hci2"]) == nil)
+            #expect(value(families, "blectl_adapter_devices_owned", ["interface": "hci2"]) == 1)
         }
     }
 

@@ -85,6 +85,10 @@ struct AdapterReportingTests {
                 #expect(value(families, "blectl_adapter_discovering", second) == 1)
                 #expect(value(families, "blectl_adapter_connected", first) == 2)
                 #expect(value(families, "blectl_adapter_connected", second) == 0)
+                #expect(value(families, "blectl_adapter_links", first) == 2)
+                #expect(value(families, "blectl_adapter_links", second) == 0)
+                #expect(value(families, "blectl_adapter_link_limit", first) == 5)
+                #expect((value(families, "blectl_adapter_devices_owned", first) ?? 0) >= 2)
                 #expect(families["blectl_adapter_up"]?.type == "gauge")
                 // The unlabelled family of one adapter is as it was.
                 #expect(value(families, "blectl_adapter_powered", [:]) == 1)
@@ -92,7 +96,15 @@ struct AdapterReportingTests {
                 let status = try await fixture.blectl(["status"])
                 let row = try #require(
                     status.output.split(separator: "\n").first { $0.contains("hci0 \(Self.hci0)") }, "\(status.output)")
-                #expect(row.contains(" owned, 2 connected"), "\(row)")
+                #expect(row.contains(" owned, 2 of 5 links, 2 connected"), "\(row)")
+                let other = try #require(
+                    status.output.split(separator: "\n").first { $0.contains("hci1 \(Self.hci1)") }, "\(status.output)")
+                #expect(other.contains(" owned, 0 of 5 links, 0 connected"), "\(other)")
+                // The configured adapter that never appears: blectld runs with the others and says so.
+                #expect(status.output.contains("\(Self.absent) configured, not present"), "\(status.output)")
+                let log = fixture.daemon.log()
+                #expect(
+                    log.contains("configured adapter \(Self.absent) not present: running with hci0, hci1"), "\(log)")
                 let json = try await fixture.blectl(["status", "--json"])
                 let statusObject = try #require(
                     try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
@@ -123,6 +135,7 @@ struct AdapterReportingTests {
                 for adapter in adapters {
                     #expect(adapter["powered"] as? Bool == true && adapter["discovering"] is Bool)
                     #expect(adapter["devices_heard"] is Int && adapter["devices_owned"] is Int)
+                    #expect(adapter["links"] is Int && adapter["link_limit"] as? Int == 5)
                 }
                 #expect(subscriber.on("blectl/gateways/gw1/status").last?.payload == "online")
 

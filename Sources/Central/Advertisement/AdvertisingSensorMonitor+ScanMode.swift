@@ -7,10 +7,14 @@ struct ScanState {
     var inUse = ScanMode.active
     /// Whether a mode was chosen yet (the first choice is logged).
     var chosen = false
-    /// The monitor registered with BlueZ, while scanning passively.
-    var registration: AdvertisementMonitorRegistration?
-    /// A `RegisterMonitor` is on its way.
-    var registering = false
+    /// The monitors registered with BlueZ while scanning passively, one per adapter in use
+    /// (every adapter selected scans: issue 36).
+    var registrations: [BlueZPath: AdvertisementMonitorRegistration] = [:]
+    /// The adapters a `RegisterMonitor` is on its way to.
+    var registering: Set<BlueZPath> = []
+    /// An adapter refused its monitor since passive scanning was last chosen: scanning is
+    /// active on every adapter, and monitors registered late are taken back.
+    var refused = false
     /// Shutting down: no new registration.
     var stopping = false
     /// The warning about formats passive scanning cannot hear was given.
@@ -33,27 +37,40 @@ extension AdvertisingSensorMonitor {
             + registry.localNamePrefixes.map { AdvertisementPattern.localName(prefix: $0) }
     }
 
-    /// Chooses active or passive scanning for the adapter in use (`scan_mode`), now that
-    /// the central's state changed.
+    /// Chooses active or passive scanning for the adapters in use (`scan_mode`), now that
+    /// the central's state or its adapters changed.
+    ///
+    /// Passive scanning needs a monitor on every powered adapter in use (discovery is one
+    /// demand for all of them): it is chosen when each offers monitors, and an adapter that
+    /// refuses its monitor puts every adapter back to active scanning.
     func chooseScanMode() {
-        let state = central.assumeIsolated { $0.state }
-        guard state == .poweredOn, let adapter = central.assumeIsolated({ $0.adapterPath }) else {
+        let (state, adapters, inUse) = central.assumeIsolated {
+            ($0.state, $0.poweredAdapterPaths, Set($0.adapterPaths))
+        }
+        guard state == .poweredOn, !adapters.isEmpty else {
             // A powered-off adapter keeps its monitors; bluetoothd or the adapter gone does not.
             if state != .poweredOff {
                 scan.generation += 1
-                if let registration = scan.registration { forget(registration) }
+                for registration in Array(scan.registrations.values) { forget(registration) }
             }
             return
         }
-        if let registration = scan.registration, registration.adapter != adapter { unregister(registration) }
-        let offered = central.client.assumeIsolated { $0.offersAdvertisementMonitors(adapter) }
+        // An adapter gone or no longer used: its monitor is not wanted (or went with it).
+        for (adapter, registration) in scan.registrations where !inUse.contains(adapter) { unregister(registration) }
+        let lacking = adapters.first { adapter in
+            !central.client.assumeIsolated { $0.offersAdvertisementMonitors(adapter) }
+        }
         let needsActive = configuration.registry.needsActiveScanning
-        switch configuration.scanMode.resolved(passiveAvailable: offered, needsActive: needsActive) {
+        switch configuration.scanMode.resolved(passiveAvailable: lacking == nil, needsActive: needsActive) {
         case .passive:
             warnOfScanResponses(needsActive)
-            registerMonitor(on: adapter)
+            if scan.registering.isEmpty { scan.refused = false }
+            guard !scan.refused else { return }
+            for adapter in adapters { registerMonitor(on: adapter) }
         case .active, .auto:
-            use(.active, because: activeReason(adapter, offered: offered, needsActive: needsActive))
+            use(
+                .active,
+                because: activeReason(lacking ?? adapters[0], offered: lacking == nil, needsActive: needsActive))
         }
     }
 
@@ -85,11 +102,11 @@ extension AdvertisingSensorMonitor {
                 + "which passive scanning does not ask for; those sensors will not be heard")
     }
 
-    /// Registers the advertisement monitor; discovery for the sensors stops meanwhile, and
-    /// comes back if BlueZ refuses.
+    /// Registers the advertisement monitor on `adapter`; discovery for the sensors stops
+    /// meanwhile, and comes back (on every adapter) if BlueZ refuses.
     private func registerMonitor(on adapter: BlueZPath) {
-        guard scan.registration == nil, !scan.registering, !scan.stopping else { return }
-        scan.registering = true
+        guard scan.registrations[adapter] == nil, !scan.registering.contains(adapter), !scan.stopping else { return }
+        scan.registering.insert(adapter)
         discovery(false)
         let patterns = monitorPatterns
         let generation = scan.generation
@@ -98,10 +115,10 @@ extension AdvertisingSensorMonitor {
                 let registration = try await central.client.registerAdvertisementMonitor(
                     on: adapter, patterns: patterns
                 ) { [weak self] event in
-                    self?.assumeIsolated { $0.monitorEvent(event) }
+                    self?.assumeIsolated { $0.monitorEvent(event, on: adapter) }
                 }
-                scan.registering = false
-                guard !scan.stopping else {
+                scan.registering.remove(adapter)
+                guard !scan.stopping, !scan.refused else {
                     await central.client.unregisterAdvertisementMonitor(registration)
                     return
                 }
@@ -110,12 +127,16 @@ extension AdvertisingSensorMonitor {
                     forget(registration)
                     return chooseScanMode()
                 }
-                scan.registration = registration
-                use(
-                    .passive, because: "an advertisement monitor on \(adapter.lastElement) for " + patternList(patterns)
-                )
+                scan.registrations[adapter] = registration
+                let reason = "an advertisement monitor on \(adapter.lastElement) for " + patternList(patterns)
+                if scan.chosen, scan.inUse == .passive {
+                    log.info("advertisements: passive scanning on \(adapter.lastElement) too (\(reason))")
+                } else {
+                    use(.passive, because: reason)
+                }
             } catch {
-                scan.registering = false
+                scan.registering.remove(adapter)
+                scan.refused = true
                 log.warning(
                     "passive scanning: RegisterMonitor on \(adapter.lastElement) failed (\(error)): scanning actively")
                 use(.active, because: "bluetoothd refused the advertisement monitor")
@@ -127,15 +148,17 @@ extension AdvertisingSensorMonitor {
         patterns.map(\.description).joined(separator: ", ")
     }
 
-    /// What BlueZ calls on the monitor.
-    func monitorEvent(_ event: AdvertisementMonitorEvent) {
+    /// What BlueZ calls on the monitor of `adapter`.
+    func monitorEvent(_ event: AdvertisementMonitorEvent, on adapter: BlueZPath) {
         switch event {
         case .activated:
-            log.info("advertisements: the advertisement monitor is active")
+            log.info("advertisements: the advertisement monitor is active on \(adapter.lastElement)")
         case .released:
             // After our own UnregisterMonitor the registration is gone already.
-            guard let registration = scan.registration, !scan.stopping else { return }
-            log.warning("advertisements: bluetoothd released the advertisement monitor: scanning actively")
+            guard let registration = scan.registrations[adapter], !scan.stopping else { return }
+            log.warning(
+                "advertisements: bluetoothd released the advertisement monitor on \(adapter.lastElement): "
+                    + "scanning actively")
             forget(registration)
             use(.active, because: "bluetoothd released the advertisement monitor")
         case .deviceFound(let path):
@@ -147,7 +170,7 @@ extension AdvertisingSensorMonitor {
 
     /// Puts `mode` in use: discovery on for active scanning; the change logged.
     private func use(_ mode: ScanMode, because reason: String) {
-        if mode == .active, let registration = scan.registration { unregister(registration) }
+        if mode == .active { for registration in Array(scan.registrations.values) { unregister(registration) } }
         discovery(mode == .active)
         guard mode != scan.inUse || !scan.chosen else { return }
         scan.chosen = true
@@ -157,21 +180,26 @@ extension AdvertisingSensorMonitor {
 
     /// Unregisters a monitor no longer wanted (its `Release` then finds no registration).
     private func unregister(_ registration: AdvertisementMonitorRegistration) {
-        scan.registration = nil
+        scan.registrations[registration.adapter] = nil
         Task { await central.client.unregisterAdvertisementMonitor(registration) }
     }
 
     /// The registration died with bluetoothd or the adapter: stop serving it.
     private func forget(_ registration: AdvertisementMonitorRegistration) {
-        scan.registration = nil
+        scan.registrations[registration.adapter] = nil
         central.client.assumeIsolated { $0.forgetAdvertisementMonitor(registration) }
     }
 
     /// Unregisters the monitor (shutdown).
     func stopPassiveScanning() async {
         scan.stopping = true
-        guard let registration = scan.registration else { return }
-        scan.registration = nil
-        await central.client.unregisterAdvertisementMonitor(registration)
+        let registrations = scan.registrations.values
+        scan.registrations = [:]
+        let client = central.client
+        await withTaskGroup(of: Void.self) { group in
+            for registration in registrations {
+                group.addTask { await client.unregisterAdvertisementMonitor(registration) }
+            }
+        }
     }
 }

@@ -82,7 +82,7 @@ public actor AdvertisingSensorMonitor {
             case .advertised(let address, let path, let update):
                 // Every advertisement: passed, not captured (no allocation per call).
                 self?.assumeIsolated(passing: (address, path, update)) { $0.received($1.0, $1.1, $1.2, at: .now) }
-            case .stateChanged:
+            case .stateChanged, .adaptersChanged:
                 self?.assumeIsolated { $0.chooseScanMode() }
             default:
                 return

@@ -26,4 +26,7 @@ public enum CentralEvent: Sendable {
     case heardAgain(BlueZPath)
     /// An adapter refused `StartDiscovery` (why, in words); it is tried again later.
     case discoveryRefused(BlueZPath, String)
+    /// The adapters in use changed: one came or went, was powered on or off (see
+    /// ``CentralManager/adapterPaths`` and ``CentralManager/missingAdapters``).
+    case adaptersChanged
 }

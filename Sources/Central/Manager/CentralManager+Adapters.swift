@@ -6,7 +6,11 @@ public import SensorModel
 extension CentralManager {
     /// The adapters selected now, present and usable, in the order of the setting (else
     /// BlueZ's); two with one address count once (the first, by path).
-    func selectedAdapters() -> [Adapter] {
+    func selectedAdapters() -> [Adapter] { adapterSelection().selected }
+
+    /// The adapters selected, and those left out because one before them has their address
+    /// (two dongles with one address, or a clone: BlueZ gives each its own `hciN`).
+    func adapterSelection() -> (selected: [Adapter], duplicates: [Adapter]) {
         let present = mirror { $0.adapters() }
         let central = present.filter(\.supportsCentral)
         var chosen: [Adapter]
@@ -21,12 +25,19 @@ extension CentralManager {
             chosen = members.compactMap { member in present.first { matches($0, member) } }
         }
         var addresses: Set<BluetoothAddress> = []
+        var duplicates: [Adapter] = []
         chosen.removeAll { adapter in
-            guard let address = adapter.address else { return false }
-            return !addresses.insert(address).inserted
+            guard let address = adapter.address, !addresses.insert(address).inserted else { return false }
+            duplicates.append(adapter)
+            return true
         }
-        return chosen
+        return (chosen, duplicates)
     }
+
+    /// The adapters selected but not used because an adapter before them has the same
+    /// address (interface names, `hci1`): adapters are known by address, so only the first
+    /// of them is used.
+    public var duplicateAdapters: [String] { adapterSelection().duplicates.map(\.interfaceName) }
 
     /// The adapter an `adapter` setting names (the first powered for `auto`).
     private static func single(_ selection: AdapterSelection, in adapters: [Adapter]) -> Adapter? {
@@ -83,6 +94,9 @@ extension CentralManager {
 
     /// The paths of the adapters in use now.
     public var adapterPaths: [BlueZPath] { discovery.entries.map(\.path) }
+
+    /// The paths of the adapters in use and powered now, in the order of the setting.
+    public var poweredAdapterPaths: [BlueZPath] { adaptersInUse.all.filter(adaptersInUse.powered.contains) }
 
     /// The interface name (`hci1`) of the adapter at `path`.
     public func adapterName(of path: BlueZPath) -> String { path.lastElement }

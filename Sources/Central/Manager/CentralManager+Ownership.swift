@@ -63,7 +63,30 @@ extension CentralManager {
     /// `linksPerAdapter` links; else the best ranked. Nil while the device is not settled
     /// (``AdapterOwnership/settleTime``).
     func ownedDevicePath(_ address: BluetoothAddress, linksPerAdapter: Int) -> BlueZPath? {
-        guard let ownership else { return nil }
+        guard let ownership, let usable = usableDevicePaths(address) else { return nil }
+        if let linked = usable.paths.first(where: { isConnected($0.1) }) { return linked.1 }
+        guard ownership.isSettled(address, adapterCount: usable.hearing, at: .now) else { return nil }
+        let ranked = ownership.ranking(of: address, among: usable.paths.map(\.0), at: .now)
+        let paths = ranked.compactMap { adapter in usable.paths.first { $0.0 == adapter } }
+        let free = paths.first { adapter, _ in mirror { $0.connectedDevices(on: adapter) }.count < linksPerAdapter }
+        return (free ?? paths.first)?.1
+    }
+
+    /// The adapters `peripheral` may connect through, best first (the connect slots grant
+    /// the first with a free link, `max_connections` being per adapter): with several
+    /// adapters in use, the one whose link is up alone, else the powered adapters holding
+    /// its device object, its owner first; with one, the adapter of its path.
+    public func connectAdapters(for peripheral: Peripheral) -> [BlueZPath] {
+        guard let own = peripheral.path.adapter else { return [] }
+        guard let ownership, let usable = usableDevicePaths(peripheral.address) else { return [own] }
+        if let linked = usable.paths.first(where: { isConnected($0.1) }) { return [linked.0] }
+        let ranked = ownership.ranking(of: peripheral.address, among: usable.paths.map(\.0), at: .now)
+        return ranked.isEmpty ? [own] : ranked
+    }
+
+    /// The device objects of `address` on the powered adapters in use (adapter, device), and
+    /// how many adapters in use are powered; nil when no adapter has its device object.
+    private func usableDevicePaths(_ address: BluetoothAddress) -> (paths: [(BlueZPath, BlueZPath)], hearing: Int)? {
         // A cheap look first: this runs after every event while a thermometer is missing.
         let present = discovery.entries.compactMap { entry in
             entry.path.device(address).flatMap { hasDevice($0) ? (entry.path, $0) : nil }
@@ -71,13 +94,7 @@ extension CentralManager {
         if present.isEmpty { return nil }
         // Only powered adapters: one just powered off may still show its link up.
         let powered = Set(mirror { $0.adapters() }.filter(\.powered).map(\.path))
-        let usable = present.filter { powered.contains($0.0) }
-        if let linked = usable.first(where: { isConnected($0.1) }) { return linked.1 }
         let hearing = discovery.entries.count { powered.contains($0.path) }
-        guard ownership.isSettled(address, adapterCount: hearing, at: .now) else { return nil }
-        let ranked = ownership.ranking(of: address, among: usable.map(\.0), at: .now)
-        let paths = ranked.compactMap { adapter in usable.first { $0.0 == adapter } }
-        let free = paths.first { adapter, _ in mirror { $0.connectedDevices(on: adapter) }.count < linksPerAdapter }
-        return (free ?? paths.first)?.1
+        return (present.filter { powered.contains($0.0) }, hearing)
     }
 }

@@ -47,6 +47,9 @@ public actor CentralManager {
     /// Which adapter owns each device; nil (and no work per advertisement) while one
     /// adapter is in use.
     var ownership: AdapterOwnership?
+    /// The adapters in use at the last ``recomputeState()``, the powered ones among them, and
+    /// those left out for the address of another: a change is ``CentralEvent/adaptersChanged``.
+    private(set) var adaptersInUse: (all: [BlueZPath], powered: Set<BlueZPath>, duplicates: [BlueZPath]) = ([], [], [])
 
     /// Creates a central over a BlueZ client; call ``start()`` next.
     init(client: BlueZService, options: CentralOptions = CentralOptions()) {
@@ -113,7 +116,19 @@ public actor CentralManager {
 
     func recomputeState() {
         resolveAdapterNames()
-        let selected = selectedAdapters()
+        let (selected, duplicates) = adapterSelection()
+        let inUse = (
+            all: selected.map(\.path), powered: Set(selected.filter(\.powered).map(\.path)),
+            duplicates: duplicates.map(\.path)
+        )
+        defer {
+            if inUse.all != adaptersInUse.all || inUse.powered != adaptersInUse.powered
+                || inUse.duplicates != adaptersInUse.duplicates
+            {
+                adaptersInUse = inUse
+                emit(.adaptersChanged)
+            }
+        }
         followAdapters(selected.map(\.path), present: mirror { $0.adapters().count })
         followOwnership(selected)
         let adapter = selected.first(where: { $0.powered && $0.supportsCentral }) ?? selected.first

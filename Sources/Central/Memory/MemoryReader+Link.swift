@@ -9,20 +9,26 @@ extension MemoryReader {
     static let slotRetry: Duration = .seconds(2)
 
     /// Takes a connect slot when one is free at once, asking again every ``slotRetry`` up
-    /// to the request's `slotTimeout`; false when none came.
+    /// to the request's `slotTimeout`; returns the peripheral on the adapter granted (the
+    /// slots are per adapter: another than `peripheral`'s when its own are full), nil when
+    /// none came.
     ///
     /// It never waits in the thermometers' queue: a download is not a thermometer, is never
     /// reported left out, and takes a slot only when the slots' own order (thermometers known
     /// to work first, each keeping a link reserved) would grant it now.
-    func takeSlot(_ monitor: isolated ThermometerMonitor) async -> Bool {
+    func takeSlot(_ peripheral: Peripheral, _ monitor: isolated ThermometerMonitor) async -> Peripheral? {
         let deadline = ContinuousClock.now + request.slotTimeout
         while !Task.isCancelled {
-            if monitor.connectQueue.request(address) { return true }
+            let adapters = await monitor.central.connectAdapters(for: peripheral)
+            if monitor.connectQueue.request(address, on: adapters) {
+                let granted = monitor.connectQueue.slots.adapter(of: address).flatMap { $0.device(address) }
+                return granted.map { Peripheral(address: address, path: $0, name: nil) } ?? peripheral
+            }
             monitor.connectQueue.release(address)
-            guard ContinuousClock.now + Self.slotRetry < deadline else { return false }
+            guard ContinuousClock.now + Self.slotRetry < deadline else { return nil }
             try? await monitor.central.executor.sleep(for: Self.slotRetry)
         }
-        return false
+        return nil
     }
 
     /// Connects with the monitor's scan paused, as a thermometer's connect is.

@@ -14,14 +14,14 @@ struct MemoryReader: Sendable {
 
     /// Runs the download; the slot and the link are given up on every path.
     func run(_ monitor: isolated ThermometerMonitor) async -> MemoryReadResult {
-        guard let path = await monitor.central.knownDevicePath(address) else {
+        guard let found = await monitor.central.knownDevicePath(address) else {
             return MemoryReadResult(end: .failed("no device object for \(address) (not heard lately)"))
         }
-        let peripheral = Peripheral(address: address, path: path, name: nil)
-        guard await takeSlot(monitor) else {
+        guard let peripheral = await takeSlot(Peripheral(address: address, path: found, name: nil), monitor) else {
             return MemoryReadResult(end: .failed("no connection slot free within \(request.slotTimeout)"))
         }
         defer { monitor.connectQueue.release(address) }
+        let path = peripheral.path
         let inbox = MemoryInbox(loop: monitor.central.executor)
         let token = await monitor.central.addObserver { [address] event in
             Self.forward(event, of: address, to: inbox)

@@ -1,3 +1,4 @@
+import BlueZClient
 import SensorModel
 
 /// The sessions' turns to connect: ``ConnectionSlots`` decides who may go; the queue holds
@@ -13,14 +14,23 @@ struct ConnectQueue {
         slots = ConnectionSlots(maxConnecting: maxConnecting, maxConnections: maxConnections)
     }
 
-    /// Whether `address` is known to work, connecting or holding a link (its device is kept).
-    func holds(_ address: BluetoothAddress) -> Bool {
-        slots.known.contains(address) || slots.connecting.contains(address) || slots.linked.contains(address)
+    /// Links held and attempts under way, by the interface name of their adapter (`hci1`).
+    var linksByAdapter: [String: Int] {
+        var counts: [String: Int] = [:]
+        for adapter in slots.connecting.values { counts[adapter.lastElement, default: 0] += 1 }
+        for adapter in slots.linked.values { counts[adapter.lastElement, default: 0] += 1 }
+        return counts
     }
 
-    /// Asks for an attempt: true when `address` may go now (others may go too).
-    mutating func request(_ address: BluetoothAddress) -> Bool {
-        let (decision, others) = slots.request(address)
+    /// Whether `address` is known to work, connecting or holding a link (its device is kept).
+    func holds(_ address: BluetoothAddress) -> Bool {
+        slots.known[address] != nil || slots.adapter(of: address) != nil
+    }
+
+    /// Asks for an attempt through one of `adapters` (best first): true when `address` may go
+    /// now (others may go too); the adapter granted is `slots.adapter(of:)`.
+    mutating func request(_ address: BluetoothAddress, on adapters: [BlueZPath]) -> Bool {
+        let (decision, others) = slots.request(address, on: adapters)
         wake(others)
         return decision == .go
     }

@@ -68,12 +68,12 @@ extension ConnectSession {
     /// reported up): a link that went and came back while this waited its turn must be
     /// reported lost, not taken for the same link.
     func connectAndSubscribe(
-        _ peripheral: Peripheral, since replacedAt: Int?, _ monitor: isolated ThermometerMonitor
-    ) async throws -> Characteristic {
+        _ found: Peripheral, since replacedAt: Int?, _ monitor: isolated ThermometerMonitor
+    ) async throws -> (Peripheral, Characteristic) {
         let (central, log) = (monitor.central, monitor.log)
-        let epoch = if let replacedAt { replacedAt } else { await central.disconnectCount(peripheral.path) }
-        log.debug("thermometer \(peripheral.address): connecting (unless the link is up)")
-        try await connectPausingScan(peripheral, monitor)
+        let before = if let replacedAt { replacedAt } else { await central.disconnectCount(found.path) }
+        log.debug("thermometer \(found.address): connecting (unless the link is up)")
+        let (peripheral, epoch) = try await connectPausingScan(found, since: before, monitor)
         log.debug("thermometer \(peripheral.address): link up; waiting for the thermometer service")
         let (characteristic, profile) = try await findTemperature(peripheral, epoch: epoch, monitor)
         log.debug("thermometer \(peripheral.address): reading and subscribing to \(characteristic.path)")
@@ -86,7 +86,7 @@ extension ConnectSession {
         let name = monitor.devices.name(of: peripheral.address)
         log.notice("connected to \(name ?? "thermometer") \(peripheral.address)")
         monitor.report(.connected(peripheral.address, name: name))
-        return characteristic
+        return (peripheral, characteristic)
     }
 
     /// The first temperature characteristic of a known profile; waits for the

@@ -87,13 +87,13 @@ struct ConnectSession: Sendable {
     private mutating func connect(_ peripheral: Peripheral, _ monitor: isolated ThermometerMonitor) async -> State? {
         do {
             let since = link.disconnectsAtReplacement
-            let characteristic = try await Self.inOwnTask(monitor) { [self] in
+            let (connected, characteristic) = try await Self.inOwnTask(monitor) { [self] in
                 try await connectAndSubscribe(peripheral, since: since, $0)
             }
             failures = 0
             link = .up
-            markWorked(peripheral, monitor)
-            return .streaming(peripheral, characteristic)
+            markWorked(connected, monitor)
+            return .streaming(connected, characteristic)
         } catch CentralError.adapterOff(let adapter) {
             // Its adapter went off while another is on: nothing failed, look again at once
             // (the device object on another adapter), without a backoff.
@@ -118,8 +118,11 @@ struct ConnectSession: Sendable {
             }
             failures += 1
             monitor.log.warning("thermometer \(address): \(error) (attempt \(failures))")
-            // The pending connect is cancelled before the next thermometer's attempt starts.
-            await recover(from: error, peripheral, monitor)
+            // The pending connect is cancelled before the next thermometer's attempt starts
+            // (on the adapter its turn was granted through).
+            let attempted = monitor.connectQueue.slots.adapter(of: address).flatMap { $0.device(address) }
+            await recover(
+                from: error, attempted.map { Peripheral(address: address, path: $0, name: nil) } ?? peripheral, monitor)
             monitor.connectQueue.release(address)
             return .backingOff
         }

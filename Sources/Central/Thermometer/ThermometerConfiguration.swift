@@ -38,8 +38,8 @@ public struct ThermometerConfiguration: Equatable, Sendable {
     public var connectBatchWindow: Duration
     /// Connection attempts under way at once (`max_connecting`).
     public var maxConnecting: Int
-    /// Links held at once (`max_connections`, per adapter: the monitor uses one). Thermometers
-    /// that worked before keep one each reserved and go first.
+    /// Links held at once on each adapter (`max_connections`). Thermometers that worked before
+    /// keep one each reserved (on the adapter of their last link) and go first.
     public var maxConnections: Int
     /// Devices remembered (names, sightings, sessions), thermometers known to work and those
     /// holding a link aside: the one unseen longest is forgotten first (`max_devices`).
@@ -119,14 +119,15 @@ extension ThermometerConfiguration {
                 "Connection attempts under way at once, 1 to 64 (controllers connect one device at a "
                     + "time). Thermometers wait their turn; those that worked before go first."),
             .integer(
-                "max_connections", "N", "Links held at once (over all adapters)", at: \.maxConnections, within: 1...1000
+                "max_connections", "N", "Links held at once on each adapter", at: \.maxConnections, within: 1...1000
             )
             .documented(
-                "Links held at once, 1 to 1000: the slot count most controllers handle well. With "
-                    + "several adapters (*adapters*), the limit is for all of them together, and a thermometer connects "
-                    + "through the adapter that hears it best while that adapter holds fewer than _N_ links, else "
-                    + "through the next best. Thermometers that worked before keep their slots and go first; a "
-                    + "thermometer left out is logged and reported (a _disconnected_ event whose reason begins "
+                "Links held at once on each adapter, 1 to 1000: the slot count most controllers handle well. "
+                    + "With several adapters (*adapters*), each holds up to _N_, and a thermometer connects through "
+                    + "the adapter that hears it best while that one has a link free, else through the next best with "
+                    + "one free (sensor memory downloads take the same links). Thermometers that worked before keep a "
+                    + "link reserved on the adapter of their last one and go first; a thermometer for which no adapter "
+                    + "hearing it has a link left is logged and reported (a _disconnected_ event whose reason begins "
                     + "\"left out\")."),
             .value(
                 "scan_watchdog", "DURATION",

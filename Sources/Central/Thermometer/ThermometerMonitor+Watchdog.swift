@@ -11,6 +11,13 @@ extension ThermometerMonitor {
         ) { $0.adding($1) }
     }
 
+    /// Links held and attempts under way (GATT thermometers and memory downloads), by the
+    /// interface name of their adapter (`hci1`); each adapter may hold ``linkLimit``.
+    public var linksByAdapter: [String: Int] { connectQueue.linksByAdapter }
+
+    /// The links each adapter may hold (`max_connections`).
+    public nonisolated var linkLimit: Int { configuration.maxConnections }
+
     /// What each adapter's watchdog has done, by adapter path.
     public var scanWatchdogStatuses: [BlueZPath: RecoveryLadderStatus] { watchdogs.mapValues(\.status) }
 

@@ -43,6 +43,10 @@ public actor ThermometerMonitor {
     private var observer: UInt64?
     /// The scan watchdog of each adapter in use (none when `scanWatchdog` is off).
     var watchdogs: [BlueZPath: ScanWatchdog] = [:]
+    /// The configured adapters last logged as not present, and the adapters last logged as
+    /// left out for their address.
+    private var reportedMissing: [String] = []
+    private var reportedDuplicates: [String] = []
     var random = SystemRandomNumberGenerator()
 
     /// Creates a monitor; `report` is called on the connection's executor.
@@ -76,6 +80,8 @@ public actor ThermometerMonitor {
         }
         let state = await central.state
         handle(.stateChanged(state))
+        noteMissingAdapters()
+        noteDuplicateAdapters()
         guard configuration.searches else { return }
         openScanWindow(configuration.discoveryWindow)
         scanning.rescanner = Task {
@@ -101,7 +107,7 @@ public actor ThermometerMonitor {
         if let observer { await central.removeObserver(observer) }
         scanning.stop()
         stopScanWatchdogs()
-        let tracked = Set(devices.addresses).union(sessions.keys).union(connectQueue.slots.linked)
+        let tracked = Set(devices.addresses).union(sessions.keys).union(connectQueue.slots.linked.keys)
         sessions.values.forEach { $0.cancel() }
         sessions = [:]
         let characteristics = streams.keys.map { Characteristic(path: $0, uuid: nil, flags: [], service: $0) }
@@ -175,9 +181,39 @@ public actor ThermometerMonitor {
             heardAgain(adapter)
         case .discoveryRefused(let adapter, let why):
             log.warning("adapter \(adapter.lastElement): \(why)")
+        case .adaptersChanged:
+            noteMissingAdapters()
+            noteDuplicateAdapters()
         case .disconnected, .servicesChanged, .advertised:
             break  // sessions wait on the central's state for these; adverts are another monitor's
         }
+    }
+
+    /// Logs the configured adapters that are not present whenever they change: blectld runs
+    /// with the others (`status`' `missing_adapters` tells the same).
+    private func noteMissingAdapters() {
+        let (missing, inUse) = central.assumeIsolated { ($0.missingAdapters, $0.adapterPaths.map(\.lastElement)) }
+        guard missing != reportedMissing else { return }
+        let appeared = reportedMissing.filter { !missing.contains($0) }
+        reportedMissing = missing
+        if !missing.isEmpty {
+            let others = inUse.isEmpty ? "no adapter" : inUse.joined(separator: ", ")
+            log.warning(
+                "configured adapter\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", ")) not present: "
+                    + "running with \(others)")
+        }
+        if !appeared.isEmpty { log.notice("configured adapter \(appeared.joined(separator: ", ")) present again") }
+    }
+
+    /// Logs the adapters left out for having the address of another (once each time they are).
+    private func noteDuplicateAdapters() {
+        let duplicates = central.assumeIsolated { $0.duplicateAdapters }
+        guard duplicates != reportedDuplicates else { return }
+        reportedDuplicates = duplicates
+        guard !duplicates.isEmpty else { return }
+        log.warning(
+            "adapter\(duplicates.count == 1 ? "" : "s") \(duplicates.joined(separator: ", ")) not used: "
+                + "the address of an adapter in use (adapters are known by address)")
     }
 
     private func discovered(_ discovery: Discovery) {

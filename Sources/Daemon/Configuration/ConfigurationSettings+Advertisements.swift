@@ -105,9 +105,10 @@ extension AdvertisementSettings {
         let names = italic(AdvertisementRegistry.standard.profiles.filter(\.needsActiveScanning).map(\.id.rawValue))
         return """
             _auto_, _active_ or _passive_. _passive_ registers an advertisement monitor with BlueZ's \
-            AdvertisementMonitorManager1 (offered only by *bluetoothd --experimental*): no scan \
-            responses, so none of the formats that send their data in them: \(names). Where the \
-            adapter lacks it, a warning and active scanning. _auto_ is passive where offered and none \
+            AdvertisementMonitorManager1 (offered only by *bluetoothd --experimental*) on every \
+            adapter in use: no scan responses, so none of the formats that send their data in them: \
+            \(names). Where an adapter lacks it or refuses it, a warning and active scanning (on \
+            every adapter). _auto_ is passive where offered and none \
             of those is read, else active; the mode in use is in *blectl status*. While no GATT \
             thermometer is connected, the search for one still scans actively, unless \
             *gatt_thermometers* = _no_.

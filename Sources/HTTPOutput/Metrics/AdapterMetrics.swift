@@ -28,6 +28,20 @@ extension MetricsPage {
             ),
             ("blectl_adapter_connected", .gauge, "Devices connected through the adapter.", { Double($0.connected) }),
             (
+                "blectl_adapter_devices_owned", .gauge,
+                "Devices the adapter owns (hears best of the adapters in use; with one, those it hears).",
+                { Double($0.devicesOwned) }
+            ),
+            (
+                "blectl_adapter_links", .gauge,
+                "Links blectld holds or is opening through the adapter (counted against max_connections).",
+                { $0.links.map(Double.init) }
+            ),
+            (
+                "blectl_adapter_link_limit", .gauge, "Links the adapter may hold (max_connections, per adapter).",
+                { $0.linkLimit.map(Double.init) }
+            ),
+            (
                 "blectl_adapter_recovery_steps_total", .counter,
                 "Steps the adapter's scan watchdog took since blectld started (with scan_watchdog on).",
                 { $0.recoverySteps.map(Double.init) }

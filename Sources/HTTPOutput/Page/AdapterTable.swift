@@ -10,7 +10,7 @@ extension DashboardPage {
         guard adapters.count > 1 || !missing.isEmpty else { return "" }
         var html = "<table class=\"adapters\">\n<caption>Adapters</caption>\n"
         html += "<thead><tr><th>interface</th><th>address</th><th>state</th><th>devices heard</th>"
-        html += "<th>connected</th></tr></thead>\n<tbody>\n"
+        html += "<th>owned</th><th>links</th><th>connected</th></tr></thead>\n<tbody>\n"
         for adapter in adapters {
             let state = [
                 adapter.powered ? "on" : "off", adapter.discovering ? "scanning" : nil,
@@ -20,12 +20,15 @@ extension DashboardPage {
             html += "<tr class=\"\(adapter.powered ? "on" : "off")\" data-adapter=\"\(escaped(adapter.name))\">"
             html +=
                 "<td>\(escaped(adapter.name))</td><td class=\"address\">\(escaped(adapter.address?.description ?? "–"))</td>"
-            html += "<td>\(escaped(state))</td><td>\(adapter.devicesHeard)</td><td>\(adapter.connected)</td></tr>\n"
+            let links =
+                adapter.links.map { links in adapter.linkLimit.map { "\(links) of \($0)" } ?? "\(links)" } ?? "–"
+            html += "<td>\(escaped(state))</td><td>\(adapter.devicesHeard)</td><td>\(adapter.devicesOwned)</td>"
+            html += "<td class=\"links\">\(links)</td><td>\(adapter.connected)</td></tr>\n"
         }
         for adapter in missing {
             html += "<tr class=\"missing\" data-adapter=\"\(escaped(adapter))\"><td>–</td>"
             html += "<td class=\"address\">\(escaped(adapter))</td><td>configured, not present</td>"
-            html += "<td></td><td></td></tr>\n"
+            html += "<td></td><td></td><td></td><td></td></tr>\n"
         }
         return html + "</tbody>\n</table>\n"
     }

@@ -44,7 +44,7 @@ enum StatusSectionSamples {
     static let adapters = [
         AdapterStatus(
             name: "hci0", address: "00:1A:7D:DA:71:10", alias: "BlueZ 5.66", powered: true, discovering: true,
-            devicesHeard: 12, devicesOwned: 7, connected: 2, primary: true, recoverySteps: 0),
+            devicesHeard: 12, devicesOwned: 7, connected: 2, links: 2, linkLimit: 5, primary: true, recoverySteps: 0),
         AdapterStatus(
             name: "hci1", address: nil, alias: nil, powered: false, discovering: false, devicesHeard: 0, connected: 0,
             primary: false),
