@@ -1359,10 +1359,10 @@ def sc14_mibeacon_inkbird(rig, res):
         status = sensor.advertisement_status()
         if not status.get("errors"):
             raise Fail("status after MiBeacon frames without their key: no errors: %s" % json.dumps(status))
-        for celsius in INKBIRD_VALUES:
+        for i, celsius in enumerate(INKBIRD_VALUES):
             sensor.write("inkbird", celsius)
             sent["inkbird"].append((celsius, 55.5))
-            times["inkbird %s" % celsius] = expect_exact(
+            times["inkbird %d: %s" % (i + 1, celsius)] = expect_exact(
                 rig, sensor, "inkbird", "inkbird", {"celsius": celsius, "humidity": 55.5, "battery": 77})
         # Every reading of the sensor in the history: a value sent, in its format, exactly.
         since, until = utc(t_wall - 5), utc(time.time() + 60)
@@ -1382,6 +1382,9 @@ def sc14_mibeacon_inkbird(rig, res):
         missing = [(p, c, h) for p, vs in sent.items() for c, h in vs if (p, c, h) not in seen]
         if missing:
             raise Fail("history: sent values never stored: %s" % missing)
+        # The MiBeacon's 32-bit counters read (frame counter byte | 3-byte extension << 8).
+        counters = [bytes.fromhex(r["raw"])[4] | int.from_bytes(bytes.fromhex(r["raw"])[-7:-4], "little") << 8
+                    for r in values if r.get("profile") == "mibeacon"]
         rig.steady("A", PERIPH_A_HCI)
     finally:
         rig.stop_peripheral("S")
@@ -1389,8 +1392,10 @@ def sc14_mibeacon_inkbird(rig, res):
         if not rig.daemon.alive():
             rig.start_daemon()
     res["detail"] = ("each value read exactly, %s s after it was sent; the wrong key read as %r, "
-                     "no key as %r (%d errors in status); history: %d readings, each one sent"
-                     % (times, errors["wrong key"], errors["no key"], status.get("errors"), len(values)))
+                     "no key as %r (%d errors in status); history: %d readings, each one sent; "
+                     "MiBeacon counters read %s"
+                     % (times, errors["wrong key"], errors["no key"], status.get("errors"), len(values),
+                        ["0x%x" % c for c in counters]))
 
 
 # ---------------------------------------------------------------- 8 silent controller

@@ -384,11 +384,11 @@ class SensorAdvertisement(Advertisement):
             # MiBeacon v5, encrypted with the bind key of --mibeacon-key (as
             # Sources/MockBlueZ/MiBeaconEncoder.swift): frame control 0x5858 (v5, objects,
             # the address inside, encrypted), product 0x0B48 (CGG1-ENCRYPTED), object 0x100D
-            # (temperature and humidity, tenths). Its 32-bit counter starts at 0x1F0 so that it
-            # carries into the 3-byte extension within a few measurements.
+            # (temperature and humidity, tenths). Its 32-bit counter starts at 0x1FC so that it
+            # carries into the 3-byte extension within the first few measurements.
             from cryptography.hazmat.primitives.ciphers.aead import AESCCM
             uuid = MIBEACON_UUID
-            counter = 0x1F0 + self.counter
+            counter = 0x1FC + self.counter
             mac, header = self.address[::-1], MIBEACON_PRODUCT.to_bytes(2, "little") + bytes([counter & 0xFF])
             extension = (counter >> 8).to_bytes(3, "little")
             tenths = round(celsius * 10).to_bytes(2, "little", signed=True) + round(hum * 10).to_bytes(2, "little")
