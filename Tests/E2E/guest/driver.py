@@ -27,6 +27,8 @@ Scenarios (--scenarios, default 1,2,3,4,5,7,8,9,12,6):
   heard by both, each measurement one reading; 12 the controller holding A's link powered
   off, A read through the other (repeated, alternating); 13 one of them silenced, its own
   ladder cures it while the other hears on (11 and 13 not in the default list: make e2e-adapters)
+  14 an encrypted MiBeacon v5 and an Inkbird (its temperature the company id) from hci2,
+  every value read exactly, a wrong or absent bind key errors only (not in the default list)
   scanprobe: a rig measurement (scan reliability with/without re-advertising)
 
 Writes OUT/results.json; exit 0 all pass, 1 a failure, 2 rig setup error.
@@ -1195,7 +1197,8 @@ class Sensor:
         """Starts the sensor's process; returns its ready file (Rig.wait_ready)."""
         _, ready = self.rig.start_peripheral("S", PERIPH_B_HCI, readvertise=1,
                                              extra=["--sensor", self.format_file,
-                                                    "--bthome-key", SENSOR_KEY])
+                                                    "--bthome-key", SENSOR_KEY,
+                                                    "--mibeacon-key", MIBEACON_KEY])
         return ready
 
     def read(self):
@@ -1280,6 +1283,119 @@ def sc7_adverts(rig, res):
                      "%s before, %s with the sensor at 1 Hz; lost packets %s, %s"
                      % (times, keyed.get("errors"), idle, cost, keyed.get("lost_packets"),
                         adverts.get("lost_packets")))
+
+
+# ---------------------------------------------------------------- 14 MiBeacon and Inkbird
+# Scenario 14 (issue 34; not in the default list): the sensor on hci2 sends an encrypted
+# MiBeacon v5 (bind key MIBEACON_KEY, object 0x100D: tenths) and then an Inkbird IBS-TH1
+# ("sps": the temperature in hundredths where bluetoothd reads the company id, so its
+# ManufacturerData dictionary gains a key at each new temperature). Every value blectld
+# reports must be one sent, exactly; a wrong or absent key must give errors, never a value.
+MIBEACON_KEY = "814aac74c4f17b6c1581e1ab87816b99"      # the mock's (MiBeaconEncoder.mockKey)
+WRONG_MIBEACON_KEY = "00112233445566778899aabbccddeeff"
+# (°C, % humidity) the MiBeacon sends, in order; tenths both.
+MIBEACON_VALUES = [(21.3, 48.7), (-4.6, 61.2), (23.9, 55.5)]
+# °C the Inkbird sends, in order, humidity 55.5 %, battery 77 %: each a new company id, then
+# back to the first one's (a key the dictionary already holds) and on.
+INKBIRD_VALUES = [21.37, 22.81, -5.25, 21.37, 30.06]
+NO_AUTH_LINE = "does not authenticate with the MiBeacon key"
+NO_KEY_LINE = "no MiBeacon key is configured"
+
+
+def expect_exact(rig, sensor, fmt, profile, want):
+    """Seconds from the sensor sending `fmt` (values `want`) until `blectl read` returns
+    exactly `want` (a dict of quantities); a reading of the profile with other values than
+    the ones sent so far is a failure."""
+    t, last = time.monotonic(), None
+    while time.monotonic() - t < rig.args.recovery_limit:
+        got = last = sensor.read()
+        if isinstance(got, dict) and got.get("profile") == profile \
+                and all(got.get(k) == v for k, v in want.items()):
+            if not got.get("fresh") or not all(c in "0123456789abcdef" for c in got.get("raw", "x")):
+                raise Fail("%s: fresh/raw wrong in %s" % (fmt, json.dumps(got)))
+            return round(time.monotonic() - t, 2)
+        rig.check_central_alive()
+        time.sleep(0.5)
+    raise Fail("%s: no reading %s %s from %s within %.0f s; last: %s"
+               % (fmt, profile, want, sensor.addr, rig.args.recovery_limit, last))
+
+
+def expect_error(rig, sensor, fmt, celsius, line):
+    """An encrypted MiBeacon the daemon cannot open: `line` in its log, and `read` never the
+    value sent; returns what `read` answered."""
+    sensor.write(fmt, celsius)
+    t = time.monotonic()
+    while time.monotonic() - t < rig.args.recovery_limit:
+        if any(line in l for l in rig.daemon.lines_since(t)):
+            break
+        time.sleep(0.5)
+    else:
+        raise Fail("%s %.1f °C: no %r in the daemon's log within %.0f s"
+                   % (fmt, celsius, line, rig.args.recovery_limit))
+    time.sleep(3)               # more frames, still refused
+    got = sensor.read()
+    if isinstance(got, dict) and "celsius" in got:
+        raise Fail("%s (%s): read gave a value: %s" % (fmt, line, json.dumps(got)))
+    return got
+
+
+def sc14_mibeacon_inkbird(rig, res):
+    """an encrypted MiBeacon v5 and an Inkbird (changing company id) from hci2"""
+    rig.check_central_alive()
+    sensor, times, t_wall = Sensor(rig), {}, time.time()
+    sent = {"mibeacon": [], "inkbird": []}
+    errors = {}
+    try:
+        restart_daemon(rig, "mibeacon_key %s = %s" % (sensor.addr, MIBEACON_KEY))
+        for celsius, hum in MIBEACON_VALUES:
+            sensor.send("mibeacon-encrypted %s" % hum, celsius)
+            sent["mibeacon"].append((celsius, hum))
+            times["mibeacon %s" % celsius] = expect_exact(
+                rig, sensor, "mibeacon", "mibeacon", {"celsius": celsius, "humidity": hum})
+        restart_daemon(rig, "mibeacon_key %s = %s" % (sensor.addr, WRONG_MIBEACON_KEY))
+        errors["wrong key"] = expect_error(rig, sensor, "mibeacon-encrypted 40.0", 25.1, NO_AUTH_LINE)
+        restart_daemon(rig)
+        errors["no key"] = expect_error(rig, sensor, "mibeacon-encrypted 40.0", 26.2, NO_KEY_LINE)
+        status = sensor.advertisement_status()
+        if not status.get("errors"):
+            raise Fail("status after MiBeacon frames without their key: no errors: %s" % json.dumps(status))
+        for i, celsius in enumerate(INKBIRD_VALUES):
+            sensor.write("inkbird", celsius)
+            sent["inkbird"].append((celsius, 55.5))
+            times["inkbird %d: %s" % (i + 1, celsius)] = expect_exact(
+                rig, sensor, "inkbird", "inkbird", {"celsius": celsius, "humidity": 55.5, "battery": 77})
+        # Every reading of the sensor in the history: a value sent, in its format, exactly.
+        since, until = utc(t_wall - 5), utc(time.time() + 60)
+        rc, readings, out, err = rig.cli("history", sensor.addr, "--since", since, "--until", until,
+                                         "--json", timeout=60)
+        if rc != 0 or not isinstance(readings, list):
+            raise Fail("history --json: rc=%d %s %s" % (rc, out[:300], err[:300]))
+        values = [r for r in readings if "celsius" in r]
+        wrong = [r for r in values
+                 if (r.get("celsius"), r.get("humidity")) not in sent.get(r.get("profile"), [])]
+        if wrong:
+            raise Fail("history: %d readings with values never sent: %s" % (len(wrong), json.dumps(wrong[:5])))
+        for c in (25.1, 26.2):
+            if any(r.get("celsius") == c for r in values):
+                raise Fail("history: the unreadable MiBeacon's %.1f °C was stored" % c)
+        seen = {(r.get("profile"), r.get("celsius"), r.get("humidity")) for r in values}
+        missing = [(p, c, h) for p, vs in sent.items() for c, h in vs if (p, c, h) not in seen]
+        if missing:
+            raise Fail("history: sent values never stored: %s" % missing)
+        # The MiBeacon's 32-bit counters read (frame counter byte | 3-byte extension << 8).
+        counters = [bytes.fromhex(r["raw"])[4] | int.from_bytes(bytes.fromhex(r["raw"])[-7:-4], "little") << 8
+                    for r in values if r.get("profile") == "mibeacon"]
+        rig.steady("A", PERIPH_A_HCI)
+    finally:
+        rig.stop_peripheral("S")
+        write_daemon_conf()
+        if not rig.daemon.alive():
+            rig.start_daemon()
+    res["detail"] = ("each value read exactly, %s s after it was sent; the wrong key read as %r, "
+                     "no key as %r (%d errors in status); history: %d readings, each one sent; "
+                     "MiBeacon counters read %s"
+                     % (times, errors["wrong key"], errors["no key"], status.get("errors"), len(values),
+                        ["0x%x" % c for c in counters]))
 
 
 # ---------------------------------------------------------------- 8 silent controller
@@ -2306,6 +2422,7 @@ SCENARIOS = {
     "11": ("11 two centrals, each measurement once", sc11_heard_twice, "11-heard-twice"),
     "12": ("12 two centrals, the link's controller powered off", sc12_failover, "12-failover"),
     "13": ("13 two centrals, one silenced", sc13_one_silenced, "13-one-silenced"),
+    "14": ("14 MiBeacon encrypted and Inkbird", sc14_mibeacon_inkbird, "14-mibeacon-inkbird"),
     "scanprobe": ("scan probe (rig measurement)", scanprobe, "scanprobe"),
 }
 
@@ -2429,6 +2546,9 @@ def main():
             continue
         if key.strip() == "10" and rig.standin:
             log("scenario 10 left out: the stand-in central reads no sensor memory")
+            continue
+        if key.strip() == "14" and rig.standin:
+            log("scenario 14 left out: the stand-in central reads no advertisements")
             continue
         if key.strip() == "9" and rig.standin:
             log("scenario 9 left out: the stand-in central reads no advertisements")

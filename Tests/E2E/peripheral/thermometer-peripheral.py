@@ -32,8 +32,10 @@ Usage (run with /usr/bin/python3: it needs python3-dbus and python3-gi):
 --sensor FORMAT_FILE makes it an advertising sensor instead (no GATT application, an
 advertisement from the adapter's own address, without a name): its service data carries the temperature of
 --temp-file, 55.5 % humidity and 77 % battery in the format named in FORMAT_FILE
-(bthome, bthome-encrypted with the key of --bthome-key, or pvvx), read again at every
-re-registration, each one a new measurement (the sensor's counter one higher).
+(bthome, bthome-encrypted with the key of --bthome-key, pvvx, mibeacon-encrypted with the
+bind key of --mibeacon-key, or inkbird: manufacturer data under the name "sps"; a second word
+in FORMAT_FILE is the humidity instead), read again at every re-registration, each one a new
+measurement (the sensor's counter one higher).
 
 --memory-sensor makes it a pvvx sensor with a memory and a clock (pvvx_memory.py): the pvvx
 advertisement under the name ATC_xxxxxx (its values the memory's step, a new counter at every
@@ -330,16 +332,19 @@ class Advertisement(dbus.service.Object):
 # ---------------------------------------------------------------- advertising sensor
 BTHOME_UUID = "0000fcd2-0000-1000-8000-00805f9b34fb"
 ENVIRONMENTAL_UUID = "0000181a-0000-1000-8000-00805f9b34fb"
+MIBEACON_UUID = "0000fe95-0000-1000-8000-00805f9b34fb"
+MIBEACON_PRODUCT = 0x0B48
 HUMIDITY, BATTERY, MILLIVOLTS = 55.5, 77, 2950
 
 
 class SensorAdvertisement(Advertisement):
     """A BTHome v2 (plain or encrypted) or pvvx sensor's broadcast, per docs/advertisements.md."""
 
-    def __init__(self, bus, path, address, temp_file, format_file, key):
+    def __init__(self, bus, path, address, temp_file, format_file, key, mibeacon_key):
         Advertisement.__init__(self, bus, path)
         self.address = bytes(int(b, 16) for b in address.split(":"))
         self.temp_file, self.format_file, self.key = temp_file, format_file, key
+        self.mibeacon_key = mibeacon_key
         self.counter = 0
         self.payload = None
 
@@ -356,8 +361,8 @@ class SensorAdvertisement(Advertisement):
             with open(self.temp_file) as f:
                 celsius = float(f.read().strip())
             with open(self.format_file) as f:
-                fmt = f.read().strip()
-            hum = HUMIDITY
+                fmt, *rest = f.read().split()
+            hum = float(rest[0]) if rest else HUMIDITY
         centi = round(celsius * 100).to_bytes(2, "little", signed=True)
         humidity = round(hum * 100).to_bytes(2, "little")
         if fmt == "pvvx":
@@ -375,6 +380,27 @@ class SensorAdvertisement(Advertisement):
             sealed = AESCCM(self.key, tag_length=4).encrypt(
                 nonce, bytes([0x01, BATTERY, 0x02]) + centi + b"\x03" + humidity, None)
             data = b"\x41" + sealed[:-4] + counter + sealed[-4:]
+        elif fmt == "mibeacon-encrypted":
+            # MiBeacon v5, encrypted with the bind key of --mibeacon-key (as
+            # Sources/MockBlueZ/MiBeaconEncoder.swift): frame control 0x5858 (v5, objects,
+            # the address inside, encrypted), product 0x0B48 (CGG1-ENCRYPTED), object 0x100D
+            # (temperature and humidity, tenths). Its 32-bit counter starts at 0x1FC so that it
+            # carries into the 3-byte extension within the first few measurements.
+            from cryptography.hazmat.primitives.ciphers.aead import AESCCM
+            uuid = MIBEACON_UUID
+            counter = 0x1FC + self.counter
+            mac, header = self.address[::-1], MIBEACON_PRODUCT.to_bytes(2, "little") + bytes([counter & 0xFF])
+            extension = (counter >> 8).to_bytes(3, "little")
+            tenths = round(celsius * 10).to_bytes(2, "little", signed=True) + round(hum * 10).to_bytes(2, "little")
+            sealed = AESCCM(self.mibeacon_key, tag_length=4).encrypt(
+                mac + header + extension, b"\x0d\x10\x04" + tenths, b"\x11")
+            data = b"\x58\x58" + header + mac + sealed[:-4] + extension + sealed[-4:]
+        elif fmt == "inkbird":
+            # Inkbird IBS-TH1 (local name "sps"): 9 bytes of manufacturer data, the temperature
+            # (sint16, hundredths) where BlueZ reads the company id, then humidity (hundredths),
+            # three bytes, the battery and one byte.
+            uuid = None
+            data = centi + humidity + bytes([0, 0, 0, BATTERY, 0])
         else:
             raise SystemExit("unknown sensor format %r in %s" % (fmt, self.format_file))
         self.payload = (uuid, data)
@@ -386,6 +412,11 @@ class SensorAdvertisement(Advertisement):
         # fresh non-resolvable private address (hci_get_random_address's require_privacy),
         # so a broadcast would not come from hci2's address, which the payload and the
         # nonce carry. Real sensors advertise from one fixed address.
+        if uuid is None:        # manufacturer data whose company id is data (Inkbird)
+            company = int.from_bytes(data[:2], "little")
+            return {"Type": "peripheral", "LocalName": dbus.String("sps"),
+                    "ManufacturerData": dbus.Dictionary(
+                        {dbus.UInt16(company): dbus.Array(data[2:], signature="y")}, signature="qv")}
         props = {"Type": "peripheral",
                  "ServiceData": dbus.Dictionary({uuid: dbus.Array(data, signature="y")}, signature="sv")}
         if self.name:
@@ -407,6 +438,7 @@ def main():
     ap.add_argument("--sensor", metavar="FORMAT_FILE", default=None,
                     help="an advertising sensor in the format named in this file, no GATT")
     ap.add_argument("--bthome-key", default="231d39c1d7cc1ab1aee224cd096db932")
+    ap.add_argument("--mibeacon-key", default="814aac74c4f17b6c1581e1ab87816b99")
     ap.add_argument("--hold-advertising", action="store_true",
                     help="register the advertisement only on SIGUSR1; the ready file is written "
                          "once the application is registered")
@@ -450,7 +482,8 @@ def main():
     if args.sensor:
         address = str(dbus.Interface(adapter_obj, PROP_IFACE).Get("org.bluez.Adapter1", "Address"))
         adv = SensorAdvertisement(bus, args.app_path + "/advertisement0", address, args.temp_file,
-                                  args.sensor, bytes.fromhex(args.bthome_key))
+                                  args.sensor, bytes.fromhex(args.bthome_key),
+                                  bytes.fromhex(args.mibeacon_key))
         if args.memory_sensor:
             import pvvx_memory
             memory = pvvx_memory.Memory(args.record_interval, args.clock_offset, args.record_log, log)
