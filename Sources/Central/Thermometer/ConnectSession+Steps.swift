@@ -86,6 +86,7 @@ extension ConnectSession {
         let name = monitor.devices.name(of: peripheral.address)
         log.notice("connected to \(name ?? "thermometer") \(peripheral.address)")
         monitor.report(.connected(peripheral.address, name: name))
+        await syncCurrentTime(peripheral, monitor)
         return characteristic
     }
 

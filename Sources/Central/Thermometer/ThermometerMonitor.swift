@@ -44,6 +44,8 @@ public actor ThermometerMonitor {
     /// The scan watchdog of each adapter in use (none when `scanWatchdog` is off).
     var watchdogs: [BlueZPath: ScanWatchdog] = [:]
     var random = SystemRandomNumberGenerator()
+    /// Who sets the clocks of devices offering the Current Time Service; nil: left alone.
+    var clockKeeper: (any SensorClockKeeper)?
 
     /// Creates a monitor; `report` is called on the connection's executor.
     public init(
