@@ -34,12 +34,18 @@ extension ThermometerMonitor {
 extension ConnectSession {
     /// Reads the device's Current Time (0x1805/0x2A2B) when it offers one that can be written,
     /// and sets it to the gateway's time when the keeper says so; never fails the connection.
-    func syncCurrentTime(_ peripheral: Peripheral, _ monitor: isolated ThermometerMonitor) async {
+    ///
+    /// With `onlyWhenDue` (a link held for days: ``watch(_:_:_:)`` asks at every data
+    /// timeout), nothing is read unless the keeper says the daily setting is due.
+    func syncCurrentTime(_ peripheral: Peripheral, _ monitor: isolated ThermometerMonitor, onlyWhenDue: Bool = false)
+        async
+    {
         guard let keeper = monitor.clockKeeper else { return }
         let found = await monitor.central.currentTimeCharacteristic(of: peripheral)
         // Only a clock that can be set is this feature's: a read-only one tells a drift nobody can mend.
         guard let characteristic = found, characteristic.flags.contains("write") else { return }
         let visit = await keeper.clockVisit(address)
+        if onlyWhenDue, !visit.setClock { return }
         let drift = await currentTimeDrift(characteristic, monitor)
         var outcome = ClockSetOutcome.notAsked
         if visit.setClock {
