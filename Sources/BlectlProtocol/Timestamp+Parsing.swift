@@ -1,3 +1,5 @@
+import SensorModel
+
 extension Timestamp {
     /// Parses RFC 3339 text, `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, with or without
     /// fractional seconds; a fraction finer than milliseconds is rounded to the nearest one
@@ -31,14 +33,9 @@ extension Timestamp {
         }
     }
 
-    /// The day number of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+    /// The day number of a proleptic Gregorian date.
     private static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let year = month <= 2 ? year - 1 : year
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yearOfEra = year - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        CivilDate.daysSince1970(year: year, month: month, day: day)
     }
 }
 

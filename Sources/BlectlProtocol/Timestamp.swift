@@ -1,3 +1,5 @@
+import SensorModel
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -118,17 +120,9 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
         return ((value - remainder) / divisor, remainder)
     }
 
-    /// The proleptic Gregorian date of a day number (Howard Hinnant's `civil_from_days`).
+    /// The proleptic Gregorian date of a day number.
     private static func civilDate(daysSince1970 days: Int64) -> (Int64, Int64, Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        CivilDate.date(daysSince1970: days)
     }
 }
 

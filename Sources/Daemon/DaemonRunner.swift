@@ -215,8 +215,25 @@ public struct DaemonRunner: Sendable {
     /// (gaps are found, and duplicates dropped, against it).
     private func makeSensorMemory(_ hub: Hub, _ bridge: CentralBridge) -> SensorMemoryService? {
         guard sensorMemoryOff == nil else { return nil }
-        return SensorMemoryService(hub: hub, monitor: bridge.monitor, settings: configuration.sensorMemory, log: log)
+        let synchronized = gatewayClockSynchronized
+        return SensorMemoryService(
+            hub: hub, monitor: bridge.monitor, settings: configuration.sensorMemory, log: log,
+            clockSynchronized: synchronized)
     }
+
+    /// Whether the gateway's clock may be pushed to sensors: what `adjtimex` says, unless
+    /// blectld runs on the mock and `BLECTL_MOCK_CLOCK_SYNCHRONIZED` says (tests on a host
+    /// whose own clock is not synchronised, or is).
+    private var gatewayClockSynchronized: @Sendable () -> Bool {
+        if configuration.mock, let text = ProcessEnvironment.current[Self.mockClockVariable] {
+            let answer = text == "yes"
+            return { answer }
+        }
+        return { SystemClock.isSynchronized() }
+    }
+
+    /// With `--mock`: `yes` or `no`, the gateway's clock taken as synchronised or not.
+    static let mockClockVariable = "BLECTL_MOCK_CLOCK_SYNCHRONIZED"
 
     /// Why no sensor memory is read, naming the setting; nil when it is.
     private var sensorMemoryOff: String? {

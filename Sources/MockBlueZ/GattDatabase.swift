@@ -33,6 +33,8 @@ enum CharacteristicContent: Sendable, Equatable {
     case memoryCommand
     /// A stock-firmware memory sensor's characteristic of service ebe0ccb0.
     case stockMemory(StockMemoryGatt.Role)
+    /// A thermometer's Current Time (0x2A2B): its clock.
+    case currentTime
 }
 
 /// What a descriptor holds.
@@ -222,6 +224,11 @@ struct GattDatabase: Sendable, Equatable {
                     b.characteristic(
                         GattUUID.thermometer(3, spelling), ["read", "write"], .unit,
                         descriptions: ["Temperature Units (F or C)"])
+                }
+                if thermometer.currentTime != nil {
+                    service(GattUUID.sig(0x1805), application: true) { b in
+                        b.characteristic(GattUUID.sig(0x2A2B), ["read", "write"], .currentTime)
+                    }
                 }
             case .heartRateStrap:
                 service(GattUUID.sig(0x180D), application: true) { b in

@@ -144,6 +144,7 @@ enum GattServer {
         case .heartRate: value = [0x00, daemon.peripheral(device.peripheral).heartRate]
         case .memoryCommand: value = daemon.peripheral(device.peripheral).memory?.lastAnswer ?? []
         case .stockMemory(let role): value = StockMemoryGatt.read(daemon, peripheral: device.peripheral, role)
+        case .currentTime: value = daemon.peripheral(device.peripheral).currentTime?.read() ?? []
         }
         guard offset <= value.count else { throw BluetoothdError.invalidArguments("Invalid offset") }
         // The read lands in bluetoothd's cache (at the offset), and the cache is announced.
@@ -217,6 +218,9 @@ enum GattServer {
         }
         if case .stockMemory(let role) = node.content {
             try StockMemoryGatt.write(daemon, peripheral: device.peripheral, role, value)
+        }
+        if node.content == .currentTime {
+            try daemon.world.withState { world in try world.peripherals[device.peripheral].currentTime?.write(value) }
         }
         return []
     }

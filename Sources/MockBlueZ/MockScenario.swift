@@ -258,6 +258,8 @@ public struct MockThermometer: Sendable, Equatable {
     public var startCelsius: Double
     /// How the temperature moves.
     public var pattern: MockTemperaturePattern
+    /// The Current Time Service it offers, if any.
+    public var currentTime: MockCurrentTime?
 
     /// Creates thermometer settings.
     public init(

@@ -117,6 +117,8 @@ struct PeripheralState: Sendable {
     var advertisedAt: ContinuousClock.Instant?
     /// A memory sensor's clock and records.
     var memory: MemorySensorState?
+    /// A thermometer's Current Time clock.
+    var currentTime: CurrentTimeClock?
 
     init(spec: MockPeripheral) {
         self.spec = spec
@@ -124,6 +126,7 @@ struct PeripheralState: Sendable {
         unit = spec.thermometer?.unit ?? .celsius
         rssi = spec.rssi
         advertiser = spec.advertiser.map(AdvertiserState.init)
+        currentTime = spec.thermometer?.currentTime.map { CurrentTimeClock($0) }
         if let advertiser = spec.advertiser, let memory = advertiser.memory {
             self.memory = MemorySensorState(memory, startCelsius: advertiser.startCelsius)
         }

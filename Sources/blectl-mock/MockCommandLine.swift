@@ -50,6 +50,16 @@ enum MockCommandLine {
         .value("notify-interval", "TIME", help: "thermometer notification period (default 5s; down to 1ms)"),
         .value("pattern", "PATTERN", help: "temperature pattern: drift, constant or counter (default drift)"),
         .value("temperature", "CELSIUS", help: "every thermometer's start temperature"),
+        .value(
+            "current-time", "SECONDS",
+            help: "the Pi thermometers offer the Current Time Service (0x1805/0x2A2B, read and write), their clocks "
+                + "SECONDS ahead of the gateway's wall clock at the start (negative: behind)"),
+        .value(
+            "current-time-drift", "PPM",
+            help: "those clocks gain PPM millionths of a second every second (negative: lose; default 0)"),
+        .value(
+            "current-time-refused", "N", help: "those thermometers refuse the first N writes of their clock (default 0)"
+        ),
         .value("seed", "N", help: "seed of the random walks (default 1)"),
         .flag("fast", help: "short timings (tests): connect 20ms, services 40ms, …"),
         .value("resolve-delay", "TIME", help: "link up → ServicesResolved=true (default 250ms)"),
@@ -181,14 +191,39 @@ enum MockCommandLine {
             }
             return celsius
         }
+        let currentTime = try self.currentTime(parsed)
         for index in scenario.peripherals.indices {
             guard case .piThermometer(var thermometer) = scenario.peripherals[index].kind else { continue }
             if let pattern { thermometer.pattern = pattern }
             if let start { thermometer.startCelsius = start }
+            thermometer.currentTime = currentTime
             scenario.peripherals[index].kind = .piThermometer(thermometer)
         }
         try applyAdapterOptions(parsed, to: &scenario)
         return scenario
+    }
+
+    /// The Current Time Service the options give the Pi thermometers, if any.
+    private static func currentTime(_ parsed: ParsedArguments) throws(UsageError) -> MockCurrentTime? {
+        guard let text = parsed.value("current-time") else {
+            if parsed.value("current-time-drift") != nil || parsed.value("current-time-refused") != nil {
+                throw UsageError("--current-time-drift and --current-time-refused need --current-time")
+            }
+            return nil
+        }
+        guard let offset = Int64(text), abs(offset) <= 3_000_000_000 else {
+            throw UsageError("--current-time needs seconds (up to ±3000000000), not '\(text)'")
+        }
+        var drift: Int64 = 0
+        if let text = parsed.value("current-time-drift") {
+            guard let value = Int64(text), abs(value) <= 1_000_000 else {
+                throw UsageError("--current-time-drift needs millionths (up to ±1000000), not '\(text)'")
+            }
+            drift = value
+        }
+        return MockCurrentTime(
+            offset: offset, ratePPM: drift,
+            refusedWrites: try count("current-time-refused", parsed, default: 0, range: 0...1_000_000))
     }
 
     /// The flood of decoys the options ask for, if any.

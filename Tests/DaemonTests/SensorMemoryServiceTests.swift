@@ -231,6 +231,20 @@ struct MemorySchedulerTests {
         #expect(next?.setClock == false)
     }
 
+    @Test func aCurrentTimeClockIsDueAtTheFirstConnectionThenDailyAndNeverWhenOff() {
+        var scheduler = MemoryScheduler(settings: SensorMemorySettings())
+        let device = BluetoothAddress("DC:A6:32:00:00:01")
+        let dues = [0, 60, 86_399, 86_400, 86_401].map { scheduler.clockDue(device, at: Self.at($0)) }
+        #expect(dues == [true, false, false, true, false])
+        // A clock-only device is not a memory sensor known to the gap rule.
+        #expect(!scheduler.knows(device))
+        var off = SensorMemorySettings()
+        off.clockSync = false
+        var never = MemoryScheduler(settings: off)
+        let due = never.clockDue(device, at: Self.at(0))
+        #expect(!due)
+    }
+
     @Test func anInterruptedDownloadResumesSoonSkippingWhatItBrought() {
         var scheduler = MemoryScheduler(settings: SensorMemorySettings())
         _ = scheduler.heard(Self.sensor, at: Self.at(0), previous: Self.at(-1200))

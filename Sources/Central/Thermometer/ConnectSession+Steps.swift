@@ -86,6 +86,7 @@ extension ConnectSession {
         let name = monitor.devices.name(of: peripheral.address)
         log.notice("connected to \(name ?? "thermometer") \(peripheral.address)")
         monitor.report(.connected(peripheral.address, name: name))
+        await syncCurrentTime(peripheral, monitor)
         return (peripheral, characteristic)
     }
 
@@ -138,6 +139,8 @@ extension ConnectSession {
                 return central.exists(characteristic) ? nil : .gattReplaced
             }
             if let loss { return loss }
+            // A link held for days still has its clock set daily (`sensor_clock_sync`).
+            await syncCurrentTime(peripheral, monitor, onlyWhenDue: true)
             guard let last = monitor.streams[characteristic.path]?.lastValue else { return .gattReplaced }
             if ContinuousClock.now - last >= dataTimeout { return .silent }
         }

@@ -48,6 +48,8 @@ public actor ThermometerMonitor {
     private var reportedMissing: [String] = []
     private var reportedDuplicates: [String] = []
     var random = SystemRandomNumberGenerator()
+    /// Who sets the clocks of devices offering the Current Time Service; nil: left alone.
+    var clockKeeper: (any SensorClockKeeper)?
 
     /// Creates a monitor; `report` is called on the connection's executor.
     public init(

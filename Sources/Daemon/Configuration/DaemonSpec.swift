@@ -29,6 +29,9 @@ enum DaemonSpec {
         DocumentedName(name: "DBUS_SYSTEM_BUS_ADDRESS", help: "the system bus to find BlueZ on"),
         DocumentedName(name: "BLECTL_MOCK_OPTIONS", help: "options blectld --mock passes to blectl-mock"),
         DocumentedName(
+            name: DaemonRunner.mockClockVariable,
+            help: "with --mock, yes or no: take the gateway's clock as synchronised or not (default: adjtimex)"),
+        DocumentedName(
             name: "CREDENTIALS_DIRECTORY",
             help: "systemd's credentials (LoadCredential=): sensor keys from \(DaemonConfiguration.keyCredential)"),
     ]

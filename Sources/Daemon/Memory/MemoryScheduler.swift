@@ -33,7 +33,7 @@ struct MemoryScheduler {
     init(settings: SensorMemorySettings) { self.settings = settings }
 
     /// Whether the sensor has been seen since start (its previous reading looked up).
-    func knows(_ address: BluetoothAddress) -> Bool { sensors[address] != nil }
+    func knows(_ address: BluetoothAddress) -> Bool { sensors[address]?.lastLive != nil }
 
     /// A live reading at `time`; `previous` is the one before it, from the history for the
     /// first reading since start. Returns the download to start now, if one is due.
@@ -48,10 +48,25 @@ struct MemoryScheduler {
         guard let pending = sensor.pending, !sensor.running, isAllowed(sensor, at: time) else { return nil }
         sensor.running = true
         sensor.lastStart = time
-        let setClock =
-            settings.clockSync && sensor.clockTried.map { time.duration(since: $0) >= settings.clockInterval } ?? true
-        if setClock { sensor.clockTried = time }
+        let setClock = Self.clockDue(&sensor, at: time, settings)
         return Download(since: pending.since, skipping: pending.skipping, setClock: setClock)
+    }
+
+    /// A connection to a device keeping a clock of its own (the Current Time Service) at
+    /// `time`: whether to set it, by the rule of the downloads' clock (the first connection
+    /// since start, then a day after the last try).
+    mutating func clockDue(_ address: BluetoothAddress, at time: Timestamp) -> Bool {
+        var sensor = sensors[address] ?? Sensor()
+        defer { sensors[address] = sensor }
+        return Self.clockDue(&sensor, at: time, settings)
+    }
+
+    /// Whether the sensor's clock is due at `time` under `sensor_clock_sync`; a due one counts as tried.
+    private static func clockDue(_ sensor: inout Sensor, at time: Timestamp, _ settings: SensorMemorySettings) -> Bool {
+        let due =
+            settings.clockSync && sensor.clockTried.map { time.duration(since: $0) >= settings.clockInterval } ?? true
+        if due { sensor.clockTried = time }
+        return due
     }
 
     /// A download asked for at `time` (`memory_download`): of the gap pending, else of every

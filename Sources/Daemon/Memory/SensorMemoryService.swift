@@ -59,6 +59,7 @@ public actor SensorMemoryService {
         }
         listener = registration.id
         await hub.attach(memory: self)
+        await monitor.keepClocks(self)
         await hub.addStatusContributor { [weak self] status in
             guard let self else { return }
             status.setSection(await self.status)
@@ -158,6 +159,22 @@ public actor SensorMemoryService {
     }
 }
 
+extension SensorMemoryService: SensorClockKeeper {
+    /// A GATT device offering the Current Time Service connected: its clock is set by the
+    /// downloads' rule (`sensor_clock_sync`, the gateway's clock synchronised).
+    public func clockVisit(_ address: BluetoothAddress) async -> ClockVisit {
+        let due = scheduler.clockDue(address, at: .now())
+        return ClockVisit(setClock: due, gatewayClockSynchronized: due && clockSynchronized())
+    }
+
+    /// Records the drift and the setting in the device's `sensor_memory` entry.
+    public func clockChecked(_ address: BluetoothAddress, drift: Int64?, outcome: ClockSetOutcome) async {
+        var entry = statuses[address] ?? SensorMemoryStatus(address: address)
+        entry.recordClock(drift: drift, outcome: outcome, at: .now())
+        statuses[address] = entry
+    }
+}
+
 extension SensorMemoryService: SensorMemoryControl {
     /// Reads the sensor's memory now (its clock set when `sensor_clock_sync` allows), or
     /// joins the download running, and returns its entry after it.
@@ -211,8 +228,13 @@ extension SensorMemoryStatus {
         (stored, duplicates, rejected) = (tally.stored, tally.duplicates, tally.rejected)
         let (seconds, attoseconds) = result.connectedFor.components
         connectedSeconds = Double(seconds) + Double(attoseconds) / 1e18
-        if let drift = result.drift { clockDriftSeconds = drift }
-        switch result.clock {
+        recordClock(drift: result.drift, outcome: result.clock, at: time)
+    }
+
+    /// Takes in a clock's drift as read (nil: not read) and what was done to it.
+    mutating func recordClock(drift: Int64?, outcome: ClockSetOutcome, at time: Timestamp) {
+        if let drift { clockDriftSeconds = drift }
+        switch outcome {
         case .notAsked: break
         case .set:
             clockSet = time

@@ -70,7 +70,8 @@ public struct SensorMemorySettings: Equatable, Sendable {
         ).documented(
             "A download that receives nothing this long ends and its connection slot is released, 1 s to 10 min."),
         .value(
-            "sensor_clock_sync", "MODE", "Set memory sensors' clocks at the first connection, then daily: daily or off",
+            "sensor_clock_sync", "MODE",
+            "Set sensors' clocks (memory, Current Time Service) at the first connection, then daily: daily or off",
             at: \.clockSync
         ) { text throws(SettingError) in
             switch text.lowercased() {
@@ -79,8 +80,10 @@ public struct SensorMemorySettings: Equatable, Sendable {
             default: throw SettingError("expected daily or off, got '\(text)'")
             }
         }.documented(
-            "Set a memory sensor's clock at the first connection, then once a day, and only when this machine's "
-                + "clock is synchronised (adjtimex); the drift found is in *blectl status*. _daily_ or _off_.",
+            "Set a memory sensor's clock, and that of a GATT thermometer offering the Current Time Service "
+                + "(0x1805), at the first connection, then at its first download (or connection) a day or more "
+                + "later, and only when this machine's clock is synchronised (adjtimex); the drift found is in "
+                + "*blectl status*. _daily_ or _off_.",
             shown: { $0.clockSync ? "daily" : "off" }),
     ]
 
