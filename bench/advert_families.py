@@ -9,9 +9,9 @@ CPU time and heap allocations, COUNT_SENSORS sensors every COUNT_INTERVAL for CO
 Prints a table: format, advertisements blectld read, readings, measurements lost,
 instructions per advertisement (deterministic: the figure to compare), allocations and µs of
 CPU per advertisement outside callgrind (timing: the machine's load moves it). A format that
-lost measurements or failed is listed as such, and the script exits 1. `--jobs N` runs N
-callgrind runs at once (instructions do not depend on the machine's load; the timed counts
-runs always run alone).
+lost measurements or failed is listed as such, and the script exits 1. `--jobs N` measures
+N formats at once: instructions and allocations do not depend on the machine's load, but the
+µs of CPU are then taken beside other runs (a rough figure; --jobs 1 for the timing).
 
     bench/advert_families.py --bin .build/release --sock-reader /tmp/blectl-bench/tools/sock_reader \\
         --alloc-counter /tmp/blectl-bench/tools/alloc_counter.so [--formats LIST] [--json FILE]
@@ -84,8 +84,7 @@ def main() -> int:
     parser.add_argument("--count-seconds", type=float, default=4.0)
     parser.add_argument("--no-counts", action="store_true", help="callgrind only")
     parser.add_argument("--jobs", type=int, default=1,
-                        help="callgrind runs at once (their instruction counts do not depend on the load; the "
-                             "counts runs, timed, always run one at a time)")
+                        help="formats measured at once (the counts do not depend on the load; the µs of CPU do)")
     parser.add_argument("--json", help="write the raw figures here")
     args = parser.parse_args()
     if not args.no_counts and not args.alloc_counter:
@@ -94,19 +93,18 @@ def main() -> int:
     work = os.path.join(bench.WORK, "families")
     results = {fmt: {} for fmt in formats}
 
-    def grind(fmt: str) -> None:
+    def measure(fmt: str) -> None:
         bench.log(f"{fmt}: callgrind, {args.sensors} sensors every {args.interval}, {args.seconds:g} s")
         results[fmt]["callgrind"] = profile(args, fmt, "callgrind", args.sensors, args.interval, args.seconds,
                                             os.path.join(work, fmt))
-
-    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        list(pool.map(grind, formats))
-    if not args.no_counts:
-        for fmt in formats:
+        if not args.no_counts:
             bench.log(f"{fmt}: counts, {args.count_sensors} sensors every {args.count_interval}, "
                       f"{args.count_seconds:g} s")
             results[fmt]["counts"] = profile(args, fmt, "counts", args.count_sensors, args.count_interval,
                                              args.count_seconds, os.path.join(work, fmt))
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        list(pool.map(measure, formats))
 
     commit = bench.commit_of(os.path.dirname(HERE))
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
