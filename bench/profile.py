@@ -150,6 +150,8 @@ def main() -> int:
                         help=f"blectl-mock's --advertiser-formats (with --advertisers; default {DEFAULT_FORMATS}, "
                              f"named {DEFAULT_NAME}…)")
     parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--setting", action="append", default=[],
+                        help="one more line of blectld's configuration (repeatable)")
     parser.add_argument("--no-strace", action="store_true",
                         help="with --profiler counts: no second window under strace (bench/guard.py's allocations)")
     parser.add_argument("--adapters", type=int, default=1,
@@ -190,8 +192,9 @@ def main() -> int:
 
         def start(self):
             if args.profiler == "counts":
-                return super().start(env={"LD_PRELOAD": args.alloc_counter, "ALLOC_COUNTER_FILE": counters})
-            return super().start()
+                return super().start(settings=args.setting,
+                                     env={"LD_PRELOAD": args.alloc_counter, "ALLOC_COUNTER_FILE": counters})
+            return super().start(settings=args.setting)
 
     formats = args.formats.split(",")
     if args.advertisers:
