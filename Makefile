@@ -167,7 +167,7 @@ soak-smoke:
 	$(MAKE) soak MINUTES=3 SEED=22
 
 # The benchmark checks itself (counts add up, nothing lost) and blectld's allocations and
-# system calls per notification stay within bench/budget.json, neither above it nor far below
+# system calls per notification and allocations per advertisement stay within bench/budget.json, neither above it nor far below
 # (a loose budget), and the idle blectld --mock's RSS under its ceiling; about a minute; CI runs it.
 bench-check: release
 	bench/check.sh

@@ -9,7 +9,7 @@ CPU time and heap allocations, COUNT_SENSORS sensors every COUNT_INTERVAL for CO
 Prints a table: format, advertisements blectld read, readings, measurements lost,
 instructions per advertisement (deterministic: the figure to compare), allocations and µs of
 CPU per advertisement outside callgrind (timing: the machine's load moves it). A format that
-lost measurements or failed is listed as such, and the script exits 1. `--jobs N` measures
+lost measurements, gave no reading or failed is listed as such, and the script exits 1. `--jobs N` measures
 N formats at once: instructions and allocations do not depend on the machine's load, but the
 µs of CPU are then taken beside other runs (a rough figure; --jobs 1 for the timing).
 
@@ -122,6 +122,8 @@ def main() -> int:
         problems += [f"{name}: {run['lost']} lost" for name, run in entry.items() if run.get("lost")]
         problems += [f"{name}: nothing read" for name, run in entry.items()
                      if "error" not in run and not run.get("advertisements")]
+        problems += [f"{name}: {run['advertisements']} advertisements read, no reading" for name, run in entry.items()
+                     if run.get("advertisements") and not run.get("readings")]
         if problems:
             failed.append(f"{fmt} ({'; '.join(problems)})")
         def cell(run, key, form):
