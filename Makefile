@@ -11,6 +11,8 @@
 #   make traces   record real BlueZ: the suite once, its bus log normalised into
 #                 Tests/Fixtures/traces (what the mock's conformance tests read)
 #   make bench    the benchmark (see docs/benchmarks.md)
+#   make bench-families  CPU (callgrind instructions) per advertisement, family by family
+#                 (bench/advert_families.py; ARGS="--formats LIST --json FILE")
 #   make flood-soak  blectld under a flood of 10,000 devices for 5 minutes (FLOOD_SECONDS)
 #   make soak     blectld --mock under a seeded random schedule of faults (MINUTES=120, SEED=random;
 #                 docs/testing.md); make soak-smoke: 3 minutes, a fixed seed (what CI runs)
@@ -35,7 +37,7 @@ DESTDIR ?=
 SWIFT ?= swift
 
 .PHONY: check-layers deps test-deps build release test test-ha test-oracle test-tsan test-asan build-asan fuzz fuzz-smoke run e2e e2e-repeat e2e-memory e2e-adapters e2e-sensors e2e-systemd traces bench \
-	bench-check flood-soak soak soak-smoke install uninstall format lint clean man completions docs deb
+	bench-check bench-families flood-soak soak soak-smoke install uninstall format lint clean man completions docs deb
 
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
@@ -155,6 +157,12 @@ e2e-repeat: release
 bench: release
 	bench/run.sh
 
+# Every advertisement format blectl-mock knows, one at a time: instructions per advertisement
+# under callgrind, CPU and allocations without it (docs/benchmarks.md).
+ARGS ?=
+bench-families: release
+	bench/families.sh $(ARGS)
+
 # Issue 25's flood for FLOOD_SECONDS (default 300), printing CPU, RSS and status latency.
 flood-soak: release
 	scripts/flood-soak.sh .build/release
@@ -173,7 +181,7 @@ soak-smoke:
 	$(MAKE) soak MINUTES=3 SEED=22
 
 # The benchmark checks itself (counts add up, nothing lost) and blectld's allocations and
-# system calls per notification stay within bench/budget.json, neither above it nor far below
+# system calls per notification and allocations per advertisement stay within bench/budget.json, neither above it nor far below
 # (a loose budget), and the idle blectld --mock's RSS under its ceiling; about a minute; CI runs it.
 bench-check: release
 	bench/check.sh

@@ -35,6 +35,13 @@ deterministic count whose runs differ by about 2 %, so its tolerance is
 INSTRUCTION_TOLERANCE (5 %); it guards the hot path's shortening (docs/benchmarks-log.md
 item 32) as the allocation figures guard theirs.
 
+Heap allocations per advertisement are counted too (issue 34's guard of the advertisement
+path): bench/profile.py's advertising harness, ADVERT_SENSORS sensors (BTHome v2 and pvvx in
+turn, bench/theengs_bench.py's workload) every second for ADVERT_SECONDS, `--profiler counts`
+without its strace window, divided by the advertisements blectld read (its `status`); a
+window that lost measurements is measured again. Same tolerance and LOOSE rule as the
+notification's allocations.
+
 The idle daemon's resident memory has a ceiling too: the release `blectld --mock` (its own
 bus and mock, 2 thermometers) idle for IDLE_SECONDS after both connected, VmRSS against
 `idle_rss.ceiling_kib` (the highest of three measurements plus IDLE_RSS_MARGIN).
@@ -69,6 +76,8 @@ QUIET_S = 0.5  # how long everything must be idle before a window ends
 ATTEMPTS = 3  # a window that lost notifications (the machine too loaded) is measured again
 INSTRUCTION_TOLERANCE = 0.05
 INSTRUCTION_SECONDS = 15
+ADVERT_SENSORS = 50
+ADVERT_SECONDS = 10
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,6 +284,10 @@ def compare(measured: dict, budget: dict) -> list:
         exempt = (window_name, figure) in LOOSE_EXEMPT
         rows.append((f"{figure.replace('_', ' ')} per notification, {window_name}", value, allowed,
                      verdict(value, allowed, tolerance, exempt)))
+    adverts = budget["advertisements"]
+    rows.append(("allocations per advertisement (50 sensors, bthome+pvvx)", measured["advert_allocations"],
+                 adverts["allocations"],
+                 verdict(measured["advert_allocations"], adverts["allocations"], tolerance, False)))
     instructions = budget["instructions"]
     rows.append(("instructions per notification, lone (callgrind)", measured["instructions"],
                  instructions["lone"],
@@ -359,6 +372,36 @@ def instructions_per_notification(args, directory: str) -> float:
                        f"log in {directory}/profile.log)")
 
 
+def advert_allocations(args, directory: str) -> float:
+    """blectld's heap allocations per advertisement read (bench/profile.py's advertising harness,
+    no strace window); measured again (up to ATTEMPTS times) when measurements were lost."""
+    for attempt in range(1, ATTEMPTS + 1):
+        where = os.path.join(directory, f"attempt{attempt}")
+        os.makedirs(where, exist_ok=True)
+        out = os.path.join(where, "figures.json")
+        command = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile.py"),
+                   "--blectld", os.path.join(args.bin, "blectld"), "--bin", args.bin,
+                   "--sock-reader", args.sock_reader, "--profiler", "counts", "--alloc-counter", args.alloc_counter,
+                   "--no-strace", "--advertisers", str(ADVERT_SENSORS), "--interval", "1s",
+                   "--seconds", str(ADVERT_SECONDS), "--json", out,
+                   # The history's commits out of the window, as in the notification windows.
+                   "--setting", "history_commit_interval = 1h"]
+        # Its own scratch directory: profile.py clears $BENCH_WORK/profile.
+        result = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                                env=dict(os.environ, BENCH_WORK=where))
+        with open(os.path.join(where, "profile.log"), "w") as f:
+            f.write(result.stdout + result.stderr)
+        problem = f"exit {result.returncode}"
+        if result.returncode == 0 and os.path.exists(out):
+            with open(out) as f:
+                figures = json.load(f)
+            if figures["advertisements"] and not figures["lost"]:
+                return figures["allocations"]
+            problem = f"{figures['advertisements']} advertisements read, {figures['lost']} measurements lost"
+        bench.log(f"advertisements: {problem} (log in {where}/profile.log); attempt {attempt} of {ATTEMPTS}")
+    raise RuntimeError(f"advertisements: no clean measurement in {ATTEMPTS} attempts (logs in {directory})")
+
+
 def write_budget(path: str, measurements: list) -> None:
     """The budget: each checked figure's highest in `measurements` (the least batched), and
     the idle RSS ceiling: the highest idle RSS plus IDLE_RSS_MARGIN."""
@@ -368,6 +411,7 @@ def write_budget(path: str, measurements: list) -> None:
         figures.setdefault(window_name, {})[figure] = round(highest, 2)
     rss = [measured["idle_rss_kib"] for measured in measurements]
     instructions = max(measured["instructions"] for measured in measurements)
+    adverts = [round(measured["advert_allocations"], 2) for measured in measurements]
     budget = {
         "about": "bench/guard.py: blectld's heap allocations, system calls and instructions (callgrind) per "
                  "notification (release build); "
@@ -379,6 +423,7 @@ def write_budget(path: str, measurements: list) -> None:
                         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")},
         "blectld": figures,
         "instructions": {"lone": round(instructions), "tolerance": INSTRUCTION_TOLERANCE},
+        "advertisements": {"allocations": max(adverts), "measured": adverts},
         "idle_rss": {"ceiling_kib": round(max(rss) * (1 + IDLE_RSS_MARGIN)), "margin": IDLE_RSS_MARGIN,
                      "measured_kib": rss},
     }
@@ -417,6 +462,9 @@ def main() -> int:
         report(measured)
         measured["idle_rss_kib"] = idle_rss_kib(args, os.path.join(directory, "idle"))
         print(f"  blectld --mock, idle {IDLE_SECONDS:g} s with 2 thermometers: RSS {measured['idle_rss_kib']} KiB")
+        measured["advert_allocations"] = advert_allocations(args, os.path.join(directory, "advertisements"))
+        print(f"  blectld, {ADVERT_SENSORS} advertising sensors every 1 s for {ADVERT_SECONDS} s: "
+              f"{measured['advert_allocations']:.2f} allocations per advertisement")
         measured["instructions"] = instructions_per_notification(args, os.path.join(directory, "instructions"))
         print(f"  blectld, 50 thermometers every 500 ms under callgrind: {measured['instructions']:,.0f} "
               "instructions per notification")

@@ -19,17 +19,22 @@ shared object) and context switches (every thread, /proc) over one window, then 
 (`strace -f -c`, which adds switches of its own) over a second window as long.
 --history-off: the durable history off (`history = no`), for a build that has it.
 --advertisers N: instead of thermometers, N advertising sensors each advertising every
-`--interval` (BTHome v2 and pvvx in turn, named ATC_AD…: bench/theengs_bench.py's workload),
-no socket client; `--mqtt` publishes to a local mosquitto (started on a free port) as that
+`--interval` (BTHome v2 and pvvx in turn, named ATC_AD…: bench/theengs_bench.py's workload;
+`--formats LIST`: blectl-mock's `--advertiser-formats` in turn, named as their format's sensors
+name themselves, with the mock's keys configured for the encrypted ones), no socket client; `--mqtt` publishes to a local mosquitto (started on a free port) as that
 bench does. Figures per advertisement blectld read (its `status`), with the mock's count of
 those it sent and the measurements blectld counted lost:
 
     python3 bench/profile.py … --profiler callgrind --advertisers 50 --interval 1s --seconds 30 [--mqtt]
     python3 bench/profile.py … --profiler counts --alloc-counter alloc_counter.so --advertisers 200 \\
         --interval 1s --seconds 20 [--mqtt]
+    python3 bench/profile.py … --profiler callgrind --advertisers 20 --formats mibeacon-encrypted
+
+--json FILE writes the figures printed (bench/advert_families.py and bench/guard.py read them).
 """
 
 import argparse
+import json
 import os
 import shutil
 import struct
@@ -45,6 +50,34 @@ import mqtt_bench  # noqa: E402
 
 
 ADVERTISER = 0x8000_0000  # the emit log's mark of an advertising sensor's record (EmitLog.swift)
+DEFAULT_FORMATS = "bthome,pvvx"  # bench/theengs_bench.py's workload, named ATC_AD… (DEFAULT_NAME)
+DEFAULT_NAME = "ATC_AD"
+BTHOME_KEY = "231d39c1d7cc1ab1aee224cd096db932"  # MockAdvertiser.bthomeKey
+MIBEACON_KEY = "814aac74c4f17b6c1581e1ab87816b99"  # MiBeaconEncoder.mockKey
+# The mock's encrypted formats and the configuration line giving their key (the pvvx
+# firmware's bind key may be given as bthome_key: docs/advertisements.md).
+KEYS = {
+    "bthome-encrypted": ("bthome_key", BTHOME_KEY),
+    "bthome-v1-encrypted": ("bthome_key", BTHOME_KEY),
+    "pvvx-encrypted": ("bthome_key", BTHOME_KEY),
+    "atc1441-encrypted": ("bthome_key", BTHOME_KEY),
+    "mibeacon-encrypted": ("mibeacon_key", MIBEACON_KEY),
+}
+
+
+def advertiser_address(index: int) -> str:
+    """The mock's advertising sensor `index` (MockPeripheral.advertiser)."""
+    return f"A4:C1:38:AD:{(index >> 8) & 0xFF:02X}:{(index + 1) & 0xFF:02X}"
+
+
+def key_settings(formats: list, count: int) -> list:
+    """blectld's key lines for the encrypted ones among `count` sensors taking `formats` in turn."""
+    lines = []
+    for index in range(count):
+        key = KEYS.get(formats[index % len(formats)])
+        if key:
+            lines.append(f"{key[0]} {advertiser_address(index)} = {key[1]}")
+    return lines
 
 
 class AdvertisedBlectld:
@@ -52,11 +85,14 @@ class AdvertisedBlectld:
     client and nothing to connect; publishing to `mqtt_url` when set."""
 
     mqtt_url = None
+    keys: list = []  # bthome_key and mibeacon_key lines
 
     def start(self, settings=(), env=None) -> None:
         config = os.path.join(self.directory, "blectld.conf")
         with open(config, "w") as f:
-            f.write("\n".join(self.configuration() + ["advert_max_devices = 1000"] + list(settings)) + "\n")
+            f.write("\n".join(self.configuration() + ["advert_max_devices = 1000"] + self.keys + list(settings))
+                    + "\n")
+        os.chmod(config, 0o600)  # blectld refuses keys in a file others can read
         self.socket = os.path.join(self.directory, "blectld.sock")
         env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.stack.address, **(env or {}))
         mqtt = ["--mqtt", self.mqtt_url, "--mqtt-gateway", "bench"] if self.mqtt_url else []
@@ -110,6 +146,14 @@ def main() -> int:
     parser.add_argument("--scale", type=int, default=0, help="N thermometers notifying (instead of a burst)")
     parser.add_argument("--advertisers", type=int, default=0, help="N advertising sensors (instead of thermometers)")
     parser.add_argument("--mqtt", action="store_true", help="publish to a local mosquitto (with --advertisers)")
+    parser.add_argument("--formats", default=DEFAULT_FORMATS,
+                        help=f"blectl-mock's --advertiser-formats (with --advertisers; default {DEFAULT_FORMATS}, "
+                             f"named {DEFAULT_NAME}…)")
+    parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--setting", action="append", default=[],
+                        help="one more line of blectld's configuration (repeatable)")
+    parser.add_argument("--no-strace", action="store_true",
+                        help="with --profiler counts: no second window under strace (bench/guard.py's allocations)")
     parser.add_argument("--adapters", type=int, default=1,
                         help="the mock's adapters, each hearing every sensor (blectld uses them all)")
     parser.add_argument("--interval", default="100ms", help="their notification interval (with --scale)")
@@ -148,9 +192,13 @@ def main() -> int:
 
         def start(self):
             if args.profiler == "counts":
-                return super().start(env={"LD_PRELOAD": args.alloc_counter, "ALLOC_COUNTER_FILE": counters})
-            return super().start()
+                return super().start(settings=args.setting,
+                                     env={"LD_PRELOAD": args.alloc_counter, "ALLOC_COUNTER_FILE": counters})
+            return super().start(settings=args.setting)
 
+    formats = args.formats.split(",")
+    if args.advertisers:
+        Profiled.keys = key_settings(formats, args.advertisers)
     broker = None
     if args.mqtt:
         broker, Profiled.mqtt_url = start_broker(directory)
@@ -160,7 +208,11 @@ def main() -> int:
     if args.advertisers:
         devices, mock_options = 0, [
             "--thermometers", "0", "--advertisers", str(args.advertisers), "--advertiser-interval", args.interval,
-            "--advertiser-formats", "bthome,pvvx", "--advertiser-name", "ATC_AD"]
+            "--advertiser-formats", args.formats]
+        # The default workload's pvvx firmware in BTHome mode names itself ATC_…; every other
+        # format keeps its sensors' own names, which some families are recognised by.
+        if args.formats == DEFAULT_FORMATS:
+            mock_options += ["--advertiser-name", DEFAULT_NAME]
         if args.adapters > 1:
             mock_options += ["--adapters", str(args.adapters)]
     else:
@@ -199,7 +251,7 @@ def main() -> int:
                 subprocess.run(["callgrind_control", "-i", "off", str(consumer.pid)], check=True, capture_output=True)
             if args.advertisers:
                 heard.append(consumer.heard())
-            if args.profiler == "counts":
+            if args.profiler == "counts" and not args.no_strace:
                 trace = guard.Strace(consumer.pid, os.path.join(directory, "strace.txt"))
                 time.sleep(args.seconds)
                 calls = trace.detach()
@@ -212,10 +264,23 @@ def main() -> int:
         if broker:
             broker.close()
     unit = "advertisement" if args.advertisers else "notification"
+    figures = {"unit": unit, "profiler": args.profiler, "cpu_s": cpu}
+
+    def done() -> int:
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(figures, f, indent=1)
+                f.write("\n")
+        return 0
+
     if args.advertisers:
         offered = advertisements_sent(stack.emit_log, started, ended)
         sent = heard[1]["advertisements"] - heard[0]["advertisements"]
         lost = heard[1]["lost_packets"] - heard[0]["lost_packets"]
+        figures.update(formats=args.formats, sensors=args.advertisers, interval=args.interval, seconds=args.seconds,
+                       offered=offered, advertisements=sent, lost=lost,
+                       readings=heard[1]["readings"] - heard[0]["readings"],
+                       errors=heard[1].get("errors", 0) - heard[0].get("errors", 0))
         print(f"{args.advertisers} advertising sensors every {args.interval}, {args.seconds:.0f} s"
               f"{', MQTT on' if args.mqtt else ''}{', history off' if args.history_off else ''}"
               f"{f', {args.adapters} adapters' if args.adapters > 1 else ''}: the mock sent "
@@ -234,9 +299,14 @@ def main() -> int:
     elif not args.advertisers:
         print(f"burst of {sent}; the socket client got {len(matches)} of {sum(map(len, emits.values()))} "
               f"notifications; blectld used {cpu:.2f} CPU s ({cpu / sent * 1e6:.0f} µs per notification)")
+    figures["count"] = sent
+    figures["cpu_us"] = cpu / max(1, sent) * 1e6
     if args.profiler == "counts":
-        print(f"per {unit}: {allocations / sent:.2f} heap allocations, {switches / sent:.3f} context switches "
-              f"({threads} threads)")
+        figures.update(allocations=allocations / max(1, sent), switches=switches / max(1, sent))
+        print(f"per {unit}: {figures['allocations']:.2f} heap allocations, {figures['switches']:.3f} context "
+              f"switches ({threads} threads)")
+        if args.no_strace:
+            return done()
         if args.advertisers:
             count = heard[2]["advertisements"] - heard[1]["advertisements"]
             missed = f"{heard[2]['lost_packets'] - heard[1]['lost_packets']} measurements lost"
@@ -244,9 +314,10 @@ def main() -> int:
             strace = bench.window(emits, matches, ended, traced)
             count, missed = strace["received"], f"{strace['lost']} lost"
         print(f"under strace, {args.seconds:.0f} s more ({count} {unit}s, {missed}): "
-              f"{sum(calls.values()) / count:.3f} system calls per {unit}: "
-              + ", ".join(f"{call} {n / count:.3f}" for call, n in sorted(calls.items(), key=lambda x: -x[1])))
-        return 0
+              f"{sum(calls.values()) / max(1, count):.3f} system calls per {unit}: "
+              + ", ".join(f"{call} {n / max(1, count):.3f}" for call, n in sorted(calls.items(), key=lambda x: -x[1])))
+        figures["syscalls"] = sum(calls.values()) / max(1, count)
+        return done()
     if args.profiler == "perf":
         data = os.path.join(directory, "perf.data")
         for children in (False, True):
@@ -258,7 +329,7 @@ def main() -> int:
             lines = [line for line in result.stdout.splitlines() if line.strip() and not line.startswith("#")]
             print("\n".join(lines[: args.top]))
         print(f"\nperf data: {data}")
-        return 0
+        return done()
     outputs = sorted(p for p in os.listdir(directory) if p.startswith("callgrind.out"))
     data = os.path.join(directory, outputs[-1])
     total = None
@@ -266,7 +337,8 @@ def main() -> int:
         if line.startswith(("summary:", "totals:")):
             total = int(line.split()[1])
     if total:
-        print(f"{total:,} instructions in blectld, {total / sent:,.0f} per {unit}")
+        print(f"{total:,} instructions in blectld, {total / max(1, sent):,.0f} per {unit}")
+        figures.update(instructions_total=total, instructions=total / max(1, sent))
     for inclusive in (True, False):
         print(f"\n== {'inclusive' if inclusive else 'self'} (top {args.top}) ==")
         result = subprocess.run(
@@ -275,7 +347,7 @@ def main() -> int:
         lines = [line for line in result.stdout.splitlines() if "(" in line or "Ir" in line]
         print("\n".join(lines[: args.top + 4]))
     print(f"\ncallgrind output: {data}")
-    return 0
+    return done()
 
 
 if __name__ == "__main__":
