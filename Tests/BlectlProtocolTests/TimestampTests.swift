@@ -77,7 +77,7 @@ struct TimestampTests {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let edges: [Int64] = [0, -1, 999, 1_709_164_800_500, -11_676_096_000_000, 253_402_300_799_999]
-        let random = (0..<2000).map { _ in Int64.random(in: -11_676_096_000_000...253_402_300_799_999) }
+        let random = (0..<300).map { _ in Int64.random(in: -11_676_096_000_000...253_402_300_799_999) }
         for milliseconds in edges + random {
             let second = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
             let parts = calendar.dateComponents(

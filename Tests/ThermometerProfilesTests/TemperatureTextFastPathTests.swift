@@ -19,7 +19,7 @@ import Testing
             ["", "\0\0", " \r\n", "\u{1}", " F"],
         ]
         var decoded = 0
-        for round in 0..<30_000 {
+        for round in 0..<6_000 {
             let text =
                 round % 2 == 0
                 ? shaped.map { $0.randomElement()! }.joined()
@@ -30,7 +30,7 @@ import Testing
             let general = TemperatureText.decodeScalars(raw, profile: Self.profile)
             #expect(fast == general, "\(round): \(text.debugDescription)")
         }
-        #expect(decoded > 1_000, "too few generated values were well-formed: \(decoded)")
+        #expect(decoded > 200, "too few generated values were well-formed: \(decoded)")
     }
 
     @Test(
