@@ -35,6 +35,29 @@ struct AdvertisingSensorMonitorTests {
         }
     }
 
+    @Test("Govee formats chosen by the sensor's name (H5100, H5106) read their manufacturer data")
+    func goveeByName() async throws {
+        var scenario = AdvertisementFixture.scenario(advertisers: 0)
+        // (Not at index 1: the fixture's configuration has a BTHome key for that address.)
+        let sensors: [(Int, MockAdvertiser.Format, ProfileID)] = [
+            (0, .goveeH5100, "govee-h5100"), (2, .goveeH5106, "govee-h5106"),
+        ]
+        for (index, format, _) in sensors {
+            scenario.peripherals.append(MockPeripheral.advertiser(index: index, format: format))
+        }
+        try await MockFixture.with(scenario: scenario) { fixture in
+            let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
+            for (index, format, profile) in sensors {
+                let address = MockPeripheral.advertiser(index: index, format: format).address
+                let measurement = try await log.first(within: .seconds(10), reading(from: address))
+                #expect(measurement.profile == profile, "\(format)")
+                #expect((5.0...35.0).contains(measurement.celsius ?? .nan), "\(format)")
+            }
+            #expect(!log.all.contains { if case .readingError = $0 { true } else { false } })
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
     @Test("SwitchBot's two fields are read together, each measurement once, the Outdoor Meter's too")
     func switchBot() async throws {
         var scenario = AdvertisementFixture.scenario(advertisers: 0)

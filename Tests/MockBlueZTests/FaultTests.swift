@@ -286,8 +286,9 @@ struct FaultTests {
     @Test("slow replies delay the named methods only")
     func slowReplies() async throws {
         // A delay far above any reply time on a loaded machine (scaled for sanitizers), so
-        // "not delayed" can be told from "delayed" by the clock.
-        let delay = Duration.seconds(1).scaled
+        // "not delayed" can be told from "delayed" by the clock (1 s was not: an undelayed
+        // reply took 1.04-1.27 s at a load of 15-20).
+        let delay = Duration.seconds(3).scaled
         try await MockFixture.with { f in
             try await f.connectThermometer()
             try await f.mock.inject(.slowReplies(delay: delay, times: nil, methods: ["ReadValue"]))

@@ -172,16 +172,18 @@ public actor AdvertisingSensorMonitor {
                 continue
             }
             consider(
-                bytes, in: field, key: .service(uuid), companion: companionPayload(companion, update, track),
-                from: address, &track, at: now, echo: echo)
+                bytes, in: field, key: .service(uuid), name: track.name,
+                companion: companionPayload(companion, update, track), from: address, &track, at: now, echo: echo)
         }
         if let name = namedName {
             considerNamed(update.manufacturerData, name: name, from: address, &track, at: now, echo: echo)
         } else {
             for (company, bytes) in update.manufacturerData where manufacturerFields.contains(company) {
                 let field = AdvertisementField.manufacturerData(company)
+                // The name too: some formats of a company id tell their models apart by it (Govee's
+                // H5100 family reads six bytes only from a device named as one of its models).
                 consider(
-                    bytes, in: field, key: .manufacturer(company),
+                    bytes, in: field, key: .manufacturer(company), name: track.name,
                     companion: companionPayload(companions[field], update, track), from: address, &track, at: now,
                     echo: echo)
             }
@@ -233,7 +235,8 @@ public actor AdvertisingSensorMonitor {
     ///
     /// - Parameters:
     ///   - compared: What is compared with the last payload of `key`, when not `bytes`.
-    ///   - name: The device's name, for the formats that read manufacturer data by it.
+    ///   - name: The device's name, for the formats that read manufacturer data by it or tell
+    ///     their models apart by it.
     ///   - companion: The payload of the field read together with this one (SwitchBot's).
     ///   - echo: Whether this is another adapter's report of the advertisement heard last
     ///     (``SensorTrack/isEcho(through:at:)``): the payload is compared, not remembered, a
