@@ -115,16 +115,18 @@ struct UpgradeTests {
             #expect(status.reason?.hasPrefix("disk full") == true, "\(status.reason ?? "")")
             #expect(fixture.logged(.warning, "upgrading from schema version 1"))
             #expect(!FileManager.default.fileExists(atPath: fixture.databasePath + ".upgrade"))
-            let connection = try SQLiteConnection(path: fixture.databasePath)
-            #expect(try Schema.version(of: connection) == 1)
-            #expect(try rowCount(fixture.databasePath) == rowsBefore)
             // Live readings go on, waiting in memory.
             readings(from: store.lastSeq + 1, count: 10).forEach(store.append)
             status = await store.status()
             #expect(status.pending == 10)
             await store.close()
-            // With room again, the next start upgrades it.
+            // The old database is whole. (Looked at with room again: a reader of a WAL database
+            // may need to write its index, and on the full disk that failed once.)
             try fs.resize(to: 128 << 20)
+            let connection = try SQLiteConnection(path: fixture.databasePath)
+            #expect(try Schema.version(of: connection) == 1)
+            #expect(try rowCount(fixture.databasePath) == rowsBefore)
+            // With room, the next start upgrades it.
             let reopened = try await onOwnThread { try fixture.open() }
             #expect(await reopened.status().rows == rowsBefore)
             await reopened.close()
