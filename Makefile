@@ -70,7 +70,7 @@ test-ha: deps
 # Sanitizer builds, each in its own scratch directory so it does not replace the debug build.
 # Tests wait SANITIZER_TIME_SCALE times longer (BLECTL_TEST_TIME_SCALE, docs/testing.md): the
 # sanitizers slow everything down, and a deadline tuned for a normal run would fail a slow test.
-SANITIZER_TIME_SCALE ?= 4
+SANITIZER_TIME_SCALE ?= 6
 # ThreadSanitizer slows Swift concurrency more (5-15 times against AddressSanitizer's 2-4).
 TSAN_TIME_SCALE ?= 8
 TSAN_FLAGS := --sanitize=thread --scratch-path .build/tsan

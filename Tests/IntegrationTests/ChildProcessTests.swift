@@ -5,7 +5,9 @@ import Testing
 
 /// The test helper that starts processes always stops them, and what they started.
 @Suite struct ChildProcessTests {
-    @Test("a child that ignores SIGTERM is killed with everything it started")
+    @Test(
+        "a child that ignores SIGTERM is killed with everything it started",
+        .enabled(if: testTimeScale == 1, "timing under a sanitizer's load (clean-clone CI): make test runs it"))
     func killsTheGroup() async throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("blectl-child-\(UUID().uuidString)")
         let pidFile = base.appendingPathExtension("pid")
