@@ -20,8 +20,8 @@ emitted in the window. The history's commits are kept out of the windows
                    [--budget bench/budget.json] [--write-budget]
 
 Prints the figures and, against the budget, fails (exit 1) when one grew by more than its
-tolerance (20 %, or 0.1 for a figure near zero) in two measurements running: allocations in
-both windows, all system calls in the lone one, and in both the calls besides the event
+tolerance (20 %, or 0.1 for a figure near zero; ALLOCATION_TOLERANCE, 5 %, for allocations
+per notification) in two measurements running: allocations in both windows, all system calls in the lone one, and in both the calls besides the event
 loop's epoll_wait, recvmsg and sendto (those depend on how the reads batch, which is
 timing; see CHECKED). It fails too when a figure fell far below its budget (more than 10 %,
 and 0.1 for a figure near zero; LOOSE) in two measurements running: the slack a gain leaves
@@ -75,6 +75,10 @@ BURST = 5000
 QUIET_S = 0.5  # how long everything must be idle before a window ends
 ATTEMPTS = 3  # a window that lost notifications (the machine too loaded) is measured again
 INSTRUCTION_TOLERANCE = 0.05
+# Allocations per notification are counts whose runs differ by about 2 % (lone 11.08-11.09,
+# burst 14.15-14.46): one more allocation per notification (+9 % lone, +7 % burst) must
+# fail, as the one a generic helper left out of line added unseen under 20 % (fce7105).
+ALLOCATION_TOLERANCE = 0.05
 INSTRUCTION_SECONDS = 15
 ADVERT_SENSORS = 50
 ADVERT_SECONDS = 10
@@ -282,8 +286,9 @@ def compare(measured: dict, budget: dict) -> list:
         allowed = budget["blectld"][window_name][figure]
         value = measured["blectld"][window_name][figure]
         exempt = (window_name, figure) in LOOSE_EXEMPT
+        limit = budget.get("allocation_tolerance", ALLOCATION_TOLERANCE) if figure == "allocations" else tolerance
         rows.append((f"{figure.replace('_', ' ')} per notification, {window_name}", value, allowed,
-                     verdict(value, allowed, tolerance, exempt)))
+                     verdict(value, allowed, limit, exempt)))
     adverts = budget["advertisements"]
     rows.append(("allocations per advertisement (50 sensors, bthome+pvvx)", measured["advert_allocations"],
                  adverts["allocations"],
@@ -419,6 +424,7 @@ def write_budget(path: str, measurements: list) -> None:
                  f"more than the tolerance, or falls more than {LOOSE:.0%} below it (then lower the budget: "
                  "bench/guard.py --write-budget); and when the idle blectld --mock's RSS passes its ceiling.",
         "tolerance": TOLERANCE,
+        "allocation_tolerance": ALLOCATION_TOLERANCE,
         "measured_at": {"commit": bench.commit_of(os.path.dirname(path)),
                         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")},
         "blectld": figures,

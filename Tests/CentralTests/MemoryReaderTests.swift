@@ -22,9 +22,12 @@ import ConcurrencySupport
         return scenario
     }
 
-    /// One link at most, so a slot kept by mistake shows.
+    /// One link at most, so a slot kept by mistake shows. The connect and service bounds
+    /// scale with the sanitizers' time scale: a connect timing out is not what these test.
     static func oneLink() -> ThermometerConfiguration {
         var configuration = quickConfiguration()
+        configuration.connectTimeout = configuration.connectTimeout.scaled
+        configuration.serviceTimeout = configuration.serviceTimeout.scaled
         configuration.maxConnecting = 1
         configuration.maxConnections = 1
         return configuration
