@@ -122,6 +122,22 @@ import ConcurrencySupport
         }
     }
 
+    @Test func aClockVisitSetsTheClockAndReadsNoRecord() async throws {
+        try await Self.withSensor(Self.scenario()) { fixture, monitor in
+            var request = Self.request(setClock: true, synchronized: true)
+            request.clockOnly = true
+            let records = Locked(0)
+            let visit = await monitor.readMemory(request) { _ in records.withLock { $0 += 1 } }
+            #expect(visit.end == .finished)
+            #expect(visit.clock == .set)
+            #expect(abs((visit.drift ?? 0) + 3600) <= 2)
+            #expect(visit.received == 0)
+            #expect(records.withLock { $0 } == 0)
+            let clock = try await fixture.mock.sensorMemory(address: Self.address)
+            #expect(abs(Int64(clock.sensorTime) - Self.unixNow()) <= 2)
+        }
+    }
+
     @Test func theClockIsSetOnlyWhenTheGatewayIsSynchronisedAndARefusalIsReported() async throws {
         try await Self.withSensor(Self.scenario()) { fixture, monitor in
             let unsynchronized = await monitor.readMemory(Self.request(setClock: true, synchronized: false)) { _ in }

@@ -55,7 +55,8 @@ import UnixSupport
     /// it is `sensor.storedBefore` older than its newest record, the monitors, the hub and the
     /// service started.
     static func withWorld(
-        fault: MockMemoryFault? = nil, sensor: Sensor = .pvvx, _ body: (World) async throws -> Void
+        fault: MockMemoryFault? = nil, sensor: Sensor = .pvvx, clockSynchronized: Bool = false,
+        configure: (inout SensorMemorySettings) -> Void = { _ in }, _ body: (World) async throws -> Void
     ) async throws {
         var scenario = MockScenario.standard(thermometers: 0, others: 0)
         scenario.timings = .fast
@@ -89,8 +90,10 @@ import UnixSupport
             settings.after = .seconds(60)
             settings.retryAfter = .seconds(1)
             settings.stallTimeout = Duration.seconds(10).scaled  // no test here stalls on purpose
+            configure(&settings)
             let service = SensorMemoryService(
-                hub: hub, monitor: bridge.monitor, settings: settings, log: log, clockSynchronized: { false })
+                hub: hub, monitor: bridge.monitor, settings: settings, log: log,
+                clockSynchronized: { clockSynchronized })
             if let fault { try await mock.inject(.sensorMemory(fault, address: address)) }
             await service.start()
             for source in bridge.sources { await source.start() }
@@ -207,6 +210,46 @@ import UnixSupport
     }
 }
 
+extension SensorMemoryServiceTests {
+    /// The history up to date: no gap, so the only connection is the clock's.
+    static let withoutGap = Sensor(
+        address: sensor, profile: "pvvx", add: Sensor.pvvx.add, drift: drift, storedBefore: 0)
+
+    @Test func aSensorHeardWithoutGapsHasItsClockSetByAVisitThatReadsNoRecords() async throws {
+        let settings: (inout SensorMemorySettings) -> Void = { settings in
+            settings.after = .seconds(600)
+            settings.clockInterval = .seconds(2)
+        }
+        try await Self.withWorld(sensor: Self.withoutGap, clockSynchronized: true, configure: settings) { world in
+            let visited = await eventually(within: Duration.seconds(60).scaled) {
+                await world.service.status.first?.clockResult == "set"
+            }
+            #expect(visited)
+            let status = await world.service.status.first
+            #expect(status?.downloads == 0)
+            #expect(abs((status?.clockDriftSeconds ?? 0) - Self.drift) <= 2)
+            let clock = try await world.mock.sensorMemory(address: Self.address)
+            #expect(clock.lastSetTime != 0)
+            let readings = await Self.readings(world, from: world.seeded - 60_000)
+            #expect(readings.allSatisfy { $0.source == .live })
+        }
+    }
+
+    @Test func noClockVisitWhileThisMachinesClockIsUnsynchronised() async throws {
+        let settings: (inout SensorMemorySettings) -> Void = { settings in
+            settings.after = .seconds(600)
+            settings.clockInterval = .seconds(1)
+        }
+        try await Self.withWorld(sensor: Self.withoutGap, clockSynchronized: false, configure: settings) { world in
+            // Heard for several intervals: due each time, never visited.
+            try await Task.sleep(for: .seconds(4))
+            #expect(await world.service.status.isEmpty)
+            let clock = try await world.mock.sensorMemory(address: Self.address)
+            #expect(clock.lastSetTime == 0)
+        }
+    }
+}
+
 /// When downloads and clock settings are due.
 struct MemorySchedulerTests {
     static let sensor = BluetoothAddress("A4:C1:38:EE:00:01")
@@ -244,6 +287,48 @@ struct MemorySchedulerTests {
         var never = MemoryScheduler(settings: off)
         let due = never.clockDue(device, at: Self.at(0))
         #expect(!due)
+    }
+
+    @Test func aSensorHeardWithoutGapsIsVisitedForItsClockADayAfterItWasFirstHeardThenDaily() {
+        var scheduler = MemoryScheduler(settings: SensorMemorySettings())
+        // Heard every minute, no gap, from its first reading since start (none stored before).
+        let heard = stride(from: 0, through: 3 * 86_400, by: 60).map { minute -> (Int64, MemoryScheduler.Download?) in
+            let due = scheduler.heard(Self.sensor, at: Self.at(Int64(minute)))
+            if due != nil { scheduler.clockVisitEnded(Self.sensor) }
+            return (Int64(minute), due)
+        }
+        let visits = heard.filter { $0.1 != nil }
+        #expect(visits.map(\.0) == [86_400, 2 * 86_400, 3 * 86_400])
+        #expect(visits.allSatisfy { $0.1 == .clockVisit })
+        // One at a time: a visit under way is not started again.
+        var running = MemoryScheduler(settings: SensorMemorySettings())
+        let first = stride(from: 0, through: 86_400, by: 60).compactMap {
+            running.heard(Self.sensor, at: Self.at(Int64($0)))
+        }
+        #expect(first == [.clockVisit])
+        #expect(running.heard(Self.sensor, at: Self.at(86_460)) == nil)
+    }
+
+    @Test func aDownloadThatSetTheClockPutsTheNextClockVisitADayAfterItAndOffMeansNone() {
+        var scheduler = MemoryScheduler(settings: SensorMemorySettings())
+        _ = scheduler.heard(Self.sensor, at: Self.at(0))
+        // A gap at 10 h: its download sets the clock.
+        #expect(scheduler.heard(Self.sensor, at: Self.at(36_000))?.setClock == true)
+        scheduler.finished(Self.sensor, interrupted: false, lastNumber: 500, failed: false)
+        // Heard every 10 minutes since (no gap): nothing until a day after that download.
+        let quiet = stride(from: 36_600, to: 36_000 + 86_400, by: 600).compactMap {
+            scheduler.heard(Self.sensor, at: Self.at(Int64($0)))
+        }
+        #expect(quiet.isEmpty)
+        #expect(scheduler.heard(Self.sensor, at: Self.at(36_000 + 86_400)) == .clockVisit)
+
+        var settings = SensorMemorySettings()
+        settings.clockSync = false
+        var off = MemoryScheduler(settings: settings)
+        let dues = stride(from: 0, through: 3 * 86_400, by: 600).compactMap {
+            off.heard(Self.sensor, at: Self.at(Int64($0)))
+        }
+        #expect(dues.isEmpty)
     }
 
     @Test func anInterruptedDownloadResumesSoonSkippingWhatItBrought() {

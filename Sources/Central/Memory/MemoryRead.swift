@@ -23,6 +23,8 @@ public struct MemoryReadRequest: Sendable {
     public var stallTimeout: Duration
     /// How long to wait for a connection slot before giving up for now.
     public var slotTimeout: Duration
+    /// Whether the visit only reads (and, as ``setClock`` says, sets) the clock: no records.
+    public var clockOnly = false
 
     /// A request for the records newer than `newerThan` (gateway time).
     public init(

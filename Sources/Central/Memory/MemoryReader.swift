@@ -35,7 +35,7 @@ struct MemoryReader: Sendable {
         _ = await monitor.central.wait(timeout: .seconds(5), device: path) { central in
             central.device(path)?.connected == true ? nil : true
         }
-        monitor.log.info(Self.summary(result, address))
+        monitor.log.info(summary(result))
         return result
     }
 
@@ -66,7 +66,7 @@ struct MemoryReader: Sendable {
             let clock = await link.readClock()
             var map = clockMap(clock, &result)
             await setClockIfAsked(&link, clock: clock, &result, monitor)
-            await download(&link, map: &map, sensorTime: clock?.deviceTime, into: &result)
+            if !request.clockOnly { await download(&link, map: &map, sensorTime: clock?.deviceTime, into: &result) }
             try? await central.setNotifyValue(false, for: characteristic)
             return result
         } catch {
@@ -169,8 +169,12 @@ struct MemoryReader: Sendable {
         return Int64(now.tv_sec)
     }
 
-    private static func summary(_ result: MemoryReadResult, _ address: BluetoothAddress) -> String {
+    private func summary(_ result: MemoryReadResult) -> String {
+        let clockOnly = request.clockOnly
         let drift = result.drift.map { ", clock \($0) s off" } ?? ""
+        guard !clockOnly else {
+            return "sensor \(address): clock visit \(result.end): connected \(result.connectedFor)\(drift)"
+        }
         return "sensor \(address): memory download \(result.end): \(result.received) records, "
             + "\(result.rejected) refused, connected \(result.connectedFor)\(drift)"
     }

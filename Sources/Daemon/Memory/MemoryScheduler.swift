@@ -3,7 +3,9 @@ import SensorModel
 
 /// When each memory-capable sensor's memory is read: after a gap in its live readings longer
 /// than `sensor_memory_after`, at most once per `sensor_memory_interval` (an interrupted
-/// download sooner, after `retryAfter`), one download at a time per sensor. Pure: times come in.
+/// download sooner, after `retryAfter`), one download at a time per sensor; and when a
+/// sensor heard without gaps has gone a day without its clock set, a visit for the clock
+/// alone. Pure: times come in.
 struct MemoryScheduler {
     /// A download to start.
     struct Download: Equatable {
@@ -13,6 +15,11 @@ struct MemoryScheduler {
         var skipping: Int
         /// Whether the clock is due to be set.
         var setClock: Bool
+        /// A visit for the clock alone: no gap to fill, the clock a day or more unset.
+        var clockOnly = false
+
+        /// The daily visit of a sensor whose clock no download has set for a day.
+        static let clockVisit = Download(since: 0, skipping: 0, setClock: true, clockOnly: true)
     }
 
     struct Sensor {
@@ -25,6 +32,8 @@ struct MemoryScheduler {
         var lastInterrupted = false
         /// When a clock setting was last tried.
         var clockTried: Timestamp?
+        /// The first live reading since start: the day of a clock never tried counts from it.
+        var firstHeard: Timestamp?
     }
 
     let settings: SensorMemorySettings
@@ -44,12 +53,33 @@ struct MemoryScheduler {
             sensor.pending = (before.millisecondsSince1970 / 1000, 0)
         }
         sensor.lastLive = max(time, sensor.lastLive ?? time)
+        sensor.firstHeard = sensor.firstHeard ?? time
         defer { sensors[address] = sensor }
-        guard let pending = sensor.pending, !sensor.running, isAllowed(sensor, at: time) else { return nil }
+        guard !sensor.running else { return nil }
+        guard let pending = sensor.pending else {
+            guard Self.clockVisitDue(sensor, at: time, settings) else { return nil }
+            sensor.clockTried = time
+            sensor.running = true
+            return .clockVisit
+        }
+        guard isAllowed(sensor, at: time) else { return nil }
         sensor.running = true
         sensor.lastStart = time
         let setClock = Self.clockDue(&sensor, at: time, settings)
         return Download(since: pending.since, skipping: pending.skipping, setClock: setClock)
+    }
+
+    /// Whether a sensor with no gap pending is due a visit for its clock: `sensor_clock_sync`
+    /// on, and a day since the clock was last tried (or, never tried, since it was first
+    /// heard: a restart does not cost a sensor a connection).
+    private static func clockVisitDue(_ sensor: Sensor, at time: Timestamp, _ settings: SensorMemorySettings) -> Bool {
+        guard settings.clockSync, let since = sensor.clockTried ?? sensor.firstHeard else { return false }
+        return time.duration(since: since) >= settings.clockInterval
+    }
+
+    /// A clock visit ended, whatever came of it: the next is a day after its start.
+    mutating func clockVisitEnded(_ address: BluetoothAddress) {
+        sensors[address]?.running = false
     }
 
     /// A connection to a device keeping a clock of its own (the Current Time Service) at

@@ -18,6 +18,8 @@ public actor SensorMemoryService {
     /// The drift before each sensor's clock was set, for records stamped before.
     private var earlierDrift: [BluetoothAddress: (until: UInt32, drift: Int64)] = [:]
     private var tasks: [BluetoothAddress: Task<Void, Never>] = [:]
+    /// The sensors whose task is a clock visit, not a download.
+    private var clockVisits: Set<BluetoothAddress> = []
     /// The memory-capable sensors heard live since the start: their family and name.
     private var known: [BluetoothAddress: (family: ProfileID, name: String?)] = [:]
     private var listener: Int?
@@ -100,6 +102,10 @@ public actor SensorMemoryService {
         }
         guard let due = scheduler.heard(address, at: reading.time, previous: previous) else { return }
         let profile = reading.measurement.profile
+        if due.clockOnly {
+            tasks[address] = Task { await self.visitClock(address, profile) }
+            return
+        }
         log.info("sensor \(address): reading its memory from \(Self.time(due.since))")
         tasks[address] = Task { await self.download(address, profile, name: reading.name, due) }
     }
@@ -117,6 +123,40 @@ public actor SensorMemoryService {
         continuation.finish()
         let tally = await storing.value
         finish(address, result, tally)
+    }
+
+    /// The daily visit of a sensor whose clock no download has set for a day: connects, reads
+    /// the drift and sets the clock, records none. Not made while the gateway's own clock is
+    /// unsynchronised: it could set nothing, and the connection costs the sensor's battery.
+    private func visitClock(_ address: BluetoothAddress, _ family: ProfileID) async {
+        clockVisits.insert(address)
+        defer {
+            clockVisits.remove(address)
+            tasks[address] = nil
+            scheduler.clockVisitEnded(address)
+        }
+        guard clockSynchronized() else {
+            log.info("sensor \(address): its clock is due, but this machine's clock is not synchronised; not visited")
+            return
+        }
+        log.info("sensor \(address): connecting to set its clock (a day since it was last set)")
+        var request = MemoryReadRequest(
+            address: address, family: family, newerThan: nil, setClock: true, gatewayClockSynchronized: true,
+            stallTimeout: settings.stallTimeout)
+        request.clockOnly = true
+        let result = await monitor.readMemory(request) { _ in }
+        if case .failed(let why) = result.end { log.warning("sensor \(address): clock visit failed: \(why)") }
+        var entry = statuses[address] ?? SensorMemoryStatus(address: address)
+        entry.recordClock(drift: result.drift, outcome: result.clock, at: .now())
+        statuses[address] = entry
+        rememberDrift(address, result)
+    }
+
+    /// The drift before a clock was set, for the records the sensor stamped before it.
+    private func rememberDrift(_ address: BluetoothAddress, _ result: MemoryReadResult) {
+        if result.clock == .set, let drift = result.drift, let setAt = result.lastSetTime {
+            earlierDrift[address] = (setAt, drift)
+        }
     }
 
     /// Stores the records as they come; returns (stored, duplicates, rejected).
@@ -149,9 +189,7 @@ public actor SensorMemoryService {
             address, interrupted: result.end.isInterrupted, lastNumber: result.lastNumber, failed: failed)
         var entry = statuses[address] ?? SensorMemoryStatus(address: address)
         entry.record(result, tally, at: .now())
-        if result.clock == .set, let drift = result.drift, let setAt = result.lastSetTime {
-            earlierDrift[address] = (setAt, drift)
-        }
+        rememberDrift(address, result)
         statuses[address] = entry
         log.notice(
             "sensor \(address): memory download \(entry.lastResult ?? "-"): \(tally.stored) stored, "
@@ -179,6 +217,8 @@ extension SensorMemoryService: SensorMemoryControl {
     /// Reads the sensor's memory now (its clock set when `sensor_clock_sync` allows), or
     /// joins the download running, and returns its entry after it.
     public func downloadNow(_ address: BluetoothAddress) async throws(ErrorInfo) -> SensorMemoryStatus {
+        // A clock visit under way is no download to join: the download follows it.
+        if clockVisits.contains(address) { await tasks[address]?.value }
         if tasks[address] == nil {
             guard settings.isEnabled(for: address) else {
                 throw ErrorInfo(.unavailable, "the memory of \(address) is not read (sensor_memory \(address) = off)")

@@ -82,8 +82,9 @@ public struct SensorMemorySettings: Equatable, Sendable {
         }.documented(
             "Set a memory sensor's clock, and that of a GATT thermometer offering the Current Time Service "
                 + "(0x1805), at the first connection, then at its first download (or connection) a day or more "
-                + "later, and only when this machine's clock is synchronised (adjtimex); the drift found is in "
-                + "*blectl status*. _daily_ or _off_.",
+                + "later, and only when this machine's clock is synchronised (adjtimex); a memory sensor heard "
+                + "without gaps for a day is visited for its clock alone (no records read). The drift found is "
+                + "in *blectl status*. _daily_ or _off_.",
             shown: { $0.clockSync ? "daily" : "off" }),
     ]
 
