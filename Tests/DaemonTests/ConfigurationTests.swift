@@ -343,6 +343,28 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("sensor_clock_sync per device: daily or off over the global setting")
+    func clockSyncPerDevice() throws {
+        let config = try configuration(
+            file: """
+                sensor_clock_sync = off
+                sensor_clock_sync A4:C1:38:00:00:01 = daily
+                sensor_clock_sync a4:c1:38:00:00:02 = OFF
+                """)
+        let memory = config.sensorMemory
+        #expect(memory.setsClock(of: BluetoothAddress("A4:C1:38:00:00:01")))
+        #expect(!memory.setsClock(of: BluetoothAddress("A4:C1:38:00:00:02")))
+        #expect(!memory.setsClock(of: BluetoothAddress("A4:C1:38:00:00:03")))
+        let offOne = try configuration(file: "sensor_clock_sync A4:C1:38:00:00:02 = off").sensorMemory
+        #expect(!offOne.setsClock(of: BluetoothAddress("A4:C1:38:00:00:02")))
+        #expect(offOne.setsClock(of: BluetoothAddress("A4:C1:38:00:00:01")))
+        #expect {
+            try configuration(file: "sensor_clock_sync A4:C1:38:00:00:01 = weekly")
+        } throws: { error in
+            "\(error)".contains(":1: sensor_clock_sync A4:C1:38:00:00:01: expected daily or off")
+        }
+    }
+
     @Test("sensor_memory per device: auto or off over the global setting, each device once")
     func sensorMemoryPerDevice() throws {
         let config = try configuration(

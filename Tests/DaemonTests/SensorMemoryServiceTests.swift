@@ -324,6 +324,14 @@ struct MemorySchedulerTests {
 
         var settings = SensorMemorySettings()
         settings.clockSync = false
+        var onlyThis = settings
+        onlyThis.clockSyncDevices[Self.sensor] = true
+        var deviceOn = MemoryScheduler(settings: onlyThis)
+        let (this, other) = (
+            deviceOn.clockDue(Self.sensor, at: Self.at(0)),
+            deviceOn.clockDue(BluetoothAddress("A4:C1:38:EE:00:02"), at: Self.at(0))
+        )
+        #expect(this && !other)
         var off = MemoryScheduler(settings: settings)
         let dues = stride(from: 0, through: 3 * 86_400, by: 600).compactMap {
             off.heard(Self.sensor, at: Self.at(Int64($0)))

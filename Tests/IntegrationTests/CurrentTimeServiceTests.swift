@@ -9,15 +9,15 @@ import Testing
 struct CurrentTimeServiceIntegrationTests {
     static let thermometer = "DC:A6:32:00:00:01"
 
-    /// The thermometer's `sensor_memory` entry in `status` once it has a `clock_result`.
-    static func clockEntry(_ fixture: DaemonFixture) async throws -> [String: Any] {
+    /// The thermometer's `sensor_memory` entry in `status` once it has `key` (`clock_result`).
+    static func clockEntry(_ fixture: DaemonFixture, once key: String = "clock_result") async throws -> [String: Any] {
         var entry: [String: Any] = [:]
         _ = await eventually(within: .seconds(20)) {
             guard let status = try? await fixture.blectl(["status", "--json"]),
                 let object = ChildProcessLines.parse(status.output),
                 let entries = object["sensor_memory"] as? [[String: Any]],
                 let found = entries.first(where: { $0["address"] as? String == thermometer }),
-                found["clock_result"] as? String != nil
+                found[key] != nil, !(found[key] is NSNull)
             else { return false }
             entry = found
             return true
@@ -60,6 +60,21 @@ struct CurrentTimeServiceIntegrationTests {
             #expect(read.status == 0, "\(read.errors)")
             let log = fixture.daemon.log()
             #expect(log.contains("setting its clock failed"), "\(log)")
+        }
+    }
+
+    @Test("sensor_clock_sync ADDRESS = off: the drift is read, nothing is written, whatever the global setting")
+    func offForTheDevice() async throws {
+        try await DaemonFixture.with(
+            mockOptions: Self.options("--current-time-drift 0"),
+            configuration: "sensor_clock_sync = daily\nsensor_clock_sync \(Self.thermometer) = off\n",
+            environment: ["BLECTL_MOCK_CLOCK_SYNCHRONIZED": "yes"]
+        ) { fixture in
+            let entry = try await Self.clockEntry(fixture, once: "clock_drift_seconds")
+            #expect(abs((entry["clock_drift_seconds"] as? Int ?? 0) - 120) <= 2, "\(entry)")
+            #expect(entry["clock_result"] is NSNull || entry["clock_result"] == nil, "\(entry)")
+            #expect(entry["clock_set"] is NSNull || entry["clock_set"] == nil, "\(entry)")
+            #expect(!fixture.daemon.log().contains("clock set"))
         }
     }
 

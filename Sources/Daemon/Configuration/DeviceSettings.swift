@@ -54,6 +54,13 @@ struct DeviceSetting: Sendable {
         ) { config, address, _, value throws(SettingError) in
             config.sensorMemory.devices[address] = try SensorMemorySettings.mode(value)
         },
+        DeviceSetting(
+            key: "sensor_clock_sync", valueName: "MODE",
+            help: "Whether the device's clock is set (memory sensors, Current Time Service), over sensor_clock_sync: "
+                + "daily or off"
+        ) { config, address, _, value throws(SettingError) in
+            config.sensorMemory.clockSyncDevices[address] = try SensorMemorySettings.clockMode(value)
+        },
     ]
 
     static func named(_ key: String) -> DeviceSetting? {

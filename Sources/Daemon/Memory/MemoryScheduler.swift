@@ -57,7 +57,7 @@ struct MemoryScheduler {
         defer { sensors[address] = sensor }
         guard !sensor.running else { return nil }
         guard let pending = sensor.pending else {
-            guard Self.clockVisitDue(sensor, at: time, settings) else { return nil }
+            guard clockVisitDue(sensor, address, at: time) else { return nil }
             sensor.clockTried = time
             sensor.running = true
             return .clockVisit
@@ -65,15 +65,15 @@ struct MemoryScheduler {
         guard isAllowed(sensor, at: time) else { return nil }
         sensor.running = true
         sensor.lastStart = time
-        let setClock = Self.clockDue(&sensor, at: time, settings)
+        let setClock = clockDue(&sensor, address, at: time)
         return Download(since: pending.since, skipping: pending.skipping, setClock: setClock)
     }
 
     /// Whether a sensor with no gap pending is due a visit for its clock: `sensor_clock_sync`
-    /// on, and a day since the clock was last tried (or, never tried, since it was first
-    /// heard: a restart does not cost a sensor a connection).
-    private static func clockVisitDue(_ sensor: Sensor, at time: Timestamp, _ settings: SensorMemorySettings) -> Bool {
-        guard settings.clockSync, let since = sensor.clockTried ?? sensor.firstHeard else { return false }
+    /// on for it, and a day since the clock was last tried (or, never tried, since it was
+    /// first heard: a restart does not cost a sensor a connection).
+    private func clockVisitDue(_ sensor: Sensor, _ address: BluetoothAddress, at time: Timestamp) -> Bool {
+        guard settings.setsClock(of: address), let since = sensor.clockTried ?? sensor.firstHeard else { return false }
         return time.duration(since: since) >= settings.clockInterval
     }
 
@@ -88,13 +88,14 @@ struct MemoryScheduler {
     mutating func clockDue(_ address: BluetoothAddress, at time: Timestamp) -> Bool {
         var sensor = sensors[address] ?? Sensor()
         defer { sensors[address] = sensor }
-        return Self.clockDue(&sensor, at: time, settings)
+        return clockDue(&sensor, address, at: time)
     }
 
-    /// Whether the sensor's clock is due at `time` under `sensor_clock_sync`; a due one counts as tried.
-    private static func clockDue(_ sensor: inout Sensor, at time: Timestamp, _ settings: SensorMemorySettings) -> Bool {
+    /// Whether the sensor's clock is due at `time` under its `sensor_clock_sync`; a due one counts as tried.
+    private func clockDue(_ sensor: inout Sensor, _ address: BluetoothAddress, at time: Timestamp) -> Bool {
         let due =
-            settings.clockSync && sensor.clockTried.map { time.duration(since: $0) >= settings.clockInterval } ?? true
+            settings.setsClock(of: address)
+            && sensor.clockTried.map { time.duration(since: $0) >= settings.clockInterval } ?? true
         if due { sensor.clockTried = time }
         return due
     }
@@ -110,9 +111,10 @@ struct MemoryScheduler {
         sensor.pending = pending
         sensor.running = true
         sensor.lastStart = time
-        if settings.clockSync { sensor.clockTried = time }
+        let setClock = settings.setsClock(of: address)
+        if setClock { sensor.clockTried = time }
         sensors[address] = sensor
-        return Download(since: pending.since, skipping: pending.skipping, setClock: settings.clockSync)
+        return Download(since: pending.since, skipping: pending.skipping, setClock: setClock)
     }
 
     /// A download ended: interrupted, it stays pending, to skip the records it brought.

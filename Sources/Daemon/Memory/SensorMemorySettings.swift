@@ -14,6 +14,8 @@ public struct SensorMemorySettings: Equatable, Sendable {
     public var interval: Duration = .seconds(3600)
     /// Whether sensors' clocks are set at the first connection and then daily (`sensor_clock_sync = daily|off`).
     public var clockSync = true
+    /// Devices whose own `sensor_clock_sync ADDRESS = daily|off` says otherwise (true: daily).
+    public var clockSyncDevices: [BluetoothAddress: Bool] = [:]
     /// A download that receives nothing this long ends, its slot released (`sensor_memory_stall`).
     public var stallTimeout: Duration = .seconds(15)
     /// An interrupted download (disconnect, stall) is taken up again this long after, at the
@@ -30,6 +32,9 @@ public struct SensorMemorySettings: Equatable, Sendable {
     /// Whether the memory of the sensor at `address` is read: its own setting, else `sensor_memory`.
     public func isEnabled(for address: BluetoothAddress) -> Bool { devices[address] ?? enabled }
 
+    /// Whether the clock of the device at `address` is set: its own setting, else `sensor_clock_sync`.
+    public func setsClock(of address: BluetoothAddress) -> Bool { clockSyncDevices[address] ?? clockSync }
+
     /// Whether any sensor's memory may be read: `sensor_memory = auto`, or a device's own `auto`.
     public var isEnabledForAny: Bool { enabled || devices.values.contains(true) }
 
@@ -39,6 +44,15 @@ public struct SensorMemorySettings: Equatable, Sendable {
         case "auto": return true
         case "off": return false
         default: throw SettingError("expected auto or off, got '\(text)'")
+        }
+    }
+
+    /// `daily` (true) or `off` (false), as `sensor_clock_sync` takes them, globally or per device.
+    public static func clockMode(_ text: String) throws(SettingError) -> Bool {
+        switch text.lowercased() {
+        case "daily": return true
+        case "off": return false
+        default: throw SettingError("expected daily or off, got '\(text)'")
         }
     }
 
@@ -73,18 +87,13 @@ public struct SensorMemorySettings: Equatable, Sendable {
             "sensor_clock_sync", "MODE",
             "Set sensors' clocks (memory, Current Time Service) at the first connection, then daily: daily or off",
             at: \.clockSync
-        ) { text throws(SettingError) in
-            switch text.lowercased() {
-            case "daily": return true
-            case "off": return false
-            default: throw SettingError("expected daily or off, got '\(text)'")
-            }
-        }.documented(
+        ) { text throws(SettingError) in try clockMode(text) }.documented(
             "Set a memory sensor's clock, and that of a GATT thermometer offering the Current Time Service "
                 + "(0x1805), at the first connection, then at its first download (or connection) a day or more "
                 + "later, and only when this machine's clock is synchronised (adjtimex); a memory sensor heard "
                 + "without gaps for a day is visited for its clock alone (no records read). The drift found is "
-                + "in *blectl status*. _daily_ or _off_.",
+                + "in *blectl status*. _daily_ or _off_; *sensor_clock_sync* _ADDRESS_ sets one device's, over "
+                + "this.",
             shown: { $0.clockSync ? "daily" : "off" }),
     ]
 
