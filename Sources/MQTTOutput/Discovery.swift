@@ -158,6 +158,8 @@ struct KnownDevice: Equatable {
     var address: BluetoothAddress
     var name: String?
     var profile: ProfileID
+    /// Its model as its latest reading named it (nil: the family's label).
+    var model: String?
     /// The quantities its readings of no probe carried so far.
     var quantities: Set<Quantity> = []
     /// The probes its readings came from so far, on a device with several: a temperature
@@ -182,9 +184,10 @@ struct KnownDevice: Equatable {
     /// Notes a reading; returns whether what the configs say changed: name, profile, a new
     /// quantity or a new probe.
     mutating func note(_ reading: Reading) -> Bool {
-        let before = (name, profile, quantities, probes)
+        let before = (name, profile, model, quantities, probes)
         if let name = reading.name { self.name = name }
         profile = reading.measurement.profile
+        model = reading.model
         if let probe = reading.measurement.probe {
             probes.insert(probe)
         } else {
@@ -199,7 +202,7 @@ struct KnownDevice: Equatable {
             interval = interval.map { $0 * 0.8 + gap * 0.2 } ?? gap
         }
         lastReadingTime = max(lastReadingTime ?? reading.time, reading.time)
-        return before != (name, profile, quantities, probes)
+        return before != (name, profile, model, quantities, probes)
     }
 
     /// Whether `expireAfter` differs enough from the announced one (a quarter) to publish again.
@@ -243,7 +246,7 @@ struct DiscoveryBuilder {
         let block = DiscoveryDevice(
             identifiers: [node], connections: [["mac", device.address.description]],
             name: device.name ?? device.address.description,
-            model: family.modelLabel, manufacturer: family.manufacturer, viaDevice: gatewayIdentifier)
+            model: device.model ?? family.modelLabel, manufacturer: family.manufacturer, viaDevice: gatewayIdentifier)
         var configs = Quantity.allCases.filter(device.quantities.contains).map { quantity in
             let kind = SensorKind(quantity)
             let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), kind.object)

@@ -65,7 +65,7 @@ extension Hub {
     @discardableResult
     func record(_ measurement: Measurement, address: BluetoothAddress, name: String?) -> Reading {
         lastSeq += 1
-        let labels = maker(of: measurement.profile)
+        let labels = maker(of: measurement.profile, modelIndex: measurement.modelIndex)
         let reading = Reading(
             seq: lastSeq, time: now(), address: address, name: name ?? table[address]?.name,
             measurement: measurement, model: labels?.model, manufacturer: labels?.manufacturer)
@@ -80,7 +80,9 @@ extension Hub {
         table.heard(address, name: name, at: time)
         let record = table[address]
         // The error names no profile: the device's latest reading does, when there is one.
-        let labels = record?.latestReading.flatMap { maker(of: $0.measurement.profile) }
+        let labels = record?.latestReading.flatMap {
+            maker(of: $0.measurement.profile, modelIndex: $0.measurement.modelIndex)
+        }
         let failure = ReadingFailure(
             seq: lastSeq, time: time, address: address, name: name ?? record?.name, error: "\(error)",
             rawHex: error.raw.hexString, model: labels?.model, manufacturer: labels?.manufacturer)

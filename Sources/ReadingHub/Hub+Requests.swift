@@ -44,11 +44,11 @@ extension Hub {
             var info = PeripheralInfo(
                 address: record.address, name: record.name, rssi: record.rssi, thermometer: record.isThermometer,
                 connected: record.connectedSince != nil, lastSeen: record.lastSeen)
-            if let profile = record.latestReading?.measurement.profile {
-                let family = sensors.family(of: profile)
-                info.profile = profile.rawValue
+            if let latest = record.latestReading {
+                let family = sensors.family(of: latest.measurement.profile)
+                info.profile = latest.measurement.profile.rawValue
                 info.family = family.name
-                info.model = family.modelLabel
+                info.model = latest.model ?? family.modelLabel
                 info.manufacturer = family.manufacturer
             }
             return info

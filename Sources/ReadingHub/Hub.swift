@@ -122,7 +122,7 @@ public actor Hub {
     /// What each profile's family declares, for the peripheral table's names and models.
     let sensors: SensorCatalog
     /// The model and manufacturer last looked up, by profile (``maker(of:)``).
-    private var lastMaker: (profile: ProfileID, maker: (model: String, manufacturer: String)?)?
+    private var lastMaker: (profile: ProfileID, modelIndex: UInt8?, maker: (model: String, manufacturer: String)?)?
 
     /// Creates a hub; `now` is the clock for timestamps (tests pass a fixed one), `executor`
     /// the one it runs on (its own when not given), and `sensors` the families known.
@@ -152,10 +152,10 @@ public actor Hub {
     ///
     /// A reading's profile is nearly always the one before's: remembered, it is compared,
     /// where the catalog's lookup hashed its text for every reading (about 800 instructions).
-    func maker(of profile: ProfileID) -> (model: String, manufacturer: String)? {
-        if let lastMaker, lastMaker.profile == profile { return lastMaker.maker }
-        let maker = sensors.maker(of: profile)
-        lastMaker = (profile, maker)
+    func maker(of profile: ProfileID, modelIndex: UInt8? = nil) -> (model: String, manufacturer: String)? {
+        if let lastMaker, lastMaker.profile == profile, lastMaker.modelIndex == modelIndex { return lastMaker.maker }
+        let maker = sensors.maker(of: profile, modelIndex: modelIndex)
+        lastMaker = (profile, modelIndex, maker)
         return maker
     }
 

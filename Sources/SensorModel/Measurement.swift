@@ -15,6 +15,10 @@ public struct Measurement: Sendable, Equatable {
     /// The probe that measured it, on a device with several (a meat thermometer's): numbered
     /// from 1 as the device and Home Assistant number them; nil for a device's only sensor.
     public var probe: UInt8?
+    /// The device's model as an index into its family's ``SensorFamily/models``, where the
+    /// decoder tells the model apart (a product id, the device's name); nil where it cannot,
+    /// and the family's label stands.
+    public var modelIndex: UInt8?
     /// The values as decoded, before a configured calibration offset changed them: only the
     /// quantities that were offset; nil when no offset applied.
     public var uncalibrated: Quantities? {

@@ -58,6 +58,19 @@ public struct SensorFamily: Sendable, Hashable {
     /// The models as one label (`"LYWSD03MMC / MHO-C401"`), for a device registry's model field.
     public var modelLabel: String { models.joined(separator: " / ") }
 
+    /// The index of `model` in ``models``, for a decoder that told the model apart; nil
+    /// when the family does not list it.
+    public func modelIndex(of model: String) -> UInt8? {
+        models.firstIndex(of: model).flatMap { UInt8(exactly: $0) }
+    }
+
+    /// The index of the first of ``models`` that `deviceName` holds (`GVH5075_1A2B` holds
+    /// `H5075`), for formats whose devices name their model; nil when it holds none.
+    public func modelIndex(named deviceName: String?) -> UInt8? {
+        guard let deviceName else { return nil }
+        return models.firstIndex(where: deviceName.contains).flatMap { UInt8(exactly: $0) }
+    }
+
     /// What is known of a profile no catalog lists (an old history row, a newer peer's).
     public static func unknown(_ id: ProfileID) -> SensorFamily {
         SensorFamily(
@@ -85,13 +98,18 @@ public struct SensorCatalog: Sendable {
         modelLabels = families.map(\.modelLabel)
     }
 
-    /// The model label and manufacturer of `id`'s family, for a reading's `model` and
-    /// `manufacturer`; `nil` when the catalog does not list it.
+    /// The model and manufacturer of `id`'s family, for a reading's `model` and
+    /// `manufacturer`: the model at `modelIndex` when the decoder told it apart, else the
+    /// family's label; `nil` when the catalog does not list the family.
     ///
     /// One dictionary lookup and no allocation: the label was joined when the catalog was made.
-    public func maker(of id: ProfileID) -> (model: String, manufacturer: String)? {
+    public func maker(of id: ProfileID, modelIndex: UInt8? = nil) -> (model: String, manufacturer: String)? {
         guard let index = byID[id] else { return nil }
-        return (modelLabels[index], families[index].manufacturer)
+        let family = families[index]
+        if let modelIndex, Int(modelIndex) < family.models.count {
+            return (family.models[Int(modelIndex)], family.manufacturer)
+        }
+        return (modelLabels[index], family.manufacturer)
     }
 
     /// The family of `id`, or `nil` when the catalog does not list it.

@@ -72,6 +72,7 @@ public struct BlueMaestroProfile: AdvertisementProfile {
         }
         return catchingReadingError { () throws(ReadingError) in
             var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+            builder.modelIndex = Self.family.modelIndex(of: layout.model)
             try builder.add(.battery, Int(payload[1]))
             if layout.isMaxi {
                 try readMaxi(payload, layout, into: &builder)

@@ -44,6 +44,7 @@ public struct GoveeH5100Profile: ContextualAdvertisementProfile {
         }
         return catchingReadingError { () throws(ReadingError) in
             var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+            builder.modelIndex = Self.family.modelIndex(named: name)
             try GoveePackedMeasurement.add(payload, at: 2, to: &builder)
             return try builder.reading(counter: nil, counterModulus: nil)
         }

@@ -75,6 +75,7 @@ public struct GoveeMeatProfile: ContextualAdvertisementProfile {
             var measurements: [Measurement] = []
             for (index, offset) in layout.probeOffsets.enumerated() {
                 var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+                builder.modelIndex = Self.family.modelIndex(named: context.name)
                 // govee-ble shows a negative value (no probe plugged in) as 0 °C.
                 try builder.add(.temperature, max(0, data.signedBigEndian(at: offset, count: 2)), per: 100)
                 var measurement = builder.measurement()
@@ -83,6 +84,7 @@ public struct GoveeMeatProfile: ContextualAdvertisementProfile {
             }
             if let offset = layout.ownTemperatureOffset {
                 var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+                builder.modelIndex = Self.family.modelIndex(named: context.name)
                 try builder.add(.temperature, data.signedBigEndian(at: offset, count: 2), per: 100)
                 measurements.append(builder.measurement())
             }

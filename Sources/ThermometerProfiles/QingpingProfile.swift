@@ -43,8 +43,9 @@ public struct QingpingProfile: AdvertisementProfile {
         _ payload: [UInt8], from address: BluetoothAddress, keyring: inout AdvertisementKeyring
     ) -> Result<AdvertisementReading, ReadingError>? {
         catchingReadingError { () throws(ReadingError) in
-            guard payload.count >= Self.headerLength, Self.models[payload[1]] != nil else { return nil }
+            guard payload.count >= Self.headerLength, let model = Self.models[payload[1]] else { return nil }
             var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+            builder.modelIndex = Self.family.modelIndex(of: model)
             var start = Self.headerLength
             while start + 2 <= payload.count {
                 let length = Int(payload[start + 1])

@@ -11,6 +11,8 @@ struct QuantitiesBuilder {
     private(set) var quantities = Quantities()
     /// Why each secondary quantity out of its range was left out.
     private(set) var dropped: [ReadingError] = []
+    /// The model, where the format tells it apart (``SensorFamily/modelIndex(of:)``).
+    var modelIndex: UInt8?
 
     /// Whether nothing was measured: no quantity added, none dropped.
     var isEmpty: Bool { quantities.isEmpty && dropped.isEmpty }
@@ -57,7 +59,9 @@ struct QuantitiesBuilder {
 
     /// The measurement, in °C, with the payload as lower-case hex.
     func measurement() -> Measurement {
-        Measurement(profile: profile, quantities: quantities, unit: .celsius, raw: raw.hexString)
+        var measurement = Measurement(profile: profile, quantities: quantities, unit: .celsius, raw: raw.hexString)
+        measurement.modelIndex = modelIndex
+        return measurement
     }
 
     /// The reading of what was collected, with the quantities dropped.

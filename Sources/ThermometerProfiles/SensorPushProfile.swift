@@ -63,6 +63,7 @@ public struct SensorPushProfile: NamedManufacturerDataProfile {
         }
         return catchingReadingError { () throws(ReadingError) in
             var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+            builder.modelIndex = Self.family.modelIndex(named: name)
             var rest = UInt64(data.unsignedLittleEndian(at: 1, count: data.count - 1))
             for field in format.fields {
                 let steps = UInt64(field.steps)
@@ -78,6 +79,7 @@ public struct SensorPushProfile: NamedManufacturerDataProfile {
         guard data.count == 4, data[3] >> 2 & 0x1F == 1 else { return nil }
         return catchingReadingError { () throws(ReadingError) in
             var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+            builder.modelIndex = Self.family.modelIndex(of: "HT1")
             let humidity = Int(data[0]) | Int(data[1] & 0x0F) << 8
             let temperature = Int(data[1] >> 4) | Int(data[2]) << 4 | Int(data[3] & 3) << 12
             // -46.85 + 175.72 t / 16384 = (17572 t - 76759040) / 1638400

@@ -44,6 +44,13 @@ public struct SwitchBotProfile: ContextualAdvertisementProfile {
         0x57: .meter, 0x35: .meterCO2, 0x15: .meterCO2, 0x76: .hub, 0x56: .hub,
     ]
 
+    /// The models by the same byte (bit 7 cleared), as PySwitchbot names them.
+    static let modelNames: [UInt8: String] = [
+        0x54: "Meter", 0x74: "Meter", 0x69: "Meter Plus", 0x49: "Meter Plus", 0x34: "Meter Pro", 0x14: "Meter Pro",
+        0x77: "Indoor/Outdoor Meter", 0x57: "Indoor/Outdoor Meter", 0x35: "Meter Pro CO2", 0x15: "Meter Pro CO2",
+        0x76: "Hub 2", 0x56: "Hub 2",
+    ]
+
     /// The highest carbon dioxide a Meter Pro CO₂ measures, in ppm; PySwitchbot drops more.
     static let maximumCO2 = 9999
 
@@ -99,6 +106,7 @@ public struct SwitchBotProfile: ContextualAdvertisementProfile {
         guard tenths != 0 || humidity != 0 else { return nil }
         return catchingReadingError { () throws(ReadingError) in
             var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+            builder.modelIndex = Self.modelNames[model & 0x7F].flatMap(Self.family.modelIndex(of:))
             try builder.add(.temperature, bytes[1] & 0x80 != 0 ? tenths : -tenths, per: 10)
             try builder.add(.humidity, humidity)
             if let battery { try builder.add(.battery, battery) }

@@ -63,6 +63,7 @@ public struct XiaomiMiBeaconProfile: AdvertisementProfile {
                 frame.hasObjects
             else { return nil }
             var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+            builder.modelIndex = Self.family.modelIndex(of: model)
             guard frame.isEncrypted else {
                 if let error = keyring.downgradeError(from: address, raw: payload, format: "MiBeacon") { throw error }
                 try MiBeaconObjects.read(payload[frame.length...], model: model, into: &builder, raw: payload)

@@ -148,6 +148,29 @@ import Testing
         #expect(!configs.contains { $0.topic.hasSuffix("/temperature/config") })
     }
 
+    @Test(
+        "the device's model is its readings' (a decoder that told it apart), else the family's label; a change republishes"
+    )
+    func model() throws {
+        var device = KnownDevice(address: Self.addresses[2], profile: "bthome")
+        func reading(model: String?) -> Reading {
+            Reading(
+                seq: 1, time: .now(), address: Self.addresses[2], name: nil,
+                measurement: Measurement(profile: "bthome", quantities: Quantities([.temperature: 20]), raw: "00"),
+                model: model, manufacturer: "M")
+        }
+        let first = device.note(reading(model: nil))
+        #expect(first)
+        let label = try Self.configs(gateway: "kitchen", devices: [device]).last?.object["device"] as? [String: Any]
+        #expect(label?["model"] as? String == "bthome")
+        let changed = device.note(reading(model: "LYWSD03MMC"))
+        let same = device.note(reading(model: "LYWSD03MMC"))
+        #expect(changed, "a new model changes the configs")
+        #expect(!same)
+        let named = try Self.configs(gateway: "kitchen", devices: [device]).last?.object["device"] as? [String: Any]
+        #expect(named?["model"] as? String == "LYWSD03MMC")
+    }
+
     @Test("the reception payload: status's counts, the ratio as a percentage to 0.1, the gateway")
     func receptionPayload() throws {
         var sensor = AdvertisementStatus.Sensor(

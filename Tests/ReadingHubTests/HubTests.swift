@@ -246,14 +246,20 @@ struct HubTests {
         #expect(both.count == 4)
     }
 
-    @Test("Readings and reading errors name the model and manufacturer the catalog gives their profile")
-    func modelAndManufacturer() async {
+    /// A hub whose catalog lists pvvx with two models, and the log of its events.
+    static func pvvxHub() async -> (Hub, EventLog) {
         let family = SensorFamily(
             id: "pvvx", name: "pvvx custom firmware", manufacturer: "Xiaomi", models: ["LYWSD03MMC", "MHO-C401"],
             quantities: [.temperature])
         let hub = Hub(sensors: SensorCatalog([family]))
         let log = EventLog()
         await hub.addListener { log.append($0) }
+        return (hub, log)
+    }
+
+    @Test("Readings and reading errors name the model and manufacturer the catalog gives their profile")
+    func modelAndManufacturer() async {
+        let (hub, log) = await Self.pvvxHub()
         // No reading yet: the error cannot say which profile the device speaks.
         await hub.apply(.readingError(address: other, detail: "bad", raw: [0x01]))
         await hub.apply(.reading(other, name: nil, .celsius(21, raw: "05", profile: "pvvx")))
@@ -271,6 +277,28 @@ struct HubTests {
         #expect(reading.model == "LYWSD03MMC / MHO-C401" && reading.manufacturer == "Xiaomi")
         #expect(late.model == "LYWSD03MMC / MHO-C401" && late.manufacturer == "Xiaomi")
         #expect(unlisted.model == nil && unlisted.manufacturer == nil)
+    }
+
+    @Test("A reading whose decoder told the model apart names that model; its errors and the scan too")
+    func specificModel() async throws {
+        let (hub, log) = await Self.pvvxHub()
+        var measurement = Measurement.celsius(21, raw: "05", profile: "pvvx")
+        measurement.modelIndex = 1
+        await hub.apply(.reading(other, name: nil, measurement))
+        await hub.apply(.readingError(address: other, detail: "bad", raw: [0x02]))
+        await hub.apply(.reading(pi, name: nil, .celsius(22, raw: "06", profile: "pvvx")))
+        let events = log.all
+        guard events.count == 3, case .reading(let specific) = events[0], case .readingError(let error) = events[1],
+            case .reading(let general) = events[2]
+        else {
+            Issue.record("unexpected events \(events)")
+            return
+        }
+        #expect(specific.model == "MHO-C401" && error.model == "MHO-C401")
+        #expect(general.model == "LYWSD03MMC / MHO-C401")
+        let peripherals = await hub.peripherals()
+        #expect(peripherals.first { $0.address == other }?.model == "MHO-C401")
+        #expect(peripherals.first { $0.address == pi }?.model == "LYWSD03MMC / MHO-C401")
     }
 
     @Test("Status shows the adapter and connected thermometers with their latest reading")
