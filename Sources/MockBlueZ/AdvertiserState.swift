@@ -114,6 +114,7 @@ struct AdvertiserState: Sendable {
             )
         case .qingpingCO2: ([GattUUID.sig(0xFDCD): qingpingCO2(address: address)], [:])
         case .goveeMeat: ([:], [0x1B36: goveeMeat()])
+        case .inkbirdBBQ: ([:], [0x0000: inkbirdBBQ(address: address)])
         case .atc1441Encrypted:
             // The firmware's rounding (C division: toward zero): (hundredths + 25) / 50 half units,
             // the temperature 80 of them above -40 °C.
@@ -301,6 +302,16 @@ struct AdvertiserState: Sendable {
             + bigEndian(centiCelsius + first, 2) + [0xFF, 0xFF, 0x86] + bigEndian(centiCelsius + next, 2) + [
                 0xFF, 0xFF,
             ]
+    }
+
+    /// An IBT-4XS's 16 bytes after the company id 0x0000: two zeros, the address (not read),
+    /// then each probe's temperature (tenths, little-endian, signed): 40, 30, 20 and 10 °C
+    /// above the walk's temperature, the fourth probe unplugged (0xFFFF) every other measurement.
+    private func inkbirdBBQ(address: [UInt8]) -> [UInt8] {
+        let tenths = centiCelsius / 10
+        let fourth = counter % 2 == 0 ? -1 : tenths + 100
+        return [0x00, 0x00] + address + littleEndian(tenths + 400, 2) + littleEndian(tenths + 300, 2)
+            + littleEndian(tenths + 200, 2) + littleEndian(fourth, 2)
     }
 
     /// The carbon dioxide the CO₂ sensors send, in ppm: it moves with the humidity's walk.

@@ -88,6 +88,10 @@ public struct MockAdvertiser: Sendable, Equatable {
         /// Govee H5184 meat thermometer (manufacturer data 0x1B36, big-endian): four probes,
         /// two an advertisement (byte 6 says which pair), the pairs in turn by measurement.
         case goveeMeat = "govee-meat"
+        /// Inkbird IBT-4XS (named `iBBQ`, manufacturer data 0x0000 whose id is data,
+        /// little-endian): four probes in tenths, the fourth unplugged (0xFFFF) every other
+        /// measurement.
+        case inkbirdBBQ = "inkbird-bbq"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -160,6 +164,7 @@ extension MockPeripheral {
             case .switchBotCO2: "WoTHPc " + suffix
             case .qingpingCO2: "Qingping CO2 Temp RH " + suffix
             case .goveeMeat: "GVH5184_" + suffix
+            case .inkbirdBBQ: "iBBQ"
             }
         let name: String? = namePrefix.map { $0 + suffix } ?? formatName
         var peripheral = MockPeripheral(

@@ -105,7 +105,7 @@ public struct AdvertisementContext: Sendable, Equatable {
 }
 
 /// Local names a profile recognises its devices by: each rule an exact name (compared
-/// ignoring case) or the start of one (compared exactly).
+/// ignoring case), the start of one (compared exactly) or a part of one (ignoring case).
 public struct LocalNameMatch: Sendable, Hashable {
     /// One way a name matches.
     public enum Rule: Sendable, Hashable {
@@ -113,6 +113,9 @@ public struct LocalNameMatch: Sendable, Hashable {
         case equalsIgnoringCase(String)
         /// The name's beginning, compared exactly (ThermoPro's `TP35`).
         case hasPrefix(String)
+        /// Anywhere in the name, ASCII letters compared ignoring case (Inkbird's `iBBQ`, which
+        /// inkbird-ble looks for anywhere in a name).
+        case containsIgnoringCase(String)
     }
 
     /// The rules; a name matches when one of them does.
@@ -121,6 +124,8 @@ public struct LocalNameMatch: Sendable, Hashable {
     /// only when it could be one (this runs for every advertisement with manufacturer data).
     private let wholes: Set<String>
     private let longestWhole: Int
+    /// The parts looked for anywhere, as lower-case UTF-8.
+    private let parts: [[UInt8]]
 
     /// A match of any of `rules`.
     public init(_ rules: [Rule]) {
@@ -130,6 +135,9 @@ public struct LocalNameMatch: Sendable, Hashable {
         }
         self.wholes = Set(wholes)
         longestWhole = wholes.map(\.utf8.count).max() ?? 0
+        parts = rules.compactMap { rule in
+            if case .containsIgnoringCase(let part) = rule { Array(part.lowercased().utf8) } else { nil }
+        }
     }
 
     /// Whether `name` matches one of the rules; a missing name matches none.
@@ -138,16 +146,35 @@ public struct LocalNameMatch: Sendable, Hashable {
         for rule in rules {
             if case .hasPrefix(let start) = rule, name.hasPrefix(start) { return true }
         }
+        for part in parts where Self.name(name, contains: part) { return true }
         return name.utf8.count <= longestWhole && wholes.contains(name.lowercased())
     }
 
+    /// Whether `part` (lower-case) is somewhere in `name`, ASCII letters compared ignoring
+    /// case, in the name's own bytes (no lower-cased copy per advertisement).
+    private static func name(_ name: String, contains part: [UInt8]) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            guard bytes.count >= part.count else { return false }
+            return (0...bytes.count - part.count).contains { start in
+                part.indices.allSatisfy { index in
+                    let byte = bytes[start + index]
+                    return part[index] == (byte &- 0x41 < 26 ? byte | 0x20 : byte)
+                }
+            }
+        }
+    }
+
     /// The text every matching name begins with, one per rule, as the rule spells it (for an
-    /// advertisement monitor's local-name patterns).
+    /// advertisement monitor's local-name patterns, which match at the name's start only: a
+    /// part is heard passively at the start of a name, spelled as the rule spells it, as the
+    /// devices name themselves).
     public var prefixes: [String] {
         rules.map { rule in
             switch rule {
             case .equalsIgnoringCase(let whole): whole
             case .hasPrefix(let start): start
+            case .containsIgnoringCase(let part): part
             }
         }
     }

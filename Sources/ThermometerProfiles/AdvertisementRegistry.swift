@@ -26,6 +26,7 @@ public struct AdvertisementRegistry: Sendable {
         QingpingProfile(),
         ThermoBeaconProfile(),
         InkbirdProfile(),
+        InkbirdBBQProfile(),
         ThermoProProfile(),
         SwitchBotProfile(),
         SensorPushProfile(),

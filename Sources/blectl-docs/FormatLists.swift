@@ -130,6 +130,7 @@ enum FormatTable {
                 switch rule {
                 case .equalsIgnoringCase(let whole): "`\(whole)`"
                 case .hasPrefix(let start): "`\(start)…`"
+                case .containsIgnoringCase(let part): "`…\(part)…`"
                 }
             }
             parts.append(

@@ -93,20 +93,36 @@ struct AdvertisingSensorMonitorTests {
         scenario.peripherals.append(sensor)
         try await MockFixture.with(scenario: scenario) { fixture in
             let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
-            for probe: UInt8 in [1, 2, 3, 4] {
-                let measurement = try await log.first(within: .seconds(10)) { event -> Measurement? in
-                    guard let measurement = reading(from: address)(event), measurement.probe == probe else {
-                        return nil
-                    }
-                    return measurement
-                }
-                #expect(measurement.profile == "govee-meat")
-                #expect(measurement.quantities.present.map(\.quantity) == [.temperature])
-            }
+            try await Self.expectProbes([1, 2, 3, 4], from: address, of: "govee-meat", in: log)
             // One advertisement, one pair: probe 2 right after probe 1, 4 after 3, with the same payload.
             let readings = log.all.compactMap(reading(from: address))
             for (first, second) in zip(readings, readings.dropFirst()) where first.probe == 1 || first.probe == 3 {
                 #expect(second.probe == first.probe.map { $0 + 1 } && second.raw == first.raw, "\(readings)")
+            }
+            #expect(!log.all.contains { if case .readingError = $0 { true } else { false } })
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
+    @Test("an iBBQ thermometer (named, company id 0): its plugged probes are one reading each, an unplugged one none")
+    func inkbirdBBQ() async throws {
+        var scenario = AdvertisementFixture.scenario(advertisers: 0)
+        let sensor = MockPeripheral.advertiser(index: 0, format: .inkbirdBBQ)
+        let address = sensor.address
+        scenario.peripherals.append(sensor)
+        try await MockFixture.with(scenario: scenario) { fixture in
+            let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
+            try await Self.expectProbes([1, 2, 3, 4], from: address, of: "inkbird-bbq", in: log)
+            // An advertisement with probe 4 unplugged (the mock's every other measurement).
+            _ = try await log.first(within: .seconds(10), probeReading(3, from: address) { $0.raw.hasSuffix("ffff") })
+            // One advertisement: probes 1 to 3 one after another with the same payload, then
+            // probe 4 only when it is plugged in.
+            let readings = log.all.compactMap(reading(from: address))
+            for (index, first) in readings.enumerated() where first.probe == 1 && index + 3 < readings.count {
+                let next = readings[index + 1...index + 3]
+                let unplugged = first.raw.hasSuffix("ffff")
+                #expect(next.map(\.probe) == [2, 3, unplugged ? 1 : 4], "\(readings)")
+                #expect(next.prefix(unplugged ? 2 : 3).allSatisfy { $0.raw == first.raw }, "\(readings)")
             }
             #expect(!log.all.contains { if case .readingError = $0 { true } else { false } })
             await AdvertisementFixture.stop(adverts, monitor)
@@ -226,5 +242,28 @@ struct AdvertisingSensorMonitorTests {
             #expect(await fixture.central.isScanning)
             await AdvertisementFixture.stop(adverts, monitor)
         }
+    }
+
+    /// Waits for a reading of each of `probes` from `address`: `profile`'s temperature.
+    private static func expectProbes(
+        _ probes: [UInt8], from address: String, of profile: ProfileID, in log: EventLog
+    ) async throws {
+        for probe in probes {
+            let measurement = try await log.first(within: .seconds(10), probeReading(probe, from: address))
+            #expect(measurement.profile == profile)
+            #expect(measurement.quantities.present.map(\.quantity) == [.temperature])
+        }
+    }
+}
+
+/// A reading of `probe` from `address` that `accepts`, as a match for ``EventLog/first(after:within:_:)``.
+private func probeReading(
+    _ probe: UInt8, from address: String, accepts: @escaping @Sendable (Measurement) -> Bool = { _ in true }
+) -> @Sendable (SensorEvent) -> Measurement? {
+    { event in
+        guard let measurement = reading(from: address)(event), measurement.probe == probe, accepts(measurement) else {
+            return nil
+        }
+        return measurement
     }
 }

@@ -56,7 +56,7 @@ TOLERANCE = {"celsius": 0.0051, "humidity": 0.0051, "battery": 0, "pressure": 0.
              "dew_point": 0.0051}
 
 
-# A probe's temperature (govee-ble's meat thermometers), `temperature_probe_N` there.
+# A probe's temperature (govee-ble's meat thermometers, inkbird-ble's iBBQ), `temperature_probe_N` there.
 PROBE = re.compile(r"temperature_probe_(\d+)")
 
 
@@ -98,6 +98,7 @@ PARSERS = {
 NAMED = {
     "inkbird": (lambda key: INKBIRDBluetoothDeviceData(), set()),
     "inkbird-ith": (lambda key: INKBIRDBluetoothDeviceData(), set()),
+    "inkbird-bbq": (lambda key: INKBIRDBluetoothDeviceData(), set()),
     "thermopro": (lambda key: ThermoProBluetoothDeviceData(), set()),
     **{family: (lambda key: SensorPushBluetoothDeviceData(), set())
        for family in ("sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw")},
@@ -119,7 +120,7 @@ FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mi
            "govee-h5051", "govee-h5100", "govee-h5106", "govee-b5178", "govee-h5179",
            "sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw", "bthome-v1", "bthome-v1-encrypted",
            "pvvx-encrypted", "atc1441-encrypted", "bluemaestro", "switchbot-co2", "qingping-co2",
-           "govee-meat"]
+           "govee-meat", "inkbird-bbq"]
 
 
 def service_info(field, address, payload, name, family=""):

@@ -19,7 +19,7 @@ struct AdvertisementDecoderTests {
                 "govee-h5051",
                 "govee-h5100",
                 "govee-h5106", "govee-b5178", "govee-h5179", "govee-meat", "mibeacon", "qingping", "thermobeacon",
-                "inkbird",
+                "inkbird", "inkbird-bbq",
                 "thermopro", "switchbot", "sensorpush", "bluemaestro",
             ])
         #expect(
@@ -39,7 +39,7 @@ struct AdvertisementDecoderTests {
         #expect(registry.profiles(reading: .manufacturerData(0x004C)).isEmpty)
         #expect(
             registry.localNamePrefixes == [
-                "sps", "tps", "ITH-11-B", "ITH-13-B", "ITH-21-B", "IBS-P02B", "TP35", "TP39", "s",
+                "sps", "tps", "ITH-11-B", "ITH-13-B", "ITH-21-B", "IBS-P02B", "iBBQ", "xBBQ", "TP35", "TP39", "s",
                 "SensorPush HT.w", "SensorPush HTP.xw",
             ])
         #expect(

@@ -43,6 +43,7 @@ let goodAdvertisements: [([UInt8], AdvertisementField, String?)] = [
     (bytes(hex: "1b570000000000f201f22794"), AdvertisementField.manufacturerData(BlueMaestroProfile.companyID), nil),
     (bytes(hex: "2001000101e401860c1cffff860af0ffff"), AdvertisementField.manufacturerData(0x1B36), nil),
     (bytes(hex: "c71200c83d5606"), AdvertisementField.manufacturerData(0x07FC), "sps"),
+    (bytes(hex: "000030e2837db5020401fa000401fa00"), AdvertisementField.manufacturerData(0x0000), "iBBQ"),
     (bytes(hex: "0029220b01"), AdvertisementField.manufacturerData(0xEEC2), "TP357S (2142)"),
     (bytes(hex: "5400e4069835"), AdvertisementField.serviceData(SwitchBotProfile.serviceUUID), nil),
     (bytes(hex: "00ba0af90f63020101"), goveeField, nil),

@@ -194,6 +194,7 @@ enum Seeds {
                 ("inkbird-sps", "sps", "fc07 c71200c83d5606"),
                 ("inkbird-tps-no-humidity", "tps", "4808 000000c66e0d06"),
                 ("inkbird-ith-13-b", "ITH-13-B", "4924 1223052f0e0110026400000000000000"),
+                ("inkbird-ibbq-4", "iBBQ", "0000 000030e2837db5020401fa000401fa00"),
                 ("thermopro-tp357s", "TP35", "c2ee 0029220b01"),
                 ("sensorpush-ht1", "s", "3448 6205"),
                 ("sensorpush-htw", "SensorPush HT.w", "049a c9a546"),
