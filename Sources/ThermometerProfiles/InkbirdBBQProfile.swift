@@ -22,6 +22,8 @@ public struct InkbirdBBQProfile: NamedManufacturerDataProfile {
 
     /// The probes by the data's length (the company id's two bytes included).
     static let probeCounts: [Int: Int] = [12: 1, 14: 2, 18: 4, 22: 6]
+    /// The model by its number of probes (inkbird-ble names the one-probe kind iBBQ-1 only).
+    static let models: [Int: String] = [2: "IBT-2X", 4: "IBT-4XS", 6: "IBT-6XS"]
     /// Where the first probe's temperature is in the data.
     static let firstProbeOffset = 10
     /// What a probe not plugged in sends (0xFFFF, read signed).
@@ -45,6 +47,7 @@ public struct InkbirdBBQProfile: NamedManufacturerDataProfile {
                 let value = data.signedLittleEndian(at: Self.firstProbeOffset + 2 * index, count: 2)
                 guard value != Self.unplugged else { continue }
                 var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+                builder.modelIndex = Self.models[count].flatMap(Self.family.modelIndex(of:))
                 do throws(ReadingError) {
                     try builder.add(.temperature, value, per: 10)
                 } catch {

@@ -42,6 +42,13 @@ struct ModelTests {
         Case(
             payload: bytes(hex: "010100002af7640003"), field: .manufacturerData(GoveeH5100Profile.companyID),
             model: nil),
+        // Inkbird iBBQ: the number of probes tells the model (four here).
+        Case(
+            payload: bytes(hex: "000030e2837db5020401fa000401fa00"), field: .manufacturerData(0x0000), name: "iBBQ",
+            model: "IBT-4XS"),
+        Case(
+            payload: bytes(hex: "00002c1100006dd3cefffa00"), field: .manufacturerData(0x0001), name: "xBBQ",
+            model: "IBT-2X"),
         Case(
             payload: bytes(hex: "c9a546"), field: .manufacturerData(0x9A04), name: "SensorPush HT.w 0CA1",
             model: "HT.w"),
