@@ -33,6 +33,7 @@ enum CharacteristicContent: Sendable, Equatable {
     case memoryCommand
     /// A stock-firmware memory sensor's characteristic of service ebe0ccb0.
     case stockMemory(StockMemoryGatt.Role)
+    case thermoProClock
     /// A thermometer's Current Time (0x2A2B): its clock.
     case currentTime
 }
@@ -243,6 +244,11 @@ struct GattDatabase: Sendable, Equatable {
                     for characteristic in StockMemoryGatt.characteristics {
                         b.characteristic(characteristic.uuid, characteristic.flags, .stockMemory(characteristic.role))
                     }
+                }
+            case .advertiser(let advertiser) where advertiser.memory?.firmware == .thermoProClock:
+                service(ThermoProClockGatt.serviceUUID, application: true) { b in
+                    b.characteristic(
+                        ThermoProClockGatt.clockUUID, ["write-without-response", "write"], .thermoProClock)
                 }
             case .advertiser(let advertiser) where advertiser.memory != nil:
                 service(MemorySensorGatt.serviceUUID, application: true) { b in

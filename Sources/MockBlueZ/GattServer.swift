@@ -137,7 +137,7 @@ enum GattServer {
         guard node.flags.contains("read") else { throw BluetoothdError.notPermitted("Read not permitted") }
         let value: [UInt8]
         switch node.content {
-        case .unreadable: throw BluetoothdError.notPermitted("Read not permitted")
+        case .unreadable, .thermoProClock: throw BluetoothdError.notPermitted("Read not permitted")
         case .temperature: value = daemon.world.withState { $0.currentTemperatureValue(device.peripheral) }
         case .unit: value = Array(daemon.peripheral(device.peripheral).unit.rawValue.utf8)
         case .fixed(let bytes): value = bytes
@@ -218,6 +218,9 @@ enum GattServer {
         }
         if case .stockMemory(let role) = node.content {
             try StockMemoryGatt.write(daemon, peripheral: device.peripheral, role, value)
+        }
+        if node.content == .thermoProClock {
+            try ThermoProClockGatt.write(daemon, peripheral: device.peripheral, value)
         }
         if node.content == .currentTime {
             try daemon.world.withState { world in try world.peripherals[device.peripheral].currentTime?.write(value) }

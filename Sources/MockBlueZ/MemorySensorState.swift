@@ -117,6 +117,14 @@ struct MemorySensorState: Sendable {
         lastSetTime = value
     }
 
+    /// The clock set to `time` whole (a clock written as a date: ThermoPro's).
+    mutating func setClock(to time: UInt32, now: ContinuousClock.Instant = .now) {
+        catchUp(to: now)
+        clockSeconds = Int64(time)
+        clockSetAt = now
+        lastSetTime = time
+    }
+
     /// A restart: memory cleared (as `CMD_ID_CLRLOG` leaves it) and, with it empty, the
     /// clock from 0 (`memo_init`).
     mutating func reset(now: ContinuousClock.Instant = .now) {

@@ -11,6 +11,9 @@ public struct MockSensorMemory: Sendable, Equatable {
         /// Xiaomi's stock LYWSD03MMC firmware: ebe0ccb0, indexed records oldest first, an
         /// hour's highest and lowest, stamped at the end of the hour.
         case xiaomiStock
+        /// ThermoPro's TP358: a display clock in local time set by a write to `…2b11`, never
+        /// read back; its records are not served.
+        case thermoProClock
     }
 
     /// The protocol it speaks.
@@ -89,7 +92,34 @@ extension MockPeripheral {
     }
 }
 
+extension MockPeripheral {
+    /// ThermoPro clock sensor `index`: a TP358 at `49:22:05:EC:<index>` named `TP358 (…)`,
+    /// advertising the ThermoPro format, connectable, its display clock `memory`'s (its
+    /// ``MockSensorMemory/firmware`` set to ``MockSensorMemory/Firmware/thermoProClock``).
+    public static func thermoProClockSensor(index: Int, memory: MockSensorMemory) -> MockPeripheral {
+        var advertiser = MockAdvertiser(format: .thermoPro, startCelsius: 20 + Double(index % 5))
+        var memory = memory
+        memory.firmware = .thermoProClock
+        advertiser.memory = memory
+        let suffix = hexByte(index >> 8) + hexByte(index + 1)
+        return MockPeripheral(
+            address: "49:22:05:EC:" + hexByte(index >> 8) + ":" + hexByte(index + 1),
+            advertisedName: "TP358 (" + suffix + ")", gapName: "TP358 (" + suffix + ")", kind: .advertiser(advertiser),
+            rssi: Int16(-62 - (index % 4) * 5), connectable: true)
+    }
+}
+
 extension MockScenario {
+    /// Adds `count` ThermoPro clock sensors (``MockPeripheral/thermoProClockSensor(index:memory:)``),
+    /// advertising every `interval` (nil: the timings' interval).
+    public mutating func addThermoProClockSensors(_ count: Int, memory: MockSensorMemory, interval: Duration? = nil) {
+        for index in 0..<max(0, count) {
+            var sensor = MockPeripheral.thermoProClockSensor(index: index, memory: memory)
+            sensor.advertisingInterval = interval
+            peripherals.append(sensor)
+        }
+    }
+
     /// Adds `count` stock memory sensors (``MockPeripheral/stockMemorySensor(index:memory:)``),
     /// advertising every `interval` (nil: the timings' interval).
     public mutating func addStockMemorySensors(_ count: Int, memory: MockSensorMemory, interval: Duration? = nil) {

@@ -64,11 +64,13 @@ public struct SensorFamily: Sendable, Hashable {
         models.firstIndex(of: model).flatMap { UInt8(exactly: $0) }
     }
 
-    /// The index of the first of ``models`` that `deviceName` holds (`GVH5075_1A2B` holds
-    /// `H5075`), for formats whose devices name their model; nil when it holds none.
+    /// The index of the longest of ``models`` that `deviceName` holds (`GVH5075_1A2B` holds
+    /// `H5075`; `TP357S (2142)` holds `TP357S` and `TP357`), for formats whose devices name
+    /// their model; nil when it holds none.
     public func modelIndex(named deviceName: String?) -> UInt8? {
         guard let deviceName else { return nil }
-        return models.firstIndex(where: deviceName.contains).flatMap { UInt8(exactly: $0) }
+        let held = models.indices.filter { deviceName.contains(models[$0]) }
+        return held.max { models[$0].utf8.count < models[$1].utf8.count }.flatMap { UInt8(exactly: $0) }
     }
 
     /// What is known of a profile no catalog lists (an old history row, a newer peer's).

@@ -36,6 +36,7 @@ public struct ThermoProProfile: NamedManufacturerDataProfile {
         guard data.count >= Self.minimumLength else { return nil }
         return catchingReadingError { () throws(ReadingError) in
             var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+            builder.modelIndex = Self.family.modelIndex(named: name)
             if data[1..<4] != [0xFF, 0xFF, 0xFF] {
                 try builder.add(.temperature, data.signedLittleEndian(at: 1, count: 2), per: 10)
                 try builder.add(.humidity, Int(data[3]))

@@ -12,6 +12,10 @@ enum MemorySensorOptions {
             help: "LYWSD03MMCs with Xiaomi's stock firmware (plain MiBeacon), keeping a clock and hourly records "
                 + "over ebe0ccb0 (default 0)"),
         .value(
+            "thermopro-clock-sensors", "N",
+            help: "ThermoPro TP358s (ThermoPro format) whose display clock is set by a write to …2b11, in local "
+                + "time (default 0)"),
+        .value(
             "memory-interval", "TIME",
             help: "each memory sensor records every TIME (default 30m, the pvvx firmware's; stock sensors 1h)"),
         .value(
@@ -40,6 +44,9 @@ enum MemorySensorOptions {
         }
         if let count = try number("stock-memory-sensors", parsed, range: 0...1000) {
             scenario.addStockMemorySensors(count, memory: try memory(parsed, .xiaomiStock), interval: interval)
+        }
+        if let count = try number("thermopro-clock-sensors", parsed, range: 0...1000) {
+            scenario.addThermoProClockSensors(count, memory: try memory(parsed, MockSensorMemory()), interval: interval)
         }
     }
 

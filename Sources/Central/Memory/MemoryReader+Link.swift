@@ -103,6 +103,7 @@ struct MemoryLink {
 
     /// The sensor's clock, or nil when it did not answer.
     mutating func readClock() async -> SensorClockReading? {
+        guard memory.clockCanBeRead else { return nil }
         if let clock = memory.clockCharacteristic {
             return await read(clock).flatMap { try? memory.parseClockRead($0) }
         }
@@ -111,9 +112,11 @@ struct MemoryLink {
         return await clockAnswer { _ in true }
     }
 
-    /// Sets the clock to `time` and checks the answer.
+    /// Sets the clock to `time` and checks the answer; a clock that cannot be read is set
+    /// when the write's response says so.
     mutating func setClock(to time: Int64) async -> ClockSetOutcome {
-        let writes = memory.setClockWrites(to: UInt32(clamping: max(0, time)))
+        let writes = memory.setClockWrites(
+            to: UInt32(clamping: max(0, time)), utcOffset: MemoryReader.utcOffset(at: time))
         for write in writes {
             do {
                 try await send(write)
@@ -121,6 +124,7 @@ struct MemoryLink {
                 return .refused("\(error)")
             }
         }
+        guard memory.clockCanBeRead else { return .set }
         if memory.clockCharacteristic != nil {
             // A clock of its own is read back: it must tell the time set, within the slack.
             guard let now = await readClock(), abs(Int64(now.deviceTime) - time) <= 5 else {

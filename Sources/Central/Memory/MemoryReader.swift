@@ -59,15 +59,19 @@ struct MemoryReader: Sendable {
             try await connect(peripheral, monitor)
             let (characteristic, all) = try await findCharacteristic(peripheral, monitor)
             inbox.follow(characteristic.path)
-            if !memory.subscribesAfterRequest { try await central.setNotifyValue(true, for: characteristic) }
+            if memory.notifies, !memory.subscribesAfterRequest {
+                try await central.setNotifyValue(true, for: characteristic)
+            }
             var link = MemoryLink(
                 central: central, characteristic: characteristic, characteristics: all, inbox: inbox, memory: memory)
             var result = MemoryReadResult(end: .finished)
             let clock = await link.readClock()
             var map = clockMap(clock, &result)
             await setClockIfAsked(&link, clock: clock, &result, monitor)
-            if !request.clockOnly { await download(&link, map: &map, sensorTime: clock?.deviceTime, into: &result) }
-            try? await central.setNotifyValue(false, for: characteristic)
+            if !request.clockOnly, memory.readsRecords {
+                await download(&link, map: &map, sensorTime: clock?.deviceTime, into: &result)
+            }
+            if memory.notifies { try? await central.setNotifyValue(false, for: characteristic) }
             return result
         } catch {
             return MemoryReadResult(end: .failed("\(error)"))
@@ -167,6 +171,15 @@ struct MemoryReader: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec)
+    }
+
+    /// How far this machine's local time is ahead of UTC at `time`, seconds (its time zone:
+    /// `TZ`, else /etc/localtime), for sensors whose clock shows local time.
+    static func utcOffset(at time: Int64) -> Int {
+        var seconds = time_t(time)
+        var local = tm()
+        guard localtime_r(&seconds, &local) != nil else { return 0 }
+        return local.tm_gmtoff
     }
 
     private func summary(_ result: MemoryReadResult) -> String {

@@ -45,11 +45,15 @@ struct MemoryScheduler {
     func knows(_ address: BluetoothAddress) -> Bool { sensors[address]?.lastLive != nil }
 
     /// A live reading at `time`; `previous` is the one before it, from the history for the
-    /// first reading since start. Returns the download to start now, if one is due.
-    mutating func heard(_ address: BluetoothAddress, at time: Timestamp, previous: Timestamp? = nil) -> Download? {
+    /// first reading since start. Returns the download to start now, if one is due. A sensor
+    /// that keeps a clock but no records (`fillsGaps` false) gets clock visits alone, the
+    /// first when it is first heard: nothing else ever connects to it.
+    mutating func heard(
+        _ address: BluetoothAddress, at time: Timestamp, previous: Timestamp? = nil, fillsGaps: Bool = true
+    ) -> Download? {
         var sensor = sensors[address] ?? Sensor()
         let before = sensor.lastLive ?? previous
-        if let before, time.duration(since: before) > settings.after, sensor.pending == nil {
+        if fillsGaps, let before, time.duration(since: before) > settings.after, sensor.pending == nil {
             sensor.pending = (before.millisecondsSince1970 / 1000, 0)
         }
         sensor.lastLive = max(time, sensor.lastLive ?? time)
@@ -57,7 +61,7 @@ struct MemoryScheduler {
         defer { sensors[address] = sensor }
         guard !sensor.running else { return nil }
         guard let pending = sensor.pending else {
-            guard clockVisitDue(sensor, address, at: time) else { return nil }
+            guard clockVisitDue(sensor, address, at: time, firstAtOnce: !fillsGaps) else { return nil }
             sensor.clockTried = time
             sensor.running = true
             return .clockVisit
@@ -70,10 +74,14 @@ struct MemoryScheduler {
     }
 
     /// Whether a sensor with no gap pending is due a visit for its clock: `sensor_clock_sync`
-    /// on for it, and a day since the clock was last tried (or, never tried, since it was
-    /// first heard: a restart does not cost a sensor a connection).
-    private func clockVisitDue(_ sensor: Sensor, _ address: BluetoothAddress, at time: Timestamp) -> Bool {
-        guard settings.setsClock(of: address), let since = sensor.clockTried ?? sensor.firstHeard else { return false }
+    /// on for it, and a day since the clock was last tried; never tried since start, a day
+    /// since it was first heard (a restart does not cost a memory sensor a connection), or
+    /// at once with `firstAtOnce` (a clock alone: no download will ever set it).
+    private func clockVisitDue(
+        _ sensor: Sensor, _ address: BluetoothAddress, at time: Timestamp, firstAtOnce: Bool
+    ) -> Bool {
+        guard settings.setsClock(of: address) else { return false }
+        guard let since = sensor.clockTried ?? (firstAtOnce ? nil : sensor.firstHeard) else { return firstAtOnce }
         return time.duration(since: since) >= settings.clockInterval
     }
 

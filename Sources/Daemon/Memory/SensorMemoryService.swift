@@ -20,8 +20,9 @@ public actor SensorMemoryService {
     private var tasks: [BluetoothAddress: Task<Void, Never>] = [:]
     /// The sensors whose task is a clock visit, not a download.
     private var clockVisits: Set<BluetoothAddress> = []
-    /// The memory-capable sensors heard live since the start: their family and name.
-    private var known: [BluetoothAddress: (family: ProfileID, name: String?)] = [:]
+    /// The memory-capable sensors heard live since the start: their family and name, and
+    /// whether they keep records (or a clock alone).
+    private var known: [BluetoothAddress: (family: ProfileID, name: String?, readsRecords: Bool)] = [:]
     private var listener: Int?
     /// The live readings of memory-capable sensors, taken in order by one task (``start()``'s):
     /// not a task per reading, which costs an allocation each and, created from the hub's
@@ -92,15 +93,17 @@ public actor SensorMemoryService {
     }
 
     private func heard(_ address: BluetoothAddress, _ reading: Reading) async {
-        known[address] = (reading.measurement.profile, reading.name)
+        let readsRecords = SensorMemoryProtocols.forMeasurement(reading.measurement)?.readsRecords ?? true
+        known[address] = (reading.measurement.profile, reading.name, readsRecords)
         var previous: Timestamp?
-        if !scheduler.knows(address) {
+        if readsRecords, !scheduler.knows(address) {
             let from = Timestamp(
                 millisecondsSince1970: reading.time.millisecondsSince1970 - Int64(settings.lookback.components.seconds)
                     * 1000)
             previous = await hub.newestStoredReading(of: address, in: from..<reading.time)
         }
-        guard let due = scheduler.heard(address, at: reading.time, previous: previous) else { return }
+        guard let due = scheduler.heard(address, at: reading.time, previous: previous, fillsGaps: readsRecords)
+        else { return }
         let profile = reading.measurement.profile
         if due.clockOnly {
             tasks[address] = Task { await self.visitClock(address, profile) }
@@ -225,6 +228,9 @@ extension SensorMemoryService: SensorMemoryControl {
             }
             guard let sensor = known[address] else {
                 throw ErrorInfo(.notFound, "no memory-capable sensor \(address) was heard since blectld started")
+            }
+            guard sensor.readsRecords else {
+                throw ErrorInfo(.unavailable, "\(address) keeps no records blectl reads (only its clock is set)")
             }
             guard let due = scheduler.requested(address, at: .now()) else {
                 throw ErrorInfo(.internal, "the memory of \(address) is being read, but no download is known")

@@ -18,7 +18,8 @@ public protocol SensorMemoryProtocol: Sendable {
     var alsoAdvertisedAs: [ProfileID] { get }
     /// The GATT service holding the characteristics.
     var service: BluetoothUUID { get }
-    /// The characteristic whose notifications carry records, the end marker and the clock.
+    /// The characteristic whose notifications carry records, the end marker and the clock;
+    /// for a protocol that notifies nothing (a clock alone), the one its writes go to.
     var notifyCharacteristic: BluetoothUUID { get }
     /// The order records arrive in.
     var recordOrder: MemoryRecordOrder { get }
@@ -32,6 +33,10 @@ public protocol SensorMemoryProtocol: Sendable {
     var readClockWrites: [MemoryWrite] { get }
     /// The writes that set the sensor's clock to `unixTime` (seconds since 1970, UTC).
     func setClockWrites(to unixTime: UInt32) -> [MemoryWrite]
+    /// The writes that set the clock of a sensor that keeps local time (a display clock) to
+    /// `unixTime`, the gateway being `utcOffset` seconds ahead of UTC; the default ignores
+    /// the offset (a clock in UTC).
+    func setClockWrites(to unixTime: UInt32, utcOffset: Int) -> [MemoryWrite]
 
     /// Reads one notification of ``notifyCharacteristic``.
     ///
@@ -54,8 +59,11 @@ public protocol SensorMemoryProtocol: Sendable {
     /// (a sensor that starts sending at the subscription, from where the writes point).
     var subscribesAfterRequest: Bool { get }
     /// Whether a sensor heard live as `measurement` runs this protocol's firmware: false for
-    /// models of the family that keep no memory.
+    /// models of the family that keep no memory (or, for a clock alone, no clock).
     func keepsMemory(_ measurement: Measurement) -> Bool
+    /// Whether the sensor keeps records to read; false for a clock alone (ThermoPro's
+    /// TP358), which is only ever visited for its clock.
+    var readsRecords: Bool { get }
     /// The writes for `request`, given the values of ``requestReads`` (by UUID), and how the
     /// sensor numbers the records it will send.
     func plan(for request: MemoryRequest, reads: [BluetoothUUID: [UInt8]]) -> MemoryPlan
@@ -77,6 +85,15 @@ extension SensorMemoryProtocol {
     public var subscribesAfterRequest: Bool { false }
     /// Every sensor of the family.
     public func keepsMemory(_ measurement: Measurement) -> Bool { true }
+    /// Records.
+    public var readsRecords: Bool { true }
+    /// A clock in UTC: ``setClockWrites(to:)``.
+    public func setClockWrites(to unixTime: UInt32, utcOffset: Int) -> [MemoryWrite] { setClockWrites(to: unixTime) }
+    /// Whether the clock can be read back, by a read or a command's answer; a clock that
+    /// cannot be read is set by a write alone, whose response is the only confirmation.
+    public var clockCanBeRead: Bool { clockCharacteristic != nil || !readClockWrites.isEmpty }
+    /// Whether the sensor notifies anything: records, or the clock's answers.
+    public var notifies: Bool { readsRecords || !readClockWrites.isEmpty }
     /// ``requestWrites(for:)``; numbers as the records carry them, and an end marker.
     public func plan(for request: MemoryRequest, reads: [BluetoothUUID: [UInt8]]) -> MemoryPlan {
         MemoryPlan(writes: requestWrites(for: request))

@@ -3,7 +3,7 @@ public import SensorModel
 /// The sensor-memory protocols blectl speaks, found by the family a sensor advertises as.
 public enum SensorMemoryProtocols {
     /// Every protocol; a new one is one line here.
-    public static let all: [any SensorMemoryProtocol] = [PvvxMemory(), XiaomiStockMemory()]
+    public static let all: [any SensorMemoryProtocol] = [PvvxMemory(), XiaomiStockMemory(), ThermoProClock()]
 
     /// The protocol of sensors advertising as `family`, if they keep a memory blectl reads.
     public static func forFamily(_ family: ProfileID) -> (any SensorMemoryProtocol)? {
