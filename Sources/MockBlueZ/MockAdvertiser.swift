@@ -88,6 +88,12 @@ public struct MockAdvertiser: Sendable, Equatable {
         /// Govee H5184 meat thermometer (manufacturer data 0x1B36, big-endian): four probes,
         /// two an advertisement (byte 6 says which pair), the pairs in turn by measurement.
         case goveeMeat = "govee-meat"
+        /// ThermoPro TP962R (named `TP962R (…)`): two probes, one an advertisement (in turn by
+        /// measurement), the probe number and its temperature's low byte in the company id.
+        case thermoProProbe = "thermopro-probe"
+        /// Ruuvi Air (manufacturer 0x0499): each measurement in data format 6 and in E1 in
+        /// turn, as its legacy and extended advertisements carry it, with CO₂.
+        case ruuviAir = "ruuvi-air"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -160,6 +166,8 @@ extension MockPeripheral {
             case .switchBotCO2: "WoTHPc " + suffix
             case .qingpingCO2: "Qingping CO2 Temp RH " + suffix
             case .goveeMeat: "GVH5184_" + suffix
+            case .thermoProProbe: "TP962R (" + suffix + ")"
+            case .ruuviAir: "Ruuvi Air " + suffix
             }
         let name: String? = namePrefix.map { $0 + suffix } ?? formatName
         var peripheral = MockPeripheral(
