@@ -162,9 +162,10 @@ struct KnownDevice: Equatable {
     var model: String?
     /// The quantities its readings of no probe carried so far.
     var quantities: Set<Quantity> = []
-    /// The probes its readings came from so far, on a device with several: a temperature
-    /// entity each.
-    var probes: Set<UInt8> = []
+    /// The probes its readings came from so far, on a device with several, with the
+    /// quantities each one's readings carried: an entity each (a probe's temperature, and a
+    /// ThermoPro probe's battery voltage).
+    var probes: [UInt8: Set<Quantity>] = [:]
     /// The estimated time between its readings, once two arrived.
     var interval: Duration?
     var lastReadingTime: Timestamp?
@@ -189,7 +190,9 @@ struct KnownDevice: Equatable {
         profile = reading.measurement.profile
         model = reading.model
         if let probe = reading.measurement.probe {
-            probes.insert(probe)
+            for quantity in Quantity.allCases where reading.measurement.quantities[quantity] != nil {
+                probes[probe, default: []].insert(quantity)
+            }
         } else {
             // Not `quantities.present`: that builds an array, for every reading.
             for quantity in Quantity.allCases where reading.measurement.quantities[quantity] != nil {
@@ -238,7 +241,23 @@ struct DiscoveryBuilder {
         )
     }
 
-    /// One config per quantity the device's readings carried, and per probe.
+    /// The config of one quantity of one probe (`temperature_probe_2`), reading the probe's
+    /// own state topic.
+    private func probeConfig(
+        _ device: KnownDevice, probe: UInt8, kind: SensorKind, node: String, block: DiscoveryDevice
+    ) -> (topic: String, payload: [UInt8]) {
+        let deviceID = Topics.deviceID(device.address)
+        let object = "\(kind.object)_probe_\(probe)"
+        let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), object)
+        let config = SensorConfig(
+            name: "\(kind.name) probe \(probe)", uniqueID: "\(node)_\(object)", objectID: entity.object,
+            defaultEntityID: entity.full, stateTopic: topics.state(deviceID, probe: probe),
+            valueTemplate: "{{ value_json.\(kind.key) }}", deviceClass: kind.deviceClass,
+            unitOfMeasurement: kind.unit, expireAfter: expireAfter(device), device: block)
+        return (topics.discovery(component: entity.component, node: node, object: object), Payload.bytes(config))
+    }
+
+    /// One config per quantity the device's readings carried, and per probe and quantity.
     func deviceConfigs(_ device: KnownDevice) -> [(topic: String, payload: [UInt8])] {
         let deviceID = Topics.deviceID(device.address)
         let node = "blectl_\(deviceID)"
@@ -259,18 +278,11 @@ struct DiscoveryBuilder {
                 topics.discovery(component: entity.component, node: node, object: kind.object), Payload.bytes(config)
             )
         }
-        // One temperature entity per probe, reading its probe's own state topic.
-        for probe in device.probes.sorted() {
-            let kind = SensorKind(.temperature)
-            let object = "\(kind.object)_probe_\(probe)"
-            let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), object)
-            let config = SensorConfig(
-                name: "\(kind.name) probe \(probe)", uniqueID: "\(node)_\(object)", objectID: entity.object,
-                defaultEntityID: entity.full, stateTopic: topics.state(deviceID, probe: probe),
-                valueTemplate: "{{ value_json.\(kind.key) }}", deviceClass: kind.deviceClass,
-                unitOfMeasurement: kind.unit, expireAfter: expireAfter(device), device: block)
-            configs.append(
-                (topics.discovery(component: entity.component, node: node, object: object), Payload.bytes(config)))
+        // One entity per probe and quantity it carried, reading its probe's own state topic.
+        for (probe, quantities) in device.probes.sorted(by: { $0.key < $1.key }) {
+            for quantity in Quantity.allCases where quantities.contains(quantity) {
+                configs.append(probeConfig(device, probe: probe, kind: SensorKind(quantity), node: node, block: block))
+            }
         }
         if device.countsReception {
             let entity = EntityID(component: "sensor", "blectl", EntityID.slug(deviceID), "reception")

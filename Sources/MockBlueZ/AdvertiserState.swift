@@ -115,6 +115,8 @@ struct AdvertiserState: Sendable {
         case .qingpingCO2: ([GattUUID.sig(0xFDCD): qingpingCO2(address: address)], [:])
         case .goveeMeat: ([:], [0x1B36: goveeMeat()])
         case .inkbirdBBQ: ([:], [0x0000: inkbirdBBQ(address: address)])
+        case .thermoProProbe: ([:], companyIDIsData(thermoProProbe()))
+        case .ruuviAir: ([:], [0x0499: ruuviAir(address: address)])
         case .atc1441Encrypted:
             // The firmware's rounding (C division: toward zero): (hundredths + 25) / 50 half units,
             // the temperature 80 of them above -40 °C.
@@ -312,6 +314,34 @@ struct AdvertiserState: Sendable {
         let fourth = counter % 2 == 0 ? -1 : tenths + 100
         return [0x00, 0x00] + address + littleEndian(tenths + 400, 2) + littleEndian(tenths + 300, 2)
             + littleEndian(tenths + 200, 2) + littleEndian(fourth, 2)
+    }
+
+    /// A TP962R probe's 7 bytes: the probe (0, 1: in turn by measurement), its internal
+    /// temperature (whole °C + 30, little-endian: 20 and 10 °C above the walk's), its battery
+    /// (mV), its ambient temperature (the walk's, whole °C + 30).
+    private func thermoProProbe() -> [UInt8] {
+        let probe = Int(counter % 2)
+        let celsius = dividedNearest(centiCelsius, 100)
+        return [UInt8(probe)] + littleEndian(celsius + 20 - 10 * probe + 30, 2) + littleEndian(millivolts, 2)
+            + littleEndian(celsius + 30, 2)
+    }
+
+    /// A Ruuvi Air's data format 6 (20 bytes) or E1 (40 bytes), in turn by advertisement and
+    /// measurement: temperature, humidity, pressure, CO₂, the measurement sequence (a device up
+    /// a while: 0x012300 above the counter in E1, its low byte in format 6), a PM2.5 of
+    /// 1.2 µg/m³ and fixed indices, luminosity and sound (not read).
+    private func ruuviAir(address: [UInt8]) -> [UInt8] {
+        let head =
+            bigEndian(centiCelsius * 2, 2) + bigEndian(centiHumidity * 4, 2)
+            + bigEndian(101_325 - 50_000 + centiCelsius % 100, 2)
+        guard (Int(counter) + advertisementsOfMeasurement) % 2 == 0 else {
+            return [0x06] + head + bigEndian(12, 2) + bigEndian(co2, 2) + [50, 1, 200, 40]
+                + [UInt8(truncatingIfNeeded: counter), 0x00] + address.suffix(3)
+        }
+        return [0xE1] + head + bigEndian(10, 2) + bigEndian(12, 2) + bigEndian(13, 2) + bigEndian(14, 2)
+            + bigEndian(co2, 2) + [50, 1] + bigEndian(12_345, 3) + [0xFF, 0xFF, 0xFF]
+            + bigEndian(Int((counter &+ 0x01_2300) & 0xFF_FFFF), 3) + [0x00] + [UInt8](repeating: 0xFF, count: 5)
+            + address
     }
 
     /// The carbon dioxide the CO₂ sensors send, in ppm: it moves with the humidity's walk.

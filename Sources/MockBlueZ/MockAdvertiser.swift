@@ -92,6 +92,12 @@ public struct MockAdvertiser: Sendable, Equatable {
         /// little-endian): four probes in tenths, the fourth unplugged (0xFFFF) every other
         /// measurement.
         case inkbirdBBQ = "inkbird-bbq"
+        /// ThermoPro TP962R (named `TP962R (…)`): two probes, one an advertisement (in turn by
+        /// measurement), the probe number and its temperature's low byte in the company id.
+        case thermoProProbe = "thermopro-probe"
+        /// Ruuvi Air (manufacturer 0x0499): each measurement in data format 6 and in E1 in
+        /// turn, as its legacy and extended advertisements carry it, with CO₂.
+        case ruuviAir = "ruuvi-air"
     }
 
     /// The key of the mock's encrypted BTHome sensors (Home Assistant's test key).
@@ -165,6 +171,8 @@ extension MockPeripheral {
             case .qingpingCO2: "Qingping CO2 Temp RH " + suffix
             case .goveeMeat: "GVH5184_" + suffix
             case .inkbirdBBQ: "iBBQ"
+            case .thermoProProbe: "TP962R (" + suffix + ")"
+            case .ruuviAir: "Ruuvi Air " + suffix
             }
         let name: String? = namePrefix.map { $0 + suffix } ?? formatName
         var peripheral = MockPeripheral(

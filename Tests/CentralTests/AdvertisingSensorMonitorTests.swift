@@ -129,6 +129,49 @@ struct AdvertisingSensorMonitorTests {
         }
     }
 
+    @Test("a Ruuvi Air's measurement in format 6 and E1 is one reading, none lost; a TP962R's probes each a reading")
+    func ruuviAirAndProbeThermometer() async throws {
+        var scenario = AdvertisementFixture.scenario(advertisers: 0)
+        let air = MockPeripheral.advertiser(index: 0, format: .ruuviAir)
+        let probes = MockPeripheral.advertiser(index: 2, format: .thermoProProbe)
+        scenario.peripherals += [air, probes]
+        try await MockFixture.with(scenario: scenario) { fixture in
+            let (adverts, monitor, log) = await AdvertisementFixture.start(fixture)
+            for _ in 0..<8 {
+                _ = try await log.first(after: log.count, within: .seconds(15), reading(from: air.address))
+            }
+            let readings = log.all.compactMap(reading(from: air.address))
+            #expect(readings.allSatisfy { $0.profile == "ruuvi-air" })
+            #expect(
+                readings.allSatisfy {
+                    $0.quantities.present.map(\.quantity) == [.temperature, .humidity, .pressure, .co2]
+                })
+            // Both formats heard; each measurement (the sequence's low byte: format 6's byte 15,
+            // E1's byte 27) read once, the next one each time.
+            #expect(Set(readings.map { $0.raw.prefix(2) }) == ["06", "e1"], "\(readings.map(\.raw))")
+            let sequences = readings.map { raw in
+                let bytes = Array(raw.raw.utf8)
+                let offset = raw.raw.hasPrefix("06") ? 30 : 54
+                return UInt8(String(decoding: bytes[offset..<offset + 2], as: UTF8.self), radix: 16)!
+            }
+            #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 &+ 1 }, "\(sequences)")
+            let statistics = await adverts.statistics
+            #expect(statistics.duplicates > 0 && statistics.lostPackets == 0)
+            for probe: UInt8 in [1, 2] {
+                let measurement = try await log.first(within: .seconds(10)) { event -> Measurement? in
+                    guard let measurement = reading(from: probes.address)(event), measurement.probe == probe else {
+                        return nil
+                    }
+                    return measurement
+                }
+                #expect(measurement.profile == "thermopro-probe")
+                #expect(measurement.quantities.present.map(\.quantity) == [.temperature, .voltage])
+            }
+            #expect(!log.all.contains { if case .readingError = $0 { true } else { false } })
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
     @Test("a Ruuvi humidity over 100 % is left out with a reading error; the temperature and pressure stand")
     func implausibleHumidity() async throws {
         var scenario = AdvertisementFixture.scenario(advertisers: 0)

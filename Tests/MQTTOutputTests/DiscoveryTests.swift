@@ -171,6 +171,39 @@ import Testing
         #expect(named?["model"] as? String == "LYWSD03MMC")
     }
 
+    @Test("a probe that reports more than its temperature (a ThermoPro probe's voltage): an entity per quantity")
+    func probeQuantities() throws {
+        var device = KnownDevice(address: Self.addresses[2], profile: "thermopro-probe")
+        func reading(_ probe: UInt8, _ quantities: KeyValuePairs<Quantity, Double>) -> Reading {
+            Reading(
+                seq: 1, time: .now(), address: Self.addresses[2], name: "TP962R (0001)",
+                measurement: Measurement(
+                    profile: "thermopro-probe", quantities: Quantities(quantities), raw: "00", probe: probe))
+        }
+        let changes = [
+            device.note(reading(2, [.temperature: 61.5])),
+            device.note(reading(1, [.temperature: 61.5, .voltage: 2.9])),
+            // A quantity new to a known probe changes the configs; the same ones again do not.
+            device.note(reading(2, [.temperature: 61.5, .voltage: 2.8])),
+            device.note(reading(1, [.temperature: 60, .voltage: 2.8])),
+        ]
+        #expect(changes == [true, true, true, false])
+        let configs = try Self.configs(gateway: "kitchen", devices: [device]).filter { $0.topic.contains("_probe_") }
+        #expect(
+            configs.map(\.topic) == [
+                "homeassistant/sensor/blectl_a4c138ad0001/temperature_probe_1/config",
+                "homeassistant/sensor/blectl_a4c138ad0001/voltage_probe_1/config",
+                "homeassistant/sensor/blectl_a4c138ad0001/temperature_probe_2/config",
+                "homeassistant/sensor/blectl_a4c138ad0001/voltage_probe_2/config",
+            ])
+        let voltage = configs[1].object
+        #expect(voltage["device_class"] as? String == "voltage" && voltage["unit_of_measurement"] as? String == "V")
+        #expect(voltage["value_template"] as? String == "{{ value_json.voltage }}")
+        #expect(voltage["state_topic"] as? String == "blectl/a4c138ad0001/probe1/state")
+        #expect(voltage["unique_id"] as? String == "blectl_a4c138ad0001_voltage_probe_1")
+        #expect(voltage["name"] as? String == "Battery voltage probe 1")
+    }
+
     @Test("the reception payload: status's counts, the ratio as a percentage to 0.1, the gateway")
     func receptionPayload() throws {
         var sensor = AdvertisementStatus.Sensor(

@@ -33,6 +33,7 @@ from sensorpush_ble import SensorPushBluetoothDeviceData
 from switchbot import parse_advertisement_data as switchbot_parse
 from thermobeacon_ble import ThermoBeaconBluetoothDeviceData
 from thermopro_ble import ThermoProBluetoothDeviceData
+from thermopro_ble.parser import tp96_battery
 from xiaomi_ble import XiaomiBluetoothDeviceData
 
 HERE = Path(__file__).resolve().parent
@@ -56,14 +57,27 @@ TOLERANCE = {"celsius": 0.0051, "humidity": 0.0051, "battery": 0, "pressure": 0.
              "dew_point": 0.0051}
 
 
-# A probe's temperature (govee-ble's meat thermometers, inkbird-ble's iBBQ), `temperature_probe_N` there.
-PROBE = re.compile(r"temperature_probe_(\d+)")
+# A probe's temperature (govee-ble's meat thermometers, inkbird-ble's iBBQ), `temperature_probe_N` there;
+# thermopro-ble's probes: `internal_temperature_probe_N` (the ambient, centre and end
+# temperatures blectl leaves out) and `battery_probe_N`.
+PROBE = re.compile(r"(?:internal_)?(temperature|battery)_probe_(\d+)")
 
 
 def blectl_key(key):
-    """blectl's key for a library's entity key: its quantity, or a probe's temperature."""
+    """blectl's key for a library's entity key: its quantity, or a probe's."""
     probe = PROBE.fullmatch(key)
-    return f"celsius_probe_{probe.group(1)}" if probe else QUANTITIES.get(key)
+    return f"{QUANTITIES[probe.group(1)]}_probe_{probe.group(2)}" if probe else QUANTITIES.get(key)
+
+
+def tp96_battery_of_voltage(reading):
+    """blectl's TP96x reading with the voltage it reports as thermopro-ble's battery
+    percentage: the library's own curve of the millivolts, shown to whole percents."""
+    return {re.sub(r"^voltage", "battery", name): round(tp96_battery(round(value * 1000))) if name.startswith("voltage")
+            else value for name, value in reading.items()}
+
+
+# Quantities a library works out of one blectl reports as sent, by the library's own function.
+DERIVED = {"thermopro-probe": tp96_battery_of_voltage}
 
 
 def within_rounding(ours, theirs, tolerance):
@@ -100,6 +114,7 @@ NAMED = {
     "inkbird-ith": (lambda key: INKBIRDBluetoothDeviceData(), set()),
     "inkbird-bbq": (lambda key: INKBIRDBluetoothDeviceData(), set()),
     "thermopro": (lambda key: ThermoProBluetoothDeviceData(), set()),
+    "thermopro-probe": (lambda key: ThermoProBluetoothDeviceData(), set()),
     **{family: (lambda key: SensorPushBluetoothDeviceData(), set())
        for family in ("sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw")},
 }
@@ -120,7 +135,7 @@ FORMATS = ["bthome", "bthome-encrypted", "ruuvi", "govee-h5075", "mibeacon", "mi
            "govee-h5051", "govee-h5100", "govee-h5106", "govee-b5178", "govee-h5179",
            "sensorpush-ht1", "sensorpush-htw", "sensorpush-htpxw", "bthome-v1", "bthome-v1-encrypted",
            "pvvx-encrypted", "atc1441-encrypted", "bluemaestro", "switchbot-co2", "qingping-co2",
-           "govee-meat", "inkbird-bbq"]
+           "govee-meat", "inkbird-bbq", "thermopro-probe", "ruuvi-air"]
 
 
 def service_info(field, address, payload, name, family=""):
@@ -216,7 +231,7 @@ def blectl(tool, cases):
 
 def compare(case, ours, theirs):
     """The disagreement between blectl's result and Home Assistant's values, or None."""
-    mine = (ours or {}).get("reading", {})
+    mine = DERIVED.get(case["family"], dict)((ours or {}).get("reading", {}))
     if set(mine) != set(theirs):
         return f"quantities differ: blectl {ours}, Home Assistant {theirs}"
     for name, value in mine.items():

@@ -15,12 +15,13 @@ struct AdvertisementDecoderTests {
         let registry = AdvertisementRegistry.standard
         #expect(
             registry.profiles.map(\.id) == [
-                "bthome", "bthome-v1", "pvvx", "atc1441", "pvvx-encrypted", "ruuvi", "govee-h5075", "govee-h5074",
+                "bthome", "bthome-v1", "pvvx", "atc1441", "pvvx-encrypted", "ruuvi-air", "ruuvi", "govee-h5075",
+                "govee-h5074",
                 "govee-h5051",
                 "govee-h5100",
                 "govee-h5106", "govee-b5178", "govee-h5179", "govee-meat", "mibeacon", "qingping", "thermobeacon",
                 "inkbird", "inkbird-bbq",
-                "thermopro", "switchbot", "sensorpush", "bluemaestro",
+                "thermopro", "thermopro-probe", "switchbot", "sensorpush", "bluemaestro",
             ])
         #expect(
             registry.serviceDataUUIDs == [
@@ -39,7 +40,9 @@ struct AdvertisementDecoderTests {
         #expect(registry.profiles(reading: .manufacturerData(0x004C)).isEmpty)
         #expect(
             registry.localNamePrefixes == [
-                "sps", "tps", "ITH-11-B", "ITH-13-B", "ITH-21-B", "IBS-P02B", "iBBQ", "xBBQ", "TP35", "TP39", "s",
+                "sps", "tps", "ITH-11-B", "ITH-13-B", "ITH-21-B", "IBS-P02B", "iBBQ", "xBBQ", "TP35", "TP39", "TP96",
+                "TP97",
+                "s",
                 "SensorPush HT.w", "SensorPush HTP.xw",
             ])
         #expect(

@@ -29,6 +29,7 @@ let goodAdvertisements: [([UInt8], AdvertisementField, String?)] = [
     (bytes(hex: "dc3312342d58 2f09 aa17 3d0b 4b 7c 05"), environmentalField, nil),
     (bytes(hex: "582d341233dc 00e0 3e 49 0b2c 2e"), environmentalField, nil),
     (bytes(hex: "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"), ruuviField, nil),
+    (bytes(hex: "06 144E 40F8 C915 0006 0219 32 00 A3 4B BD C0 FF00FF"), ruuviField, nil),
     (bytes(hex: "00 0418ee 64 00"), goveeField, nil),
     (bytes(hex: "00 c408 231d 64 02"), goveeField, nil),
     (
@@ -45,6 +46,7 @@ let goodAdvertisements: [([UInt8], AdvertisementField, String?)] = [
     (bytes(hex: "c71200c83d5606"), AdvertisementField.manufacturerData(0x07FC), "sps"),
     (bytes(hex: "000030e2837db5020401fa000401fa00"), AdvertisementField.manufacturerData(0x0000), "iBBQ"),
     (bytes(hex: "0029220b01"), AdvertisementField.manufacturerData(0xEEC2), "TP357S (2142)"),
+    (bytes(hex: "0030083800"), AdvertisementField.manufacturerData(0x3A00), "TP960R (0000)"),
     (bytes(hex: "5400e4069835"), AdvertisementField.serviceData(SwitchBotProfile.serviceUUID), nil),
     (bytes(hex: "00ba0af90f63020101"), goveeField, nil),
     (bytes(hex: "010103465464"), AdvertisementField.manufacturerData(GoveeH5100Profile.companyID), "GVH5100_7738"),

@@ -59,11 +59,15 @@ struct ThermoProTests {
         #expect(reading.measurement.celsius == -5.3)
     }
 
-    @Test("another name (the probe thermometers', or none) or the payload without its name is nobody's")
+    @Test("another name (or none) or the payload without its name is nobody's; the probe thermometers' its own")
     func wrongName() {
         let payload = bytes(hex: "0029220b01")
-        for name in ["TP960R (0000)", "TP972S", "TP9000NOTHING", "tp357S", "TP3", "", nil] as [String?] {
+        for name in ["TP9000NOTHING", "tp357S", "TP3", "", nil] as [String?] {
             #expect(decode(payload, in: .manufacturerData(0xEEC2), name: name) == nil, "\(name ?? "nil")")
+        }
+        // A TP96…/TP97… is read as a probe (ThermoProProbeProfile): probe 195 at 208 °C, implausible.
+        for name in ["TP960R (0000)", "TP972S"] {
+            #expect(decode(payload, in: .manufacturerData(0xEEC2), name: name)?.failure?.kind == .outOfRange)
         }
         var keyring = AdvertisementKeyring(keys: [:])
         #expect(ThermoProProfile().decode(payload, from: sensorAddress, keyring: &keyring) == nil)

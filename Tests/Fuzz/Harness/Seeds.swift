@@ -163,6 +163,11 @@ enum Seeds {
             ("pvvx-encrypted", environmental, true, "4a 84bf32423520 00cf1cee"),
             ("atc1441", environmental, false, "582d341233dc 00e0 3e 49 0b2c 2e"),
             ("ruuvi", ruuvi, false, "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F"),
+            ("ruuvi-air-6", ruuvi, false, "06 144E 40F8 C915 0006 0219 32 00 A3 4B BD C0 FF00FF"),
+            (
+                "ruuvi-air-e1", ruuvi, false,
+                "E1 170C 5668 C79E 0065 0070 04BD 11CA 00C9 0A 02 13E0AC 000000 DECDEE 11 0000000000 CBB8334C884F"
+            ),
             ("govee-h5075", govee, false, "00 0418ee 64 00"),
             ("govee-h5074", govee, false, "00 c408 231d 64 02"),
             ("govee-h5051", govee, false, "00 ba0a f90f 63 020101"),
@@ -196,6 +201,8 @@ enum Seeds {
                 ("inkbird-ith-13-b", "ITH-13-B", "4924 1223052f0e0110026400000000000000"),
                 ("inkbird-ibbq-4", "iBBQ", "0000 000030e2837db5020401fa000401fa00"),
                 ("thermopro-tp357s", "TP35", "c2ee 0029220b01"),
+                ("thermopro-tp962r", "TP96", "0137 003b0b3700"),
+                ("thermopro-tp972s-multi-point", "TP97", "0072 006a0a33d3b8420040ae426606ae426c54737744f8"),
                 ("sensorpush-ht1", "s", "3448 6205"),
                 ("sensorpush-htw", "SensorPush HT.w", "049a c9a546"),
                 ("sensorpush-htpxw", "SensorPush HTP.xw", "00fd 9b1e53d5ba"),
