@@ -1185,7 +1185,9 @@ class Sensor:
     def send(self, fmt, celsius):
         self.write(fmt, celsius)
         if "S" not in self.rig.periph or not self.rig.periph["S"].alive():
-            self.rig.wait_ready("S", self.launch())
+            # 40 s, not 20: at a load average of 18-20 its start took 21.5 s (11 s to import
+            # dbus and gi, 9 s more to its first MiBeacon frame, python3-cryptography's import)
+            self.rig.wait_ready("S", self.launch(), timeout=40)
 
     def write(self, fmt, celsius):
         """What the sensor sends from its next measurement on."""
