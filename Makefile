@@ -7,7 +7,7 @@
 #   make e2e-repeat N=10   the real-BlueZ suite N times: "N of M passed", retries, recovery spread
 #   make e2e-memory   real BlueZ, scenario 10 alone: gaps filled from a pvvx sensor's memory (~9 min)
 #   make e2e-adapters real BlueZ, scenarios 11-13: two central controllers (~3 min)
-#   make e2e-sensors  real BlueZ, scenario 14: an encrypted MiBeacon and an Inkbird (~2 min)
+#   make e2e-sensors  real BlueZ, scenario 14: an encrypted MiBeacon, an Inkbird, Govee meat probes (~2 min)
 #   make traces   record real BlueZ: the suite once, its bus log normalised into
 #                 Tests/Fixtures/traces (what the mock's conformance tests read)
 #   make bench    the benchmark (see docs/benchmarks.md)
@@ -134,8 +134,9 @@ ADAPTERS_ARGS ?= --driver-arg --failover-reps=7
 e2e-adapters: release
 	Tests/E2E/run-e2e.sh --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --scenarios 1,11,12,13 $(ADAPTERS_ARGS)
 
-# Scenario 14 alone (issue 34): an encrypted MiBeacon v5 and an Inkbird (its temperature
-# bluetoothd's company id) from the rig's sensor; not in `make e2e` (Tests/E2E/README.md).
+# Scenario 14 alone (issue 34): an encrypted MiBeacon v5, an Inkbird (its temperature
+# bluetoothd's company id) and a Govee H5184 meat thermometer (four probes, each its own
+# reading) from the rig's sensor; not in `make e2e` (Tests/E2E/README.md).
 e2e-sensors: release
 	Tests/E2E/run-e2e.sh --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --scenarios 14
 

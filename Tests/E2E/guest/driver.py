@@ -27,8 +27,9 @@ Scenarios (--scenarios, default 1,2,3,4,5,7,8,9,12,6):
   heard by both, each measurement one reading; 12 the controller holding A's link powered
   off, A read through the other (repeated, alternating); 13 one of them silenced, its own
   ladder cures it while the other hears on (11 and 13 not in the default list: make e2e-adapters)
-  14 an encrypted MiBeacon v5 and an Inkbird (its temperature the company id) from hci2,
-  every value read exactly, a wrong or absent bind key errors only (not in the default list)
+  14 an encrypted MiBeacon v5, an Inkbird (its temperature the company id) and a Govee H5184
+  meat thermometer (four probes, each its own reading) from hci2, every value read exactly, a
+  wrong or absent bind key errors only (not in the default list)
   scanprobe: a rig measurement (scan reliability with/without re-advertising)
 
 Writes OUT/results.json; exit 0 all pass, 1 a failure, 2 rig setup error.
@@ -1184,7 +1185,9 @@ class Sensor:
     def send(self, fmt, celsius):
         self.write(fmt, celsius)
         if "S" not in self.rig.periph or not self.rig.periph["S"].alive():
-            self.rig.wait_ready("S", self.launch())
+            # 40 s, not 20: at a load average of 18-20 its start took 21.5 s (11 s to import
+            # dbus and gi, 9 s more to its first MiBeacon frame, python3-cryptography's import)
+            self.rig.wait_ready("S", self.launch(), timeout=40)
 
     def write(self, fmt, celsius):
         """What the sensor sends from its next measurement on."""
@@ -1203,8 +1206,14 @@ class Sensor:
 
     def read(self):
         """The daemon's reading of the sensor (a dict), or the CLI's answer (a string)."""
+        got = self.read_all()
+        return got[0] if isinstance(got, list) else got
+
+    def read_all(self):
+        """Every row `read` gives for the sensor (a list: one a probe on a device with
+        several), or the CLI's answer (a string)."""
         rc, obj, out, err = self.rig.cli("read", self.addr, "--json", "--timeout", "5", timeout=20)
-        return obj[0] if rc == 0 and isinstance(obj, list) and obj else (out.strip() or err.strip())
+        return obj if rc == 0 and isinstance(obj, list) and obj else (out.strip() or err.strip())
 
     def expect(self, fmt, profile, celsius):
         """Seconds from the sensor being on the air (started, or the files switched) until
@@ -1289,8 +1298,10 @@ def sc7_adverts(rig, res):
 # Scenario 14 (issue 34; not in the default list): the sensor on hci2 sends an encrypted
 # MiBeacon v5 (bind key MIBEACON_KEY, object 0x100D: tenths) and then an Inkbird IBS-TH1
 # ("sps": the temperature in hundredths where bluetoothd reads the company id, so its
-# ManufacturerData dictionary gains a key at each new temperature). Every value blectld
-# reports must be one sent, exactly; a wrong or absent key must give errors, never a value.
+# ManufacturerData dictionary gains a key at each new temperature), then a Govee H5184 meat
+# thermometer (0x1B36, four probes, two a frame). Every value blectld reports must be one
+# sent, exactly (a probe's under its own number); a wrong or absent key must give errors,
+# never a value.
 MIBEACON_KEY = "814aac74c4f17b6c1581e1ab87816b99"      # the mock's (MiBeaconEncoder.mockKey)
 WRONG_MIBEACON_KEY = "00112233445566778899aabbccddeeff"
 # (°C, % humidity) the MiBeacon sends, in order; tenths both.
@@ -1298,6 +1309,13 @@ MIBEACON_VALUES = [(21.3, 48.7), (-4.6, 61.2), (23.9, 55.5)]
 # °C the Inkbird sends, in order, humidity 55.5 %, battery 77 %: each a new company id, then
 # back to the first one's (a key the dictionary already holds) and on.
 INKBIRD_VALUES = [21.37, 22.81, -5.25, 21.37, 30.06]
+# °C of the Govee H5184's four probes (two an advertisement: 1 and 2, then 3 and 4), step by
+# step, each step until `read` shows all four; None: no probe plugged in (0xFFFF), which reads
+# 0 °C as govee-ble shows it. No value is ever another probe's, so a value under the wrong
+# probe number cannot pass; probes 2 and 3 keep a value across a step.
+GOVEE_MEAT_STEPS = [(61.25, 54.5, 23.07, 71.93), (63.4, 54.5, 24.18, None), (65.02, 57.31, 24.18, 88.88)]
+# The quantities besides the temperature a reading may carry (blectl's OtherQuantities).
+OTHER_QUANTITIES = ("humidity", "battery", "pressure", "voltage", "co2", "dew_point")
 NO_AUTH_LINE = "does not authenticate with the MiBeacon key"
 NO_KEY_LINE = "no MiBeacon key is configured"
 
@@ -1339,11 +1357,104 @@ def expect_error(rig, sensor, fmt, celsius, line):
     return got
 
 
-def sc14_mibeacon_inkbird(rig, res):
-    """an encrypted MiBeacon v5 and an Inkbird (changing company id) from hci2"""
+def govee_probe_value(celsius):
+    """What a Govee meat thermometer's probe reads: 0 °C with none plugged in."""
+    return 0.0 if celsius is None else celsius
+
+
+def govee_raw_value(raw, probe):
+    """The °C an H5184 frame (`raw`, hex) carries for `probe`, decoded here on its own: byte
+    6 the pair (1: probes 1 and 2, 2: probes 3 and 4), the temperatures big-endian hundredths
+    at 8 and 13, a negative one (no probe) 0; None when the frame does not carry that probe."""
+    data = bytes.fromhex(raw)
+    first = {1: 1, 2: 3}.get(data[6]) if len(data) == 17 else None
+    if first is None or probe not in (first, first + 1):
+        return None
+    offset = 8 if probe == first else 13
+    return max(0, int.from_bytes(data[offset:offset + 2], "big", signed=True)) / 100
+
+
+def check_probe_rows(rows, sent, what):
+    """`read`'s rows of the meat thermometer: each of probes 1-4 at most once, each a
+    `govee-meat` reading of a value sent to that probe (the one its frame carries), fresh, no
+    other quantity."""
+    problems = []
+    probes = [r.get("probe") for r in rows]
+    if len(set(probes)) != len(probes):
+        problems.append("a probe twice: %s" % probes)
+    for r in rows:
+        p = r.get("probe")
+        if r.get("profile") != "govee-meat" or p not in sent:
+            problems.append("not a probe's reading")
+        elif r.get("celsius") not in sent[p]:
+            problems.append("probe %s: %s °C never sent to it (sent %s)" % (p, r.get("celsius"), sorted(sent[p])))
+        elif govee_raw_value(r.get("raw", ""), p) != r.get("celsius"):
+            problems.append("probe %s: %s °C, its frame %s says %s"
+                            % (p, r.get("celsius"), r.get("raw"), govee_raw_value(r.get("raw", ""), p)))
+        if any(k in r for k in OTHER_QUANTITIES) or not r.get("fresh"):
+            problems.append("probe %s: another quantity or not fresh" % p)
+    if problems:
+        raise Fail("%s: %s in %s" % (what, "; ".join(problems), json.dumps(rows)))
+
+
+def expect_probes(rig, sensor, step, sent):
+    """Seconds from the meat thermometer sending `step` (°C of probes 1-4) until `read`
+    shows each probe's value exactly, as a reading of its own with its probe number. Every
+    row before that must be a value sent to its probe (the step before's, until the pair's
+    next frame): anything else fails at once. Two frames carry the four probes, so the
+    limit is 5 s longer than one format's."""
+    sensor.write("govee-meat " + " ".join("-" if c is None else str(c) for c in step),
+                 govee_probe_value(step[0]))
+    want = {i + 1: govee_probe_value(c) for i, c in enumerate(step)}
+    for probe, celsius in want.items():
+        sent[probe].add(celsius)
+    t, last = time.monotonic(), None
+    limit = rig.args.recovery_limit + 5
+    while time.monotonic() - t < limit:
+        rows = last = sensor.read_all()
+        # Until the first frame is heard, the Inkbird's reading (no probe) is the device's.
+        if isinstance(rows, list) and any(r.get("profile") == "govee-meat" for r in rows):
+            check_probe_rows(rows, sent, "govee-meat %s" % (step,))
+            if {r.get("probe"): r.get("celsius") for r in rows} == want:
+                return round(time.monotonic() - t, 2)
+        rig.check_central_alive()
+        time.sleep(0.5)
+    raise Fail("govee-meat: no reading of probes 1-4 = %s from %s within %.0f s; last: %s"
+               % (want, sensor.addr, limit, json.dumps(last)))
+
+
+def check_probe_stream(rig, sensor, since, sent):
+    """Every reading of the sensor in `watch` from the meat thermometer's first on: a
+    probe's, the value its frame carries for that probe and one sent to it, and each frame
+    both its probes' readings. Returns (readings, frames, the largest spread of one frame's
+    readings' `time` in ms)."""
+    events = [e for _, e in rig.watcher.all(
+        lambda e: e.get("type") == "reading" and str(e.get("address", "")).upper() == sensor.addr, since=since)]
+    first = next((i for i, e in enumerate(events) if e.get("profile") == "govee-meat"), None)
+    if first is None:
+        raise Fail("watch: no govee-meat reading from %s" % sensor.addr)
+    by_frame, times = collections.defaultdict(list), collections.defaultdict(list)
+    for e in events[first:]:
+        p, c = e.get("probe"), e.get("celsius")
+        if e.get("profile") != "govee-meat" or p not in sent or c not in sent[p] \
+                or govee_raw_value(e.get("raw", ""), p) != c or any(k in e for k in OTHER_QUANTITIES):
+            raise Fail("watch: a reading of the meat thermometer that is no probe's value sent: %s" % json.dumps(e))
+        by_frame[e.get("raw")].append(p)
+        times[e.get("raw")].append(parse_time(e.get("time")))
+    odd = {raw: probes for raw, probes in by_frame.items() if set(probes) not in ({1, 2}, {3, 4})}
+    if odd:
+        raise Fail("watch: frames whose readings are not both their probes: %s" % odd)
+    spread = max(max(ts) - min(ts) for ts in times.values())
+    return len(events) - first, len(by_frame), round(spread * 1000)
+
+
+def sc14_sensors(rig, res):
+    """an encrypted MiBeacon v5, an Inkbird (changing company id) and a Govee meat
+    thermometer (four probes) from hci2"""
     rig.check_central_alive()
     sensor, times, t_wall = Sensor(rig), {}, time.time()
-    sent = {"mibeacon": [], "inkbird": []}
+    sent = {"mibeacon": [], "inkbird": [], "govee-meat": []}
+    probes_sent = {p: set() for p in (1, 2, 3, 4)}
     errors = {}
     try:
         restart_daemon(rig, "mibeacon_key %s = %s" % (sensor.addr, MIBEACON_KEY))
@@ -1364,6 +1475,12 @@ def sc14_mibeacon_inkbird(rig, res):
             sent["inkbird"].append((celsius, 55.5))
             times["inkbird %d: %s" % (i + 1, celsius)] = expect_exact(
                 rig, sensor, "inkbird", "inkbird", {"celsius": celsius, "humidity": 55.5, "battery": 77})
+        # The meat thermometer: each probe a reading of its own, with its number.
+        t_govee = time.monotonic()
+        for i, step in enumerate(GOVEE_MEAT_STEPS):
+            times["govee-meat %d: %s" % (i + 1, step)] = expect_probes(rig, sensor, step, probes_sent)
+        sent["govee-meat"] = sorted((p, c) for p, cs in probes_sent.items() for c in cs)
+        stream, frames, spread = check_probe_stream(rig, sensor, t_govee, probes_sent)
         # Every reading of the sensor in the history: a value sent, in its format, exactly.
         since, until = utc(t_wall - 5), utc(time.time() + 60)
         rc, readings, out, err = rig.cli("history", sensor.addr, "--since", since, "--until", until,
@@ -1371,15 +1488,25 @@ def sc14_mibeacon_inkbird(rig, res):
         if rc != 0 or not isinstance(readings, list):
             raise Fail("history --json: rc=%d %s %s" % (rc, out[:300], err[:300]))
         values = [r for r in readings if "celsius" in r]
-        wrong = [r for r in values
-                 if (r.get("celsius"), r.get("humidity")) not in sent.get(r.get("profile"), [])]
+
+        def key(r):
+            """What was sent: (probe, °C) for the meat thermometer, (°C, %) else (a probe
+            there is no value sent)."""
+            if r.get("profile") == "govee-meat":
+                return r.get("probe"), r.get("celsius")
+            if "probe" in r:
+                return "probe", r.get("probe")
+            return r.get("celsius"), r.get("humidity")
+        wrong = [r for r in values if key(r) not in sent.get(r.get("profile"), [])
+                 or (r.get("profile") == "govee-meat" and (any(k in r for k in OTHER_QUANTITIES)
+                     or govee_raw_value(r.get("raw", ""), r.get("probe")) != r.get("celsius")))]
         if wrong:
             raise Fail("history: %d readings with values never sent: %s" % (len(wrong), json.dumps(wrong[:5])))
         for c in (25.1, 26.2):
             if any(r.get("celsius") == c for r in values):
                 raise Fail("history: the unreadable MiBeacon's %.1f °C was stored" % c)
-        seen = {(r.get("profile"), r.get("celsius"), r.get("humidity")) for r in values}
-        missing = [(p, c, h) for p, vs in sent.items() for c, h in vs if (p, c, h) not in seen]
+        seen = {(r.get("profile"),) + key(r) for r in values}
+        missing = [(p,) + v for p, vs in sent.items() for v in vs if (p,) + v not in seen]
         if missing:
             raise Fail("history: sent values never stored: %s" % missing)
         # The MiBeacon's 32-bit counters read (frame counter byte | 3-byte extension << 8).
@@ -1392,9 +1519,11 @@ def sc14_mibeacon_inkbird(rig, res):
         if not rig.daemon.alive():
             rig.start_daemon()
     res["detail"] = ("each value read exactly, %s s after it was sent; the wrong key read as %r, "
-                     "no key as %r (%d errors in status); history: %d readings, each one sent; "
-                     "MiBeacon counters read %s"
+                     "no key as %r (%d errors in status); history: %d readings, each one sent "
+                     "(%d of the meat thermometer's probes); watch: %d probe readings from %d frames, "
+                     "each frame both its probes, their times at most %d ms apart; MiBeacon counters read %s"
                      % (times, errors["wrong key"], errors["no key"], status.get("errors"), len(values),
+                        sum(r.get("profile") == "govee-meat" for r in values), stream, frames, spread,
                         ["0x%x" % c for c in counters]))
 
 
@@ -2422,7 +2551,7 @@ SCENARIOS = {
     "11": ("11 two centrals, each measurement once", sc11_heard_twice, "11-heard-twice"),
     "12": ("12 two centrals, the link's controller powered off", sc12_failover, "12-failover"),
     "13": ("13 two centrals, one silenced", sc13_one_silenced, "13-one-silenced"),
-    "14": ("14 MiBeacon encrypted and Inkbird", sc14_mibeacon_inkbird, "14-mibeacon-inkbird"),
+    "14": ("14 MiBeacon encrypted, Inkbird, Govee probes", sc14_sensors, "14-sensors"),
     "scanprobe": ("scan probe (rig measurement)", scanprobe, "scanprobe"),
 }
 

@@ -35,7 +35,10 @@ advertisement from the adapter's own address, without a name): its service data 
 (bthome, bthome-encrypted with the key of --bthome-key, pvvx, mibeacon-encrypted with the
 bind key of --mibeacon-key, or inkbird: manufacturer data under the name "sps"; a second word
 in FORMAT_FILE is the humidity instead), read again at every re-registration, each one a new
-measurement (the sensor's counter one higher).
+measurement (the sensor's counter one higher). `govee-meat P1 P2 P3 P4` is a Govee H5184 meat
+thermometer instead (manufacturer data 0x1B36 under the name GVH5184_xxxx): the four probes' °C
+(`-`: no probe plugged in, sent as 0xFFFF), two probes an advertisement, 1 and 2 then 3 and 4
+in turn by measurement; the temperature file is not read.
 
 --memory-sensor makes it a pvvx sensor with a memory and a clock (pvvx_memory.py): the pvvx
 advertisement under the name ATC_xxxxxx (its values the memory's step, a new counter at every
@@ -334,6 +337,7 @@ BTHOME_UUID = "0000fcd2-0000-1000-8000-00805f9b34fb"
 ENVIRONMENTAL_UUID = "0000181a-0000-1000-8000-00805f9b34fb"
 MIBEACON_UUID = "0000fe95-0000-1000-8000-00805f9b34fb"
 MIBEACON_PRODUCT = 0x0B48
+GOVEE_H5184 = 0x1B36        # the company id govee-ble knows the four-probe H5184 by
 HUMIDITY, BATTERY, MILLIVOLTS = 55.5, 77, 2950
 
 
@@ -347,6 +351,7 @@ class SensorAdvertisement(Advertisement):
         self.mibeacon_key = mibeacon_key
         self.counter = 0
         self.payload = None
+        self.adv_name = None        # LocalName of a manufacturer-data format (Inkbird, Govee)
 
     memory = None       # a pvvx_memory.Memory (--memory-sensor): its step's values, pvvx only
     name = None         # LocalName (the scan response), --memory-sensor only
@@ -358,10 +363,13 @@ class SensorAdvertisement(Advertisement):
             fmt = "pvvx"
             celsius, hum, _ = self.memory.measurement()
         else:
-            with open(self.temp_file) as f:
-                celsius = float(f.read().strip())
             with open(self.format_file) as f:
                 fmt, *rest = f.read().split()
+            if fmt == "govee-meat":
+                self.payload = self.govee_meat(rest)
+                return
+            with open(self.temp_file) as f:
+                celsius = float(f.read().strip())
             hum = float(rest[0]) if rest else HUMIDITY
         centi = round(celsius * 100).to_bytes(2, "little", signed=True)
         humidity = round(hum * 100).to_bytes(2, "little")
@@ -401,10 +409,31 @@ class SensorAdvertisement(Advertisement):
             # three bytes, the battery and one byte.
             uuid = None
             data = centi + humidity + bytes([0, 0, 0, BATTERY, 0])
+            self.adv_name = "sps"
         else:
             raise SystemExit("unknown sensor format %r in %s" % (fmt, self.format_file))
         self.payload = (uuid, data)
         log("sensor measurement %d: %s %.2f C -> %s" % (self.counter, fmt, celsius, data.hex()))
+
+    def govee_meat(self, probes):
+        """A Govee H5184's manufacturer data (as Sources/MockBlueZ/AdvertiserState.swift's
+        goveeMeat): a counter byte, the header govee-ble skips, byte 6 the pair of probes (1:
+        probes 1 and 2, 2: probes 3 and 4; in turn by measurement), then each probe's
+        temperature (hundredths, big-endian; 0xFFFF when none is plugged in) after 0x86 and
+        before its unset alarm (0xFFFF)."""
+        if len(probes) != 4:
+            raise SystemExit("govee-meat needs four probe temperatures in %s, not %r" % (self.format_file, probes))
+        pair = 1 if self.counter % 2 else 2
+        first, second = probes[2 * pair - 2], probes[2 * pair - 1]
+
+        def centi(text):
+            return b"\xff\xff" if text == "-" else round(float(text) * 100).to_bytes(2, "big", signed=True)
+        frame = (bytes([self.counter & 0xFF, 0x01, 0x00, 0x01, 0x01, 0xE4, pair, 0x86]) + centi(first)
+                 + b"\xff\xff\x86" + centi(second) + b"\xff\xff")
+        self.adv_name = "GVH5184_" + self.address[-2:].hex().upper()
+        log("sensor measurement %d: govee-meat probes %d, %d: %s, %s C -> %s"
+            % (self.counter, 2 * pair - 1, 2 * pair, first, second, frame.hex()))
+        return None, GOVEE_H5184.to_bytes(2, "little") + frame
 
     def props(self):
         uuid, data = self.payload
@@ -412,9 +441,9 @@ class SensorAdvertisement(Advertisement):
         # fresh non-resolvable private address (hci_get_random_address's require_privacy),
         # so a broadcast would not come from hci2's address, which the payload and the
         # nonce carry. Real sensors advertise from one fixed address.
-        if uuid is None:        # manufacturer data whose company id is data (Inkbird)
+        if uuid is None:        # manufacturer data, its company id data's first two bytes
             company = int.from_bytes(data[:2], "little")
-            return {"Type": "peripheral", "LocalName": dbus.String("sps"),
+            return {"Type": "peripheral", "LocalName": dbus.String(self.adv_name),
                     "ManufacturerData": dbus.Dictionary(
                         {dbus.UInt16(company): dbus.Array(data[2:], signature="y")}, signature="qv")}
         props = {"Type": "peripheral",
