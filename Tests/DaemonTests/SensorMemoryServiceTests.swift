@@ -250,6 +250,37 @@ extension SensorMemoryServiceTests {
     }
 }
 
+extension SensorMemoryServiceTests {
+    /// A ThermoPro TP358: a display clock (two hours behind), no records blectl reads.
+    static let thermoPro = Sensor(
+        address: BluetoothAddress("49:22:05:EC:00:01"), profile: "thermopro",
+        add: { scenario in
+            var memory = MockSensorMemory()
+            memory.preloaded = 1
+            memory.clockDrift = -7200
+            scenario.addThermoProClockSensors(1, memory: memory, interval: .milliseconds(300))
+        }, drift: -7200, storedBefore: 0)
+
+    @Test func aThermoProsClockIsSetWhenFirstHeardAndItsMemoryIsNeverAskedFor() async throws {
+        try await Self.withWorld(sensor: Self.thermoPro, clockSynchronized: true) { world in
+            let visited = await eventually(within: Duration.seconds(60).scaled) {
+                await world.service.status.first?.clockResult == "set"
+            }
+            #expect(visited)
+            let status = await world.service.status.first
+            #expect(status?.downloads == 0 && status?.clockDriftSeconds == nil, "\(String(describing: status))")
+            let clock = try await world.mock.sensorMemory(address: "49:22:05:EC:00:01")
+            #expect(abs(Int64(clock.lastSetTime) - Int64(Timestamp.now().millisecondsSince1970 / 1000)) <= 2)
+            do throws(ErrorInfo) {
+                _ = try await world.service.downloadNow(Self.thermoPro.address)
+                Issue.record("a ThermoPro's memory was asked for")
+            } catch {
+                #expect(error.code == .unavailable && error.message.contains("only its clock"), "\(error)")
+            }
+        }
+    }
+}
+
 /// When downloads and clock settings are due.
 struct MemorySchedulerTests {
     static let sensor = BluetoothAddress("A4:C1:38:EE:00:01")
@@ -337,6 +368,21 @@ struct MemorySchedulerTests {
             off.heard(Self.sensor, at: Self.at(Int64($0)))
         }
         #expect(dues.isEmpty)
+    }
+
+    @Test func aClockAloneIsVisitedWhenFirstHeardThenDailyAndNeverForAGap() {
+        var scheduler = MemoryScheduler(settings: SensorMemorySettings())
+        let heard = [0, 60, 86_399, 86_400, 86_460, 3 * 86_400].map { second in
+            let due = scheduler.heard(Self.sensor, at: Self.at(Int64(second)), fillsGaps: false)
+            if due != nil { scheduler.clockVisitEnded(Self.sensor) }
+            return due
+        }
+        // A gap of over a day (86,460 to 259,200) is no download: there are no records.
+        #expect(heard == [.clockVisit, nil, nil, .clockVisit, nil, .clockVisit])
+        var settings = SensorMemorySettings()
+        settings.clockSyncDevices[Self.sensor] = false
+        var off = MemoryScheduler(settings: settings)
+        #expect(off.heard(Self.sensor, at: Self.at(0), fillsGaps: false) == nil)
     }
 
     @Test func anInterruptedDownloadResumesSoonSkippingWhatItBrought() {
