@@ -43,6 +43,7 @@ public struct ThermoProProbeProfile: NamedManufacturerDataProfile {
                 throw ReadingError(.outOfRange, raw: payload, detail: "ThermoPro probe \(Int(data[0]) + 1)")
             }
             var builder = QuantitiesBuilder(profile: Self.family.id, raw: payload)
+            builder.modelIndex = Self.family.modelIndex(named: name)
             if multiPoint {
                 try builder.add(.temperature, try Self.tipTenths(data, raw: payload), per: 10)
             } else {

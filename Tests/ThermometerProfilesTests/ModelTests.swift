@@ -42,6 +42,9 @@ struct ModelTests {
         Case(
             payload: bytes(hex: "010100002af7640003"), field: .manufacturerData(GoveeH5100Profile.companyID),
             model: nil),
+        Case(
+            payload: bytes(hex: "00170a4300"), field: .manufacturerData(0x4300), name: "TP962R (0000)",
+            model: "TP962R"),
         // Inkbird iBBQ: the number of probes tells the model (four here).
         Case(
             payload: bytes(hex: "000030e2837db5020401fa000401fa00"), field: .manufacturerData(0x0000), name: "iBBQ",
