@@ -15,7 +15,7 @@ log="$dir/blectld.log"
 export BLECTL_SOCKET="$socket"
 
 # One advertising sensor of every format the mock plays (BLECTL_MOCK_OPTIONS overrides).
-export BLECTL_MOCK_OPTIONS="${BLECTL_MOCK_OPTIONS:---advertisers 32}"
+export BLECTL_MOCK_OPTIONS="${BLECTL_MOCK_OPTIONS:---advertisers 34}"
 # The mock's encrypted BTHome (A4:C1:38:AD:00:02), Xiaomi (A4:C1:38:AD:00:08), BTHome v1
 # (A4:C1:38:AD:00:19) and pvvx (A4:C1:38:AD:00:1A, :1B: the firmware's bind key) sensors have
 # known keys; their owner would put the same lines in /etc/blectl/blectld.conf.

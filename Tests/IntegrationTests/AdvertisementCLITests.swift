@@ -260,6 +260,17 @@ extension CLITests {
         }
     }
 
+    @Test("make run (scripts/run-mock.sh) starts an advertising sensor of every format the mock plays")
+    func makeRunShowsEveryFormat() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../scripts/run-mock.sh")
+        let text = try String(contentsOf: script, encoding: .utf8)
+        let count = try #require(
+            text.firstRange(of: /--advertisers (\d+)/).flatMap { Int(text[$0].split(separator: " ")[1]) },
+            "no --advertisers in run-mock.sh")
+        #expect(count == MockAdvertiser.Format.allCases.count, "run-mock.sh starts \(count) advertisers")
+    }
+
     @Test("--advertiser-formats with an unknown format: exit 64, naming the formats it takes")
     func advertiserFormatsUsage() async throws {
         let result = try await run(DaemonFixture.binary("blectl-mock"), ["--advertiser-formats", "bthome,bogus"])
