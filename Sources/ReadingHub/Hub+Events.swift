@@ -86,6 +86,7 @@ extension Hub {
         let failure = ReadingFailure(
             seq: lastSeq, time: time, address: address, name: name ?? record?.name, error: "\(error)",
             rawHex: error.raw.hexString, model: labels?.model, manufacturer: labels?.manufacturer)
+        table.failed(failure)
         broadcast(.readingError(failure))
     }
 

@@ -106,6 +106,7 @@ extension Hub {
         let deadline = ContinuousClock.now + wait
         _ = await self.wait(until: deadline) {
             !self.connectedThermometers(matching: selector).isEmpty || !self.broadcasting(matching: selector).isEmpty
+                || self.unreadable(selector, since: requestedAt) != nil
         }
         let targets = connectedThermometers(matching: selector)
         var reports = broadcasting(matching: selector).map { report($0, fresh: true) }
@@ -158,9 +159,23 @@ extension Hub {
         if let selector, resolve(selector) == nil {
             throw ErrorInfo(.notFound, "no thermometer matches \"\(selector)\"")
         }
+        if let failure = unreadable(selector, since: nil) {
+            throw ErrorInfo(
+                .unavailable, "\(failure.address) sends values that cannot be read: \(failure.error)")
+        }
         // Nothing connected because Bluetooth is not there: say so, not "wait longer".
         if let adapterReason { throw ErrorInfo(.unavailable, adapterReason) }
         throw ErrorInfo(.timeout, "no thermometer connected within \(Self.format(waited))")
+    }
+
+    /// The newest reading error of the one device `selector` names, when it came after
+    /// `since` and the device has no reading since it: why `read` has no value to give.
+    private func unreadable(_ selector: String?, since: Timestamp?) -> ReadingFailure? {
+        guard let selector, let address = resolve(selector), let record = table[address],
+            let failure = record.latestFailure, failure.time >= since ?? failure.time,
+            (record.latestReading?.time).map({ $0 < failure.time }) ?? true
+        else { return nil }
+        return failure
     }
 
     private func broadcasting(matching selector: String?) -> [Reading] {

@@ -21,6 +21,8 @@ struct PeripheralRecord: Equatable, Sendable {
     /// Whether its readings come without a link (an advertising sensor, the host's CPU):
     /// its latest reading is its current value, `read` reports it without waiting.
     var broadcasting = false
+    /// Its newest reading error, for `read` to say why it has no value (a wrong key).
+    var latestFailure: ReadingFailure?
 }
 
 extension PeripheralRecord {
@@ -113,6 +115,11 @@ struct PeripheralTable {
     }
 
     /// Notes that `address` was heard from (a reading error), learning its name if given.
+    /// Keeps `failure` as its known device's newest reading error.
+    mutating func failed(_ failure: ReadingFailure) {
+        records.modify(failure.address) { $0.latestFailure = failure }
+    }
+
     mutating func heard(_ address: BluetoothAddress, name: String?, at now: Timestamp) {
         // In place: one lookup, no copy of the record (this runs for every reading). A
         // connected record is never forgotten, so its place in the recency order can wait

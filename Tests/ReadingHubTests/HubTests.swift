@@ -350,6 +350,29 @@ struct HubTests {
         #expect(reports.first?.fresh == true)
     }
 
+    @Test("read of a sensor that sends only values that cannot be read says why at the first one, not at the timeout")
+    func readOfAnUnreadableSensor() async throws {
+        let hub = makeHub()
+        await hub.apply(.peripheralSeen(address: other, name: "Sensor", rssi: -60, isThermometer: false))
+        let started = ContinuousClock.now
+        let pending = Task { try await hub.read(matching: "sensor", timeout: .seconds(20)) }
+        try await Task.sleep(for: .milliseconds(50))
+        await hub.apply(.readingError(address: other, detail: "the key does not authenticate", raw: [0x01]))
+        do {
+            _ = try await pending.value
+            Issue.record("a reading from a sensor that sent none")
+        } catch let error as ErrorInfo {
+            #expect(error.code == .unavailable)
+            #expect(error.message.contains("\(other) sends values that cannot be read"), "\(error.message)")
+            #expect(error.message.contains("the key does not authenticate"), "\(error.message)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        // A reading since: read gives it.
+        await hub.apply(.reading(other, name: nil, .celsius(21, raw: "05", profile: "ruuvi")))
+        let reports = try await hub.read(matching: "sensor", timeout: .zero)
+        #expect(reports.map(\.address) == [other])
+    }
+
     @Test("read fails with timeout or not_found when nothing can answer")
     func readFails() async {
         let hub = makeHub()
