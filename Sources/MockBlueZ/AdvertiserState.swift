@@ -280,7 +280,9 @@ struct AdvertiserState: Sendable {
             MiBeaconEncoder.object(0x100D, littleEndian(centiCelsius / 10, 2) + littleEndian(centiHumidity / 10, 2))
             + MiBeaconEncoder.object(0x100A, [UInt8(battery)])
         return MiBeaconEncoder.frame(
-            productID: MiBeaconEncoder.lywsd03mmc, frameCounter: UInt8(truncatingIfNeeded: counter), address: address,
+            productID: spec.memory?.firmware == .xiaomiStockLYWSD02
+                ? MiBeaconEncoder.lywsd02 : MiBeaconEncoder.lywsd03mmc,
+            frameCounter: UInt8(truncatingIfNeeded: counter), address: address,
             objects: objects,
             encryption: encrypted ? .v5(key: MiBeaconEncoder.mockKey, counterExtension: counter >> 8) : .none)
     }

@@ -239,7 +239,7 @@ struct GattDatabase: Sendable, Equatable {
                 service(GattUUID.sig(0x180F), application: true) { b in
                     b.characteristic(GattUUID.sig(0x2A19), ["read", "notify"], .fixed([0x5A]))
                 }
-            case .advertiser(let advertiser) where advertiser.memory?.firmware == .xiaomiStock:
+            case .advertiser(let advertiser) where advertiser.memory?.isXiaomiStock == true:
                 service(StockMemoryGatt.serviceUUID, application: true) { b in
                     for characteristic in StockMemoryGatt.characteristics {
                         b.characteristic(characteristic.uuid, characteristic.flags, .stockMemory(characteristic.role))

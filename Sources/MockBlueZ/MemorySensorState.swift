@@ -8,11 +8,14 @@ struct MemoryRecord: Sendable, Equatable {
     var millivolts: Int
 
     /// The stock firmware's record at `index`: the index, the time, the hour's highest
-    /// temperature (0.1 °C) and humidity (%), its lowest; 0.3 °C and 1 % either side.
-    func stockBytes(index: UInt32) -> [UInt8] {
-        let (tenths, percent) = (centiCelsius / 10, centiHumidity / 100)
-        return littleEndianBytes(Int(index), 4) + littleEndianBytes(Int(time), 4) + littleEndianBytes(tenths + 3, 2)
-            + [UInt8(clamping: percent + 1)] + littleEndianBytes(tenths - 3, 2) + [UInt8(clamping: percent - 1)]
+    /// temperature (0.1 °C; the LYWSD02's 0.01 °C) and humidity (%), its lowest; 0.3 °C and
+    /// 1 % either side.
+    func stockBytes(index: UInt32, hundredths: Bool = false) -> [UInt8] {
+        let (units, spread, percent) =
+            hundredths ? (centiCelsius, 30, centiHumidity / 100) : (centiCelsius / 10, 3, centiHumidity / 100)
+        return littleEndianBytes(Int(index), 4) + littleEndianBytes(Int(time), 4)
+            + littleEndianBytes(units + spread, 2) + [UInt8(clamping: percent + 1)]
+            + littleEndianBytes(units - spread, 2) + [UInt8(clamping: percent - 1)]
     }
 
     /// The 10 bytes of `memo_blk_t`, little-endian.
@@ -61,13 +64,13 @@ struct MemorySensorState: Sendable {
         nextRecordAt = now + spec.interval
         let step = Int64(spec.interval.components.seconds)
         var last = clockSeconds
-        if spec.firmware == .xiaomiStock, step > 0 {
+        if spec.isXiaomiStock, step > 0 {
             // The stock firmware writes at the whole intervals (hours) of its clock.
             last = clockSeconds / step * step
             nextRecordAt = now + .seconds(last + step - clockSeconds)
         }
         for back in stride(from: spec.preloaded, to: 0, by: -1) {
-            let time = spec.firmware == .xiaomiStock ? last - Int64(back - 1) * step : clockSeconds - Int64(back) * step
+            let time = spec.isXiaomiStock ? last - Int64(back - 1) * step : clockSeconds - Int64(back) * step
             append(values(of: -back, time: time))
         }
     }

@@ -21,6 +21,8 @@ public enum MiBeaconEncoder {
     ]
     /// The LYWSD03MMC's product id.
     public static let lywsd03mmc: UInt16 = 0x055B
+    /// The LYWSD02's product id.
+    public static let lywsd02: UInt16 = 0x045B
 
     /// One object: id, length, data.
     public static func object(_ id: UInt16, _ data: [UInt8]) -> [UInt8] {

@@ -11,6 +11,10 @@ public struct MockSensorMemory: Sendable, Equatable {
         /// Xiaomi's stock LYWSD03MMC firmware: ebe0ccb0, indexed records oldest first, an
         /// hour's highest and lowest, stamped at the end of the hour.
         case xiaomiStock
+        /// Xiaomi's stock LYWSD02 firmware: as ``xiaomiStock``, but records in 0.01 °C, a
+        /// 5-byte clock (its display's zone hour after the time), a 3-byte live value, and
+        /// MiBeacon frames with the LYWSD02's product id.
+        case xiaomiStockLYWSD02
         /// ThermoPro's TP358: a display clock in local time set by a write to `…2b11`, never
         /// read back; its records are not served.
         case thermoProClock
@@ -18,6 +22,8 @@ public struct MockSensorMemory: Sendable, Equatable {
 
     /// The protocol it speaks.
     public var firmware = Firmware.pvvx
+    /// Whether it is Xiaomi's stock firmware, of either model.
+    var isXiaomiStock: Bool { firmware == .xiaomiStock || firmware == .xiaomiStockLYWSD02 }
     /// A record every this long (the firmware's default on a LYWSD03MMC: 30 minutes).
     public var interval: Duration = .seconds(30 * 60)
     /// How far the sensor's clock is ahead of the gateway's at the start, in seconds
@@ -83,12 +89,12 @@ extension MockPeripheral {
     public static func stockMemorySensor(index: Int, memory: MockSensorMemory) -> MockPeripheral {
         var advertiser = MockAdvertiser(format: .miBeacon, startCelsius: 20 + Double(index % 5))
         var memory = memory
-        memory.firmware = .xiaomiStock
+        if !memory.isXiaomiStock { memory.firmware = .xiaomiStock }
         advertiser.memory = memory
+        let name = memory.firmware == .xiaomiStockLYWSD02 ? "LYWSD02" : "LYWSD03MMC"
         return MockPeripheral(
-            address: "A4:C1:38:EF:" + hexByte(index >> 8) + ":" + hexByte(index + 1), advertisedName: "LYWSD03MMC",
-            gapName: "LYWSD03MMC", kind: .advertiser(advertiser), rssi: Int16(-60 - (index % 4) * 5),
-            connectable: true)
+            address: "A4:C1:38:EF:" + hexByte(index >> 8) + ":" + hexByte(index + 1), advertisedName: name,
+            gapName: name, kind: .advertiser(advertiser), rssi: Int16(-60 - (index % 4) * 5), connectable: true)
     }
 }
 

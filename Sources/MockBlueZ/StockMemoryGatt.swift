@@ -37,15 +37,20 @@ enum StockMemoryGatt {
             memory.catchUp()
             world.peripherals[index].memory = memory
             switch role {
-            case .clock: return littleEndianBytes(Int(memory.time()), 4)
+            case .clock:
+                // The LYWSD02 adds its display's zone hour (0 here).
+                let zone: [UInt8] = memory.spec.firmware == .xiaomiStockLYWSD02 ? [0] : []
+                return littleEndianBytes(Int(memory.time()), 4) + zone
             case .range:
                 return littleEndianBytes(max(0, memory.written - 1), 4) + littleEndianBytes(memory.written, 4)
             case .index: return littleEndianBytes(Int(memory.sendFrom), 4)
             case .records: return []
             case .live:
                 let advertiser = world.peripherals[index].advertiser
-                return littleEndianBytes(advertiser?.centiCelsius ?? 0, 2)
+                let value =
+                    littleEndianBytes(advertiser?.centiCelsius ?? 0, 2)
                     + [UInt8(clamping: (advertiser?.centiHumidity ?? 0) / 100)] + littleEndianBytes(2950, 2)
+                return memory.spec.firmware == .xiaomiStockLYWSD02 ? Array(value.prefix(3)) : value
             }
         }
     }
@@ -84,7 +89,9 @@ enum StockMemoryGatt {
             world.peripherals[index].memory = memory
             let records = memory.records.indices.compactMap { position -> [UInt8]? in
                 let recordIndex = memory.index(at: position)
-                return recordIndex >= memory.sendFrom ? memory.records[position].stockBytes(index: recordIndex) : nil
+                let hundredths = memory.spec.firmware == .xiaomiStockLYWSD02
+                return recordIndex >= memory.sendFrom
+                    ? memory.records[position].stockBytes(index: recordIndex, hundredths: hundredths) : nil
             }
             return (records, memory.spec.pace, faults)
         }

@@ -184,7 +184,7 @@ import UnixSupport
             // The same range again stores nothing twice.
             let before = memory.count
             let due = MemoryScheduler.Download(since: world.seeded / 1000, skipping: 0, setClock: false)
-            await world.service.download(Self.sensor, "pvvx", name: nil, due)
+            await world.service.download(Self.sensor, KnownSensor(family: "pvvx"), due)
             let again = await world.service.status.first
             #expect(again?.stored == 0)
             #expect((again?.duplicates ?? 0) >= before)

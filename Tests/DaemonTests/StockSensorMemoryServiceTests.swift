@@ -15,6 +15,18 @@ extension SensorMemoryServiceTests.Sensor {
             memory.pace = .milliseconds(2)
             scenario.addStockMemorySensors(1, memory: memory, interval: .milliseconds(300))
         }, drift: -300, storedBefore: 5 * 3600)
+
+    /// The same on a LYWSD02: records in 0.01 °C, a 5-byte clock.
+    static let lywsd02 = Self(
+        address: BluetoothAddress("A4:C1:38:EF:00:01"), profile: "mibeacon",
+        add: { scenario in
+            var memory = MockSensorMemory.xiaomiStock
+            memory.firmware = .xiaomiStockLYWSD02
+            memory.preloaded = 12
+            memory.clockDrift = -300
+            memory.pace = .milliseconds(2)
+            scenario.addStockMemorySensors(1, memory: memory, interval: .milliseconds(300))
+        }, drift: -300, storedBefore: 5 * 3600)
 }
 
 /// Gaps filled from a stock-firmware sensor's hourly records (docs/sensor-memory.md, "Xiaomi
@@ -50,6 +62,20 @@ extension SensorMemoryServiceTests.Sensor {
             #expect(abs((status?.clockDriftSeconds ?? 0) + 300) <= 2)
             #expect(status?.stored == 6 && status?.duplicates == 0 && status?.rejected == 0)
             try await Self.check(world)
+        }
+    }
+
+    @Test func aLYWSD02sRecordsAreReadInHundredthsOfADegree() async throws {
+        try await SensorMemoryServiceTests.withWorld(sensor: .lywsd02) { world in
+            let status = await SensorMemoryServiceTests.downloads(1, world)
+            #expect(status?.lastResult == "finished", "\(String(describing: status))")
+            #expect(abs((status?.clockDriftSeconds ?? 0) + 300) <= 2)
+            #expect(status?.stored == 6 && status?.rejected == 0, "\(String(describing: status))")
+            try await Self.check(world)
+            // The mock's walk stays in a room's range: tenths would read ten times as much.
+            let memory = await SensorMemoryServiceTests.readings(world, from: world.seeded - 60_000)
+                .filter { $0.source == .memory }
+            #expect(memory.allSatisfy { (10...40).contains($0.measurement.celsius ?? 0) }, "\(memory)")
         }
     }
 

@@ -40,21 +40,51 @@ struct XiaomiStockMemoryTests {
         #expect(memory.stopWrites.isEmpty && memory.readClockWrites.isEmpty)
     }
 
-    @Test("only the models that keep these records: LYWSD03MMC and MHO-C401, by the MiBeacon product id")
+    /// A live reading of `model` (as a MiBeacon frame's product id names it; nil: none told).
+    static func heard(_ model: String?, profile: ProfileID = "mibeacon") -> Measurement {
+        var measurement = Measurement(profile: profile, quantities: Quantities([.temperature: 21]), raw: "00")
+        measurement.modelIndex = model.flatMap(XiaomiMiBeaconProfile.family.modelIndex(of:))
+        return measurement
+    }
+
+    @Test("only the models that keep these records, as the product id names them; the LYWSD02 its own")
     func models() {
-        func heard(_ raw: String, profile: ProfileID = "mibeacon") -> Measurement {
-            Measurement(profile: profile, quantities: Quantities([.temperature: 21]), raw: raw)
+        func heard(_ model: String?, profile: ProfileID = "mibeacon") -> Measurement {
+            Self.heard(model, profile: profile)
         }
-        let lywsd03mmc = heard("58585b05c0aabbcc")
-        #expect(memory.keepsMemory(lywsd03mmc))
-        #expect(SensorMemoryProtocols.forMeasurement(lywsd03mmc)?.family.id == "mibeacon")
-        #expect(memory.keepsMemory(heard("50208703")))  // MHO-C401, 0x0387
-        #expect(!memory.keepsMemory(heard("5020aa01aabb")))  // LYWSDCGQ: no such memory
-        #expect(!memory.keepsMemory(heard("50205b04")))  // LYWSD02: records in 0.01 °C, not read
-        #expect(!memory.keepsMemory(heard("5858")))
-        #expect(!memory.keepsMemory(heard("58585b05", profile: "pvvx")))
-        #expect(SensorMemoryProtocols.forMeasurement(heard("5020aa01")) == nil)
-        #expect(SensorMemoryProtocols.forMeasurement(heard("0000", profile: "pvvx"))?.family.id == "pvvx")
+        #expect(memory.keepsMemory(heard("LYWSD03MMC")) && memory.keepsMemory(heard("MHO-C401")))
+        #expect(!memory.keepsMemory(heard("LYWSDCGQ")) && !memory.keepsMemory(heard("LYWSD02")))
+        #expect(!memory.keepsMemory(heard(nil)) && !memory.keepsMemory(heard("LYWSD03MMC", profile: "pvvx")))
+        let lywsd02 = XiaomiStockMemory(.lywsd02)
+        #expect(lywsd02.keepsMemory(heard("LYWSD02")) && !lywsd02.keepsMemory(heard("LYWSD03MMC")))
+        func model(_ memory: (any SensorMemoryProtocol)?) -> XiaomiStockMemory.Model? {
+            (memory as? XiaomiStockMemory)?.model
+        }
+        #expect(model(SensorMemoryProtocols.forMeasurement(heard("LYWSD03MMC"))) == .lywsd03mmc)
+        #expect(model(SensorMemoryProtocols.forMeasurement(heard("LYWSD02"))) == .lywsd02)
+        #expect(model(SensorMemoryProtocols.forFamily("mibeacon", model: "LYWSD02")) == .lywsd02)
+        #expect(model(SensorMemoryProtocols.forFamily("mibeacon", model: "MHO-C401")) == .lywsd03mmc)
+        #expect(SensorMemoryProtocols.forMeasurement(heard("LYWSDCGQ")) == nil)
+        #expect(SensorMemoryProtocols.forMeasurement(heard(nil, profile: "pvvx"))?.family.id == "pvvx")
+    }
+
+    @Test("the LYWSD02: records in 0.01 °C, the clock written with its display's zone hour")
+    func lywsd02() throws {
+        let lywsd02 = XiaomiStockMemory(.lywsd02)
+        // Index 7, 09:00 UTC, highest 23.45 °C and 50 %, lowest 22.55 °C and 46 %.
+        let record = bytes(hex: "07000000 90e47e65 2909 32 cf08 2e")
+        guard case .record(let read) = try lywsd02.parse(record) else {
+            Issue.record("not a record")
+            return
+        }
+        #expect(read.measurement.quantities[.temperature] == 23 && read.measurement.quantities[.humidity] == 48)
+        #expect(read.deviceTime == 0x657E_E490 && read.number == 7)
+        // The same bytes from a LYWSD03MMC are tenths: 230 °C is refused.
+        #expect(throws: SensorMemoryError.self) { try memory.parse(record) }
+        #expect(lywsd02.setClockWrites(to: 0x657E_E490, utcOffset: 3600).first?.value == bytes(hex: "90e47e65 01"))
+        #expect(lywsd02.setClockWrites(to: 0x657E_E490, utcOffset: -18_000).first?.value == bytes(hex: "90e47e65 fb"))
+        #expect(memory.setClockWrites(to: 0x657E_E490, utcOffset: 3600).first?.value == bytes(hex: "90e47e65"))
+        #expect(try lywsd02.parseClockRead(bytes(hex: "90e47e65 01")).deviceTime == 0x657E_E490)
     }
 
     @Test(

@@ -6,6 +6,9 @@ public struct MemoryReadRequest: Sendable {
     public var address: BluetoothAddress
     /// The family it advertises as: it picks the protocol.
     public var family: ProfileID
+    /// Its model, as its readings name it, where the family's models speak different
+    /// protocols (a LYWSD02 against a LYWSD03MMC); nil: the family's first.
+    public var model: String?
     /// Records measured after this gateway time (seconds since 1970); nil: the newest `limit`.
     public var newerThan: Int64?
     /// With ``newerThan`` nil, how many of the newest records.

@@ -12,7 +12,7 @@ extension ThermometerMonitor {
     public func readMemory(
         _ request: MemoryReadRequest, progress: @escaping @Sendable (MemoryReadProgress) -> Void
     ) async -> MemoryReadResult {
-        guard let memory = SensorMemoryProtocols.forFamily(request.family) else {
+        guard let memory = SensorMemoryProtocols.forFamily(request.family, model: request.model) else {
             return MemoryReadResult(end: .failed("no memory protocol for \(request.family)"))
         }
         let reader = MemoryReader(request: request, memory: memory, progress: progress)

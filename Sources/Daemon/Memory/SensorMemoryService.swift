@@ -20,9 +20,8 @@ public actor SensorMemoryService {
     private var tasks: [BluetoothAddress: Task<Void, Never>] = [:]
     /// The sensors whose task is a clock visit, not a download.
     private var clockVisits: Set<BluetoothAddress> = []
-    /// The memory-capable sensors heard live since the start: their family and name, and
-    /// whether they keep records (or a clock alone).
-    private var known: [BluetoothAddress: (family: ProfileID, name: String?, readsRecords: Bool)] = [:]
+    /// The memory-capable sensors heard live since the start.
+    private var known: [BluetoothAddress: KnownSensor] = [:]
     private var listener: Int?
     /// The live readings of memory-capable sensors, taken in order by one task (``start()``'s):
     /// not a task per reading, which costs an allocation each and, created from the hub's
@@ -93,35 +92,37 @@ public actor SensorMemoryService {
     }
 
     private func heard(_ address: BluetoothAddress, _ reading: Reading) async {
-        let readsRecords = SensorMemoryProtocols.forMeasurement(reading.measurement)?.readsRecords ?? true
-        known[address] = (reading.measurement.profile, reading.name, readsRecords)
+        let memory = SensorMemoryProtocols.forMeasurement(reading.measurement)
+        let sensor = KnownSensor(
+            family: reading.measurement.profile, name: reading.name, model: memory?.model(of: reading.measurement),
+            readsRecords: memory?.readsRecords ?? true)
+        known[address] = sensor
         var previous: Timestamp?
-        if readsRecords, !scheduler.knows(address) {
+        if sensor.readsRecords, !scheduler.knows(address) {
             let from = Timestamp(
                 millisecondsSince1970: reading.time.millisecondsSince1970 - Int64(settings.lookback.components.seconds)
                     * 1000)
             previous = await hub.newestStoredReading(of: address, in: from..<reading.time)
         }
-        guard let due = scheduler.heard(address, at: reading.time, previous: previous, fillsGaps: readsRecords)
+        guard let due = scheduler.heard(address, at: reading.time, previous: previous, fillsGaps: sensor.readsRecords)
         else { return }
-        let profile = reading.measurement.profile
         if due.clockOnly {
-            tasks[address] = Task { await self.visitClock(address, profile) }
+            tasks[address] = Task { await self.visitClock(address, sensor) }
             return
         }
         log.info("sensor \(address): reading its memory from \(Self.time(due.since))")
-        tasks[address] = Task { await self.download(address, profile, name: reading.name, due) }
+        tasks[address] = Task { await self.download(address, sensor, due) }
     }
 
-    func download(_ address: BluetoothAddress, _ family: ProfileID, name: String?, _ due: MemoryScheduler.Download)
-        async
-    {
+    func download(_ address: BluetoothAddress, _ sensor: KnownSensor, _ due: MemoryScheduler.Download) async {
         var request = MemoryReadRequest(
-            address: address, family: family, newerThan: due.since, skipping: due.skipping, setClock: due.setClock,
-            gatewayClockSynchronized: due.setClock && clockSynchronized(), stallTimeout: settings.stallTimeout)
+            address: address, family: sensor.family, newerThan: due.since, skipping: due.skipping,
+            setClock: due.setClock, gatewayClockSynchronized: due.setClock && clockSynchronized(),
+            stallTimeout: settings.stallTimeout)
+        request.model = sensor.model
         request.earlierDrift = earlierDrift[address]
         let (stream, continuation) = AsyncStream.makeStream(of: MemoryReadProgress.self)
-        let storing = Task { await self.store(stream, address, name: name) }
+        let storing = Task { await self.store(stream, address, name: sensor.name) }
         let result = await monitor.readMemory(request) { continuation.yield($0) }
         continuation.finish()
         let tally = await storing.value
@@ -131,7 +132,7 @@ public actor SensorMemoryService {
     /// The daily visit of a sensor whose clock no download has set for a day: connects, reads
     /// the drift and sets the clock, records none. Not made while the gateway's own clock is
     /// unsynchronised: it could set nothing, and the connection costs the sensor's battery.
-    private func visitClock(_ address: BluetoothAddress, _ family: ProfileID) async {
+    private func visitClock(_ address: BluetoothAddress, _ sensor: KnownSensor) async {
         clockVisits.insert(address)
         defer {
             clockVisits.remove(address)
@@ -144,8 +145,9 @@ public actor SensorMemoryService {
         }
         log.info("sensor \(address): connecting to set its clock (a day since it was last set)")
         var request = MemoryReadRequest(
-            address: address, family: family, newerThan: nil, setClock: true, gatewayClockSynchronized: true,
+            address: address, family: sensor.family, newerThan: nil, setClock: true, gatewayClockSynchronized: true,
             stallTimeout: settings.stallTimeout)
+        request.model = sensor.model
         request.clockOnly = true
         let result = await monitor.readMemory(request) { _ in }
         if case .failed(let why) = result.end { log.warning("sensor \(address): clock visit failed: \(why)") }
@@ -236,13 +238,24 @@ extension SensorMemoryService: SensorMemoryControl {
                 throw ErrorInfo(.internal, "the memory of \(address) is being read, but no download is known")
             }
             log.info("sensor \(address): reading its memory on request, from \(Self.time(due.since))")
-            tasks[address] = Task { await self.download(address, sensor.family, name: sensor.name, due) }
+            tasks[address] = Task { await self.download(address, sensor, due) }
         }
         await tasks[address]?.value
         return statuses[address] ?? SensorMemoryStatus(address: address)
     }
 
     private static func time(_ seconds: Int64) -> Timestamp { Timestamp(millisecondsSince1970: seconds * 1000) }
+}
+
+/// A memory-capable sensor heard live since the start.
+struct KnownSensor: Sendable {
+    /// The family it advertises as.
+    var family: ProfileID
+    var name: String?
+    /// Its model as its readings name it: it picks the protocol where models differ.
+    var model: String?
+    /// Whether it keeps records (else a clock alone).
+    var readsRecords = true
 }
 
 /// What a download's records became.

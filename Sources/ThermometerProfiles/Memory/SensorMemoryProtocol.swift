@@ -58,6 +58,9 @@ public protocol SensorMemoryProtocol: Sendable {
     /// Whether to subscribe to ``notifyCharacteristic`` only after the request's writes
     /// (a sensor that starts sending at the subscription, from where the writes point).
     var subscribesAfterRequest: Bool { get }
+    /// The models of the family that speak it, as their readings name them (``Measurement/modelIndex``);
+    /// nil: every model.
+    var models: Set<String>? { get }
     /// Whether a sensor heard live as `measurement` runs this protocol's firmware: false for
     /// models of the family that keep no memory (or, for a clock alone, no clock).
     func keepsMemory(_ measurement: Measurement) -> Bool
@@ -83,8 +86,20 @@ extension SensorMemoryProtocol {
     public var requestReads: [BluetoothUUID] { [] }
     /// Subscribe first.
     public var subscribesAfterRequest: Bool { false }
-    /// Every sensor of the family.
-    public func keepsMemory(_ measurement: Measurement) -> Bool { true }
+    /// Every model.
+    public var models: Set<String>? { nil }
+    /// Every sensor of the family, or of ``models`` as the reading names its model.
+    public func keepsMemory(_ measurement: Measurement) -> Bool {
+        guard let models else { return true }
+        return model(of: measurement).map(models.contains) ?? false
+    }
+    /// The model a reading of the family names, if its decoder told it apart.
+    public func model(of measurement: Measurement) -> String? {
+        guard measurement.profile == family.id, let index = measurement.modelIndex.map(Int.init),
+            index < family.models.count
+        else { return nil }
+        return family.models[index]
+    }
     /// Records.
     public var readsRecords: Bool { true }
     /// A clock in UTC: ``setClockWrites(to:)``.

@@ -15,7 +15,7 @@ public struct ThermoProClock: SensorMemoryProtocol {
     /// The clock characteristic, written only.
     public static let clockUUID = BluetoothUUID("00010203-0405-0607-0809-0a0b0c0d2b11")!
     /// The models with a display clock.
-    public static let models: Set<String> = ["TP358", "TP393"]
+    public static let clockModels: Set<String> = ["TP358", "TP393"]
 
     /// ThermoPro's thermo-hygrometers.
     public var family: SensorFamily { ThermoProProfile.family }
@@ -38,10 +38,7 @@ public struct ThermoProClock: SensorMemoryProtocol {
     public init() {}
 
     /// Only the models with a display clock, told apart by their name (the reading's model).
-    public func keepsMemory(_ measurement: Measurement) -> Bool {
-        guard let index = measurement.modelIndex, Int(index) < family.models.count else { return false }
-        return Self.models.contains(family.models[Int(index)])
-    }
+    public var models: Set<String>? { Self.clockModels }
 
     /// None: no records are read.
     public func requestWrites(for request: MemoryRequest) -> [MemoryWrite] { [] }

@@ -1,7 +1,8 @@
 public import SensorModel
 
-/// Xiaomi's stock firmware on the LYWSD03MMC and MHO-C401: its hourly records and its clock
-/// over the service `ebe0ccb0-7a0a-4b0c-8a1a-6ff2997da3a6`, no bind key needed.
+/// Xiaomi's stock firmware on the LYWSD03MMC and MHO-C401, or on the LYWSD02 (``Model``):
+/// its hourly records and its clock over the service `ebe0ccb0-7a0a-4b0c-8a1a-6ff2997da3a6`,
+/// no bind key needed.
 ///
 /// Facts and their sources are in docs/sensor-memory.md ("Xiaomi stock firmware"). In
 /// short, all little-endian:
@@ -11,8 +12,8 @@ public import SensorModel
 /// - `ebe0ccba` (read, write): the index the records are sent from.
 /// - `ebe0ccbc` (notify): records from that index on, oldest first, no end marker, each
 ///   `ii ii ii ii tt tt tt tt XX XX xh NN NN nh`: the index, the time (a whole hour), the
-///   hour's highest temperature in 0.1 °C (int16), its highest humidity (%), its lowest
-///   temperature and its lowest humidity.
+///   hour's highest temperature in 0.1 °C (int16; the LYWSD02's in 0.01 °C), its highest
+///   humidity (%), its lowest temperature and its lowest humidity.
 ///
 /// A record becomes one measurement stamped at the record's time, its temperature and
 /// humidity the midpoints of the hour's extremes (both extremes stay in the raw value).
@@ -31,9 +32,18 @@ public struct XiaomiStockMemory: SensorMemoryProtocol {
     public static let recordLength = 14
     /// How far apart records are: an hour.
     public static let recordInterval: UInt32 = 3600
-    /// The MiBeacon product ids of the models whose records this reads (LYWSD03MMC, MHO-C401).
-    /// The LYWSD02 keeps records of the same layout in 0.01 °C (h4/lywsd02): not read.
-    public static let productIDs: Set<UInt16> = [0x055B, 0x0387]
+
+    /// The models whose firmware this speaks, which differ in the records' unit and the clock.
+    public enum Model: Sendable, Equatable {
+        /// The LYWSD03MMC and the MHO-C401: temperatures in 0.1 °C, a 4-byte clock.
+        case lywsd03mmc
+        /// The LYWSD02 (e-ink, with a clock on its display): temperatures in 0.01 °C
+        /// (h4/lywsd02), the clock with an int8 time-zone hour after it.
+        case lywsd02
+    }
+
+    /// The models this instance reads.
+    public let model: Model
 
     /// Stock sensors advertise MiBeacon.
     public var family: SensorFamily { XiaomiMiBeaconProfile.family }
@@ -52,8 +62,14 @@ public struct XiaomiStockMemory: SensorMemoryProtocol {
     /// The firmware starts sending when the subscription arrives, from the index it holds.
     public var subscribesAfterRequest: Bool { true }
 
-    /// The protocol.
-    public init() {}
+    /// The protocol of `model`'s firmware.
+    public init(_ model: Model = .lywsd03mmc) { self.model = model }
+
+    /// The models as their MiBeacon frames name them (by product id).
+    public var models: Set<String>? { model == .lywsd02 ? ["LYWSD02"] : ["LYWSD03MMC", "MHO-C401"] }
+
+    /// A record's temperature units per °C.
+    var temperatureSteps: Int { model == .lywsd02 ? 100 : 10 }
 
     /// Only through ``plan(for:reads:)``: the index depends on the sensor's range.
     public func requestWrites(for request: MemoryRequest) -> [MemoryWrite] { [] }
@@ -93,9 +109,15 @@ public struct XiaomiStockMemory: SensorMemoryProtocol {
     /// None: the clock is read from ``clockUUID``.
     public var readClockWrites: [MemoryWrite] { [] }
 
-    /// The time to ``clockUUID``, four bytes, as a request.
-    public func setClockWrites(to unixTime: UInt32) -> [MemoryWrite] {
-        [MemoryWrite(characteristic: Self.clockUUID, value: Self.littleEndian32(unixTime), withResponse: true)]
+    /// The time to ``clockUUID``, four bytes (the LYWSD02's fifth, its display's zone, UTC), as a request.
+    public func setClockWrites(to unixTime: UInt32) -> [MemoryWrite] { setClockWrites(to: unixTime, utcOffset: 0) }
+
+    /// The time to ``clockUUID`` as a request; the LYWSD02 gets its display's zone, whole
+    /// hours ahead of UTC (int8, as h4/lywsd02 writes it).
+    public func setClockWrites(to unixTime: UInt32, utcOffset: Int) -> [MemoryWrite] {
+        var value = Self.littleEndian32(unixTime)
+        if model == .lywsd02 { value.append(UInt8(bitPattern: Int8(clamping: utcOffset / 3600))) }
+        return [MemoryWrite(characteristic: Self.clockUUID, value: value, withResponse: true)]
     }
 
     /// The clock: four bytes, or five with the LYWSD02's time-zone hour (not used).
@@ -119,12 +141,13 @@ public struct XiaomiStockMemory: SensorMemoryProtocol {
         let (highest, lowest) = (value.signedLittleEndian(at: 8, count: 2), value.signedLittleEndian(at: 11, count: 2))
         guard lowest <= highest else {
             throw SensorMemoryError(
-                .impossibleValue, raw: value, detail: "lowest \(lowest) above highest \(highest) (0.1 °C)")
+                .impossibleValue, raw: value,
+                detail: "lowest \(lowest) above highest \(highest) (1/\(temperatureSteps) °C)")
         }
         var builder = QuantitiesBuilder(profile: family.id, raw: value)
         do {
-            // The midpoints: in tenths doubled, and whole percents doubled.
-            try builder.add(.temperature, highest + lowest, per: 20)
+            // The midpoints: in the record's units doubled, and whole percents doubled.
+            try builder.add(.temperature, highest + lowest, per: 2 * temperatureSteps)
             try builder.add(.humidity, Int(value[10]) + Int(value[13]), per: 2)
         } catch {
             throw SensorMemoryError(.impossibleValue, raw: value, detail: error.detail ?? "\(error.kind)")
@@ -133,16 +156,6 @@ public struct XiaomiStockMemory: SensorMemoryProtocol {
             SensorMemoryRecord(
                 number: UInt32(value.unsignedLittleEndian(at: 0, count: 4)), deviceTime: time,
                 measurement: builder.measurement(), dropped: builder.dropped))
-    }
-
-    /// A MiBeacon frame of a LYWSD03MMC or MHO-C401 (its product id, bytes 2-3 of the frame).
-    public func keepsMemory(_ measurement: Measurement) -> Bool {
-        guard measurement.profile == family.id else { return false }
-        let hex = Array(measurement.raw.utf8.prefix(8))
-        guard hex.count == 8, let low = UInt8(String(decoding: hex[4..<6], as: UTF8.self), radix: 16),
-            let high = UInt8(String(decoding: hex[6..<8], as: UTF8.self), radix: 16)
-        else { return false }
-        return Self.productIDs.contains(UInt16(high) << 8 | UInt16(low))
     }
 
     static func uuid(_ prefix: String) -> BluetoothUUID {
