@@ -40,6 +40,9 @@ public struct AdvertisementConfiguration: Sendable {
     public var unchangedRefresh: Duration
     /// How the sensors are listened to (`scan_mode`).
     public var scanMode: ScanMode = .auto
+    /// Where advertisements are heard from (`advert_source`): BlueZ's signals until the
+    /// management socket's path is proven on real controllers.
+    public var source: AdvertisementSource = .dbus
 
     /// Creates a configuration; the defaults read every format from every device.
     public init(
