@@ -1,6 +1,7 @@
 /// Where the advertisement monitor hears advertisements from (`advert_source`).
 public enum AdvertisementSource: String, Sendable, Equatable, CaseIterable {
-    /// The management socket when it opens, else BlueZ's D-Bus signals (with one line in the log).
+    /// The management socket when it opens, else BlueZ's D-Bus signals (with one line in the
+    /// log); the default.
     case auto
     /// BlueZ's D-Bus signals (`PropertiesChanged` of each device).
     case dbus

@@ -132,7 +132,8 @@ extension AdvertisementSettings {
         (_MGMT_EV_DEVICE_FOUND_, as Home Assistant does) while bluetoothd keeps running the \
         discovery: every advertisement, without a D-Bus message; it needs *CAP_NET_ADMIN* and \
         *CAP_NET_RAW* (the drop-in _blectld-mgmt.conf_ grants them), and blectld does not start \
-        without them. _auto_ is _mgmt_ when the socket opens, else _dbus_ with one line in the log. \
+        without them. _auto_ (the default) is _mgmt_ when the socket opens, else _dbus_ with one \
+        line in the log (under the shipped unit, which grants no capability: _dbus_). \
         While scanning passively (*scan_mode*), advertisements come through D-Bus whatever the source.
         """
 
