@@ -255,7 +255,7 @@ install: man
 	test -e $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf || \
 		install -m 0644 etc/blectld.conf $(DESTDIR)$(SYSCONFDIR)/blectl/blectld.conf
 	install -m 0644 README.md docs/*.md systemd/blectld-mqtt.conf systemd/blectld-http.conf \
-		systemd/blectld-adapter-reset.conf $(DESTDIR)$(PREFIX)/share/doc/blectl/
+		systemd/blectld-adapter-reset.conf systemd/blectld-mgmt.conf $(DESTDIR)$(PREFIX)/share/doc/blectl/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
 		$(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0644 man/build/blectl.1 man/build/blectl-mock.1 $(DESTDIR)$(PREFIX)/share/man/man1/

@@ -187,7 +187,8 @@ let package = Package(
             name: "ConcurrencySupportTests", dependencies: ["ConcurrencySupport", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(
-            name: "BlueZClientTests", dependencies: ["BlueZClient", "DBusCore", "SensorModel"],
+            name: "BlueZClientTests",
+            dependencies: ["BlueZClient", "DBusCore", "SensorModel", "ConcurrencySupport", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -54,9 +54,11 @@ allow MQTTOutput 'CMosquitto|ReadingHub|BlectlProtocol|SensorModel|ConcurrencySu
 allow HTTPOutput 'CMicroHTTPD|ReadingHub|BlectlProtocol|SensorModel|ConcurrencySupport|UnixSupport' 'outputs know nothing of Bluetooth'
 allow Daemon 'Central|ReadingHub|SocketOutput|HistoryStore|MQTTOutput|HTTPOutput|BlectlProtocol|SensorModel|ConcurrencySupport|UnixSupport' \
     'the daemon talks to the central only'
-# BlueZClient reaches C only through DBusCore, except libbluetooth's HCI reset.
-report "$(grep -rnE "$(import_of CBlueZ)" Sources/BlueZClient --include='*.swift' | grep -v '/ControllerReset.swift:')" \
-    'BlueZClient uses CBlueZ only for the HCI reset (ControllerReset.swift)'
+# BlueZClient reaches C only through DBusCore, except libbluetooth's HCI reset and the kernel's
+# management socket (a sibling of the D-Bus core: advertisements without D-Bus).
+report "$(grep -rnE "$(import_of CBlueZ)" Sources/BlueZClient --include='*.swift' |
+    grep -vE '/(ControllerReset|ManagementSocket)\.swift:')" \
+    'BlueZClient uses CBlueZ only for the HCI reset (ControllerReset.swift) and the management socket (ManagementSocket.swift)'
 # The executables: each on the layer it is for.
 allow blectld 'Daemon|PrivateBus|ConcurrencySupport|UnixSupport|SensorModel' 'blectld starts the daemon'
 allow blectl 'BlectlProtocol|SensorModel|UnixSupport' 'blectl knows the protocol, not the daemon'

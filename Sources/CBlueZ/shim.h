@@ -4,7 +4,8 @@
 // it cannot: libdbus's type codes are macros with casts (`((int) 's')`), the
 // variadic dbus_message_append_args/get_args are unusable, so callers use
 // DBusMessageIter instead, and ioctl(2) is variadic with request codes built by
-// macros (HCIDEVDOWN). Every shim is prefixed `cbluez_`.
+// macros (HCIDEVDOWN); the management socket's address is a struct Swift
+// cannot fill portably. Every shim is prefixed `cbluez_`.
 #ifndef CBLUEZ_SHIM_H
 #define CBLUEZ_SHIM_H
 
@@ -15,6 +16,7 @@
 #include <errno.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 // D-Bus type codes, re-declared as constants Swift can see.
 static const int cbluez_type_invalid = DBUS_TYPE_INVALID;
@@ -70,6 +72,24 @@ static inline int cbluez_hci_reset(int dev_id) {
     }
     hci_close_dev(dd);
     return result;
+}
+
+/// Opens the kernel's Bluetooth management socket (the control channel of every controller,
+/// HCI_DEV_NONE), non-blocking and closed on exec, to listen to its events: the descriptor,
+/// else -errno. Events like Device Found reach only sockets opened with CAP_NET_ADMIN.
+static inline int cbluez_mgmt_open(void) {
+    int fd = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, BTPROTO_HCI);
+    if (fd < 0) return -errno;
+    struct sockaddr_hci address = {0};
+    address.hci_family = AF_BLUETOOTH;
+    address.hci_dev = HCI_DEV_NONE;
+    address.hci_channel = HCI_CHANNEL_CONTROL;
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) {
+        int code = errno;
+        close(fd);
+        return -code;
+    }
+    return fd;
 }
 
 #endif

@@ -57,6 +57,12 @@ public final class CentralBridge: CentralControl {
         return advertising + [monitor]
     }
 
+    /// Opens the advertisements' source (`advert_source`) before the sources start; throws
+    /// when `advert_source = mgmt` and the management socket cannot be opened.
+    public func openAdvertisementSource() async throws(CentralError) {
+        try await advertisements?.openSource()
+    }
+
     /// Scans for `duration` (a `scan` request), on top of the monitor's own windows.
     public func scan(for duration: Duration) async throws {
         await monitor.scan(for: duration)

@@ -67,6 +67,14 @@ public struct DaemonRunner: Sendable {
             await central.close()
             return error.isConfiguration ? ExitCode.configuration : ExitCode.failure
         }
+        do {
+            try await bridge.openAdvertisementSource()
+        } catch {
+            log.error("advert_source = mgmt: \(error)")
+            await service.stop()
+            await central.close()
+            return ExitCode.failure
+        }
         let stops = await stopCauses(signals, central)
         await reportState(central)
         for source in sources {
@@ -255,6 +263,7 @@ public struct DaemonRunner: Sendable {
             devices: settings.devices.map { .only($0) } ?? .all,
             minInterval: settings.minInterval, staleAfter: settings.staleAfter, maxDevices: settings.maxDevices)
         advertisements.scanMode = settings.scanMode
+        advertisements.source = settings.source
         return advertisements
     }
 }

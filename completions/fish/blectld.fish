@@ -13,6 +13,7 @@ complete -c blectld -l name -x -d 'Advertised name marking a thermometer (repeat
 complete -c blectld -l scan-timeout -x -d 'Default scan duration'
 complete -c blectld -l service-uuid -x -d 'Extra thermometer service UUID (repeatable)'
 complete -c blectld -l scan-mode -x -d 'Scanning for advertising sensors: auto, active or passive'
+complete -c blectld -l advert-source -x -d 'Where advertisements are heard from: auto, dbus or mgmt'
 complete -c blectld -l key-file -r -F -d 'A file of sensor keys, one \'ADDRESS = HEX\' a line, that only root and blectld\'s group may read'
 complete -c blectld -l host-cpu -d 'Report this machine\'s CPU temperature as a device of its own'
 complete -c blectld -l state-dir -r -F -d 'Directory of the history database (default /var/lib/blectl; a temporary one with --mock)'

@@ -40,6 +40,9 @@ public struct AdvertisementConfiguration: Sendable {
     public var unchangedRefresh: Duration
     /// How the sensors are listened to (`scan_mode`).
     public var scanMode: ScanMode = .auto
+    /// Where advertisements are heard from (`advert_source`): the management socket where it
+    /// opens (proven against real BlueZ in the e2e rig's scenario 7), else BlueZ's signals.
+    public var source: AdvertisementSource = .auto
 
     /// Creates a configuration; the defaults read every format from every device.
     public init(

@@ -172,6 +172,8 @@ extension AdvertisingSensorMonitor {
     private func use(_ mode: ScanMode, because reason: String) {
         if mode == .active { for registration in Array(scan.registrations.values) { unregister(registration) } }
         discovery(mode == .active)
+        // The management socket reports what discovery hears; passive scanning's reports come through BlueZ.
+        central.assumeIsolated { $0.reportManagementAdvertisements(mode == .active) }
         guard mode != scan.inUse || !scan.chosen else { return }
         scan.chosen = true
         scan.inUse = mode

@@ -95,8 +95,32 @@ public actor AdvertisingSensorMonitor {
         }
     }
 
+    /// Opens the advertisement source of `advert_source`, before ``start()``: under _auto_ a
+    /// management socket that cannot be opened is one line in the log and BlueZ's signals.
+    ///
+    /// - Throws: ``CentralError/managementSocket(_:)`` under _mgmt_ when it cannot be opened.
+    public func openSource() throws(CentralError) {
+        guard configuration.source != .dbus else { return }
+        let log = log
+        let opened = central.assumeIsolated { central in
+            Result { () throws(CentralError) in try central.listenToManagementSocket(log: log) }
+        }
+        do {
+            try opened.get()
+            log.info(
+                "advertisements: heard through the kernel's management socket (advert_source = \(configuration.source.rawValue))"
+            )
+        } catch {
+            guard configuration.source == .auto else { throw error }
+            log.notice("advertisements: heard through D-Bus: \(error)")
+        }
+        let active = scan.inUse == .active
+        central.assumeIsolated { $0.reportManagementAdvertisements(active) }
+    }
+
     /// Stops following the central, and unregisters the advertisement monitor.
     public func shutdown() async {
+        await central.closeManagementSocket()
         if let observer { await central.removeObserver(observer) }
         observer = nil
         staleTimer?.cancel()

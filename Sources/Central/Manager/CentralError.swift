@@ -20,6 +20,8 @@ public enum CentralError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
     /// bluetoothd answered with an error.
     case bluez(BlueZError)
+    /// The kernel's management socket cannot be listened to (why, and what would make it work).
+    case managementSocket(String)
 
     /// A one-line account of the error for logs and users.
     public var description: String {
@@ -32,6 +34,7 @@ public enum CentralError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timeout(let what): "timed out: \(what)"
         case .notFound(let what): "not found: \(what)"
         case .bluez(let error): error.description
+        case .managementSocket(let reason): reason
         }
     }
 }

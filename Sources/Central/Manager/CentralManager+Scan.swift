@@ -140,6 +140,7 @@ extension CentralManager {
         let gone = discovery.activePaths.filter { !paths.contains($0) }
         for adapter in gone { setDiscovery(adapter, false) }
         discovery.follow(paths, present: present)
+        managementAdapters = Self.controllerIndices(paths)
     }
 
     func reportDiscovery(_ path: BlueZPath) {

@@ -44,6 +44,15 @@ public actor CentralManager {
     var notifySessions: Set<BlueZPath> = []
     // Bumped on every `Connected=false`, so waits can tell a drop from a stale value.
     var disconnects: [BlueZPath: Int] = [:]
+    /// The kernel's management socket, when advertisements may come through it (`advert_source`).
+    var management: ManagementSocket?
+    /// Whether advertisements are reported from the management socket, not from BlueZ's
+    /// signals: while it is open and discovery scans actively (``reportManagementAdvertisements(_:)``).
+    var managementReports = false
+    /// The adapters in use by controller index (`hciN`'s N), for the management socket's events.
+    var managementAdapters: [UInt16: BlueZPath] = [:]
+    /// Events of the management socket that could not be decoded.
+    var managementErrors = 0
     /// Which adapter owns each device; nil (and no work per advertisement) while one
     /// adapter is in use.
     var ownership: AdapterOwnership?
@@ -228,7 +237,7 @@ public actor CentralManager {
             case .device:
                 if ownership != nil { noteHearing(path, device(path)?.rssi) }
                 reportDiscovery(path)
-                reportFirstAdvertisement(path)
+                if !managementReports { reportFirstAdvertisement(path) }
             case .service, .characteristic, .descriptor: servicesChanged(path)
             }
         case .removed(let path, let kind):
@@ -245,7 +254,7 @@ public actor CentralManager {
         case .deviceAdvertised(let path, let update):
             if ownership != nil { noteHearing(path, update.rssi) }
             if scanFilter != nil { reportDiscovery(path) }
-            reportAdvertisement(path, update)
+            if !managementReports { reportAdvertisement(path, update) }
         case .characteristicValue(let path, let bytes):
             // Every value, notification or read echo, in the order BlueZ sent it.
             emit(.valueUpdated(path, bytes))

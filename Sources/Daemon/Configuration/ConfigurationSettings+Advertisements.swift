@@ -27,6 +27,15 @@ extension AdvertisementSettings {
             }
             return mode
         }.documented(scanModeDetails, shown: { $0.scanMode.rawValue }),
+        .value(
+            "advert_source", flag: "advert-source", "SOURCE",
+            "Where advertisements are heard from: auto, dbus or mgmt", at: \.source
+        ) { text throws(SettingError) in
+            guard let source = AdvertisementSource(rawValue: text) else {
+                throw SettingError("expected auto, dbus or mgmt, got '\(text)'")
+            }
+            return source
+        }.documented(sourceDetails, shown: { $0.source.rawValue }),
         .list(
             "advert_profiles", "PROFILE", "Advertisement formats read: all, none, or a list (\(profileNames))",
             at: \.profiles, parse: parseProfiles
@@ -115,6 +124,19 @@ extension AdvertisementSettings {
             """
     }
 
+    /// `advert_source`'s details.
+    private static let sourceDetails = """
+        _auto_, _dbus_ or _mgmt_. _dbus_ hears advertisements through bluetoothd's D-Bus signals \
+        (a _PropertiesChanged_ message per advertisement, and none for an advertisement whose data \
+        did not change). _mgmt_ listens to the kernel's Bluetooth management socket \
+        (_MGMT_EV_DEVICE_FOUND_, as Home Assistant does) while bluetoothd keeps running the \
+        discovery: every advertisement, without a D-Bus message; it needs *CAP_NET_ADMIN* and \
+        *CAP_NET_RAW* (the drop-in _blectld-mgmt.conf_ grants them), and blectld does not start \
+        without them. _auto_ (the default) is _mgmt_ when the socket opens, else _dbus_ with one \
+        line in the log (under the shipped unit, which grants no capability: _dbus_). \
+        While scanning passively (*scan_mode*), advertisements come through D-Bus whatever the source.
+        """
+
     /// `advert_profiles`' details, naming every format in lookup order.
     private static var profilesDetails: String {
         let names = italic(knownProfiles.map(\.rawValue))
@@ -137,6 +159,8 @@ public struct AdvertisementSettings: Equatable, Sendable {
 
     /// `scan_mode`.
     public var scanMode = monitorDefaults.scanMode
+    /// `advert_source`.
+    public var source = monitorDefaults.source
     /// `advert_profiles`: the ids of the formats read; nil for all of them.
     public var profiles: [ProfileID]?
     /// `advert_min_interval`.

@@ -1137,6 +1137,28 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def system_bus_pid():
+    with open("/run/dbus/daemon.pid") as f:
+        return int(f.read().split()[0])
+
+
+def source_cost(rig, sensor, seconds):
+    """Issue 37: CPU seconds of blectld and of the system dbus-daemon over `seconds`, and the
+    advertisements the monitor counted meanwhile (status' `advertisements`)."""
+    procs = (rig.daemon.p.pid, system_bus_pid())
+    first = sensor.advertisement_status().get("advertisements", 0)
+    before, t = [cpu_seconds(p) for p in procs], time.monotonic()
+    time.sleep(seconds)
+    used = [round(cpu_seconds(p) - b, 3) for p, b in zip(procs, before)]
+    elapsed = time.monotonic() - t
+    heard = sensor.advertisement_status().get("advertisements", 0) - first
+    return {"seconds": round(elapsed, 1), "blectld_cpu_s": used[0], "dbus_daemon_cpu_s": used[1],
+            "advertisements": heard}
+
+
+MGMT_LINE = "heard through the kernel's management socket"
+
+
 def cpu_share(rig, seconds):
     """(blectld %, bluetoothd %) of one core over the next `seconds`."""
     procs = (rig.daemon.p.pid, rig.bluetoothd.p.pid)
@@ -1263,7 +1285,7 @@ def sc7_adverts(rig, res):
     rig.check_central_alive()
     rig.steady("A", PERIPH_A_HCI)
     idle = cpu_share(rig, 10)
-    sensor, times = Sensor(rig), {}
+    sensor, times, sources = Sensor(rig), {}, {}
     try:
         restart_daemon(rig, "bthome_key %s = %s" % (sensor.addr, SENSOR_KEY))
         for fmt, profile, celsius in KEYED_FORMATS:
@@ -1279,6 +1301,22 @@ def sc7_adverts(rig, res):
         adverts = sensor.advertisement_status()
         if adverts.get("errors") or adverts.get("scan_mode") != "active":
             raise Fail("status without the key: %s" % json.dumps(adverts))
+        # Issue 37: the same sensor through each advertisement source in turn (bluetoothd's
+        # D-Bus signals, then the kernel's management socket), and what each costs blectld
+        # and the system dbus-daemon per advertisement, over the same 20 s.
+        for source in ("dbus", "mgmt"):
+            restart_daemon(rig, "advert_source = %s" % source)
+            times["pvvx/" + source] = sensor.expect("pvvx", "pvvx", 23.11 if source == "dbus" else 24.06)
+            heard_mgmt = any(MGMT_LINE in line for line in rig.daemon.lines_since(0))
+            if heard_mgmt != (source == "mgmt"):
+                raise Fail("advert_source = %s: the log %s %r" % (source, "lacks" if source == "mgmt" else "has", MGMT_LINE))
+            on = source_cost(rig, sensor, 20)
+            if not on["advertisements"]:
+                raise Fail("advert_source = %s: no advertisement counted in 20 s" % source)
+            # The same 20 s without the sensor (thermometer A streams on): what is left of the
+            # difference is the advertisements' (and the sensor's own re-registrations, on the bus).
+            rig.stop_peripheral("S")
+            sources[source] = {"sensor": on, "none": source_cost(rig, sensor, 20)}
         # GATT thermometer A kept streaming meanwhile.
         rig.steady("A", PERIPH_A_HCI)
     finally:
@@ -1287,6 +1325,14 @@ def sc7_adverts(rig, res):
         if not rig.daemon.alive():
             rig.start_daemon()
     res["cpu"] = {"idle": idle, "sensor": cost}
+    res["sources"] = sources
+    per = {source: {who: round(1000 * (c["sensor"][who + "_cpu_s"] - c["none"][who + "_cpu_s"]
+                                       * c["sensor"]["seconds"] / c["none"]["seconds"])
+                            / c["sensor"]["advertisements"], 2)
+                    for who in ("blectld", "dbus_daemon")} for source, c in sources.items()}
+    res["sources_ms_per_advertisement"] = per
+    log("advertisement sources (issue 37), ms of CPU per advertisement counted, net of the same time "
+        "without the sensor: %s; raw: %s" % (json.dumps(per), json.dumps(sources)))
     res["detail"] = ("each format read %s s after it was on the air; plain BTHome refused "
                      "while the key was set (%d errors); CPU %% of a core (blectld, bluetoothd): "
                      "%s before, %s with the sensor at 1 Hz; lost packets %s, %s"
