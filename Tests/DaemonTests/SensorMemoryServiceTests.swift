@@ -197,7 +197,10 @@ import UnixSupport
         try await Self.withWorld(fault: .disconnectDuringDownload(afterRecords: 10)) { world in
             let first = await Self.downloads(1, world)
             #expect(first?.lastResult == "disconnected")
-            #expect(first?.stored == 10)
+            // Ten received; the newest may share its minute with a live reading heard since
+            // the start (a slow run), and is then a duplicate, not stored.
+            #expect(first.map { $0.stored + $0.duplicates } == 10, "\(String(describing: first))")
+            #expect((first?.stored ?? 0) >= 9)
             let second = await Self.downloads(2, world)
             #expect(second?.lastResult == "finished")
             // Resumed, not started again: the ten stored are not sent again (a few records
