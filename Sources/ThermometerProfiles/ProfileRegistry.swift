@@ -7,11 +7,13 @@ public struct ProfileRegistry: Sendable, Equatable {
     public private(set) var profiles: [any ThermometerProfile]
 
     /// Every known profile with its default UUIDs: the Pi cputemp text profile, Health
-    /// Thermometer and Environmental Sensing, in that order.
+    /// Thermometer and Environmental Sensing, in that order, then Xiaomi's stock firmware's
+    /// live value (followed only on devices configured for it, `gatt_live`).
     public static let standard = ProfileRegistry(profiles: [
         PiCPUTemperatureProfile(),
         HealthThermometerProfile(),
         EnvironmentalSensingProfile(),
+        XiaomiStockGATTProfile(),
     ])
 
     /// Creates a registry that looks profiles up in the given order.
@@ -34,6 +36,14 @@ public struct ProfileRegistry: Sendable, Equatable {
     /// Every service UUID of every profile, without duplicates, in lookup order.
     public var allServiceUUIDs: [BluetoothUUID] {
         profiles.reduce(into: []) { all, profile in all = appendingUnique(all, profile.serviceUUIDs) }
+    }
+
+    /// The service UUIDs that make a device a thermometer by themselves: those of the
+    /// profiles found by service (``ThermometerProfile/isFoundByService``).
+    public var identifyingServiceUUIDs: [BluetoothUUID] {
+        profiles.filter(\.isFoundByService).reduce(into: []) { all, profile in
+            all = appendingUnique(all, profile.serviceUUIDs)
+        }
     }
 
     /// Every temperature characteristic UUID of every profile, without duplicates.

@@ -15,6 +15,10 @@ public protocol ThermometerProfile: Sendable {
     var temperatureCharacteristicUUIDs: [BluetoothUUID] { get }
     /// Decodes one value read from, or notified by, a temperature characteristic.
     func decode(_ value: [UInt8]) -> Result<Measurement, ReadingError>
+    /// Whether a device is taken for this kind of thermometer by its services (advertised,
+    /// or listed once connected); false for a profile followed only on devices configured
+    /// for it (`gatt_live`): a Xiaomi stock sensor lists its service after any connection.
+    var isFoundByService: Bool { get }
 }
 
 extension ThermometerProfile {
@@ -24,6 +28,8 @@ extension ThermometerProfile {
     public var id: ProfileID { Self.family.id }
     /// A short human name, e.g. `"Health Thermometer"`.
     public var name: String { Self.family.name }
+    /// Found by its services.
+    public var isFoundByService: Bool { true }
 
     /// Whether a discovered service belongs to this profile.
     public func matches(service uuid: BluetoothUUID) -> Bool {

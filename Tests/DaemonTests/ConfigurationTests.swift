@@ -343,6 +343,14 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("gatt_live per device: yes adds the device to the GATT thermometers followed by address")
+    func gattLive() throws {
+        let config = try configuration(
+            file: "gatt_live A4:C1:38:EF:00:01 = yes\ngatt_live A4:C1:38:EF:00:02 = no\n")
+        #expect(config.thermometers.addresses == [BluetoothAddress("A4:C1:38:EF:00:01")])
+        #expect(throws: (any Error).self) { try configuration(file: "gatt_live A4:C1:38:EF:00:01 = maybe") }
+    }
+
     @Test("sensor_clock_sync per device: daily or off over the global setting")
     func clockSyncPerDevice() throws {
         let config = try configuration(

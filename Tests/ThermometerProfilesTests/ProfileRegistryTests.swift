@@ -44,14 +44,17 @@ struct ProfileRegistryTests {
         #expect(registry.profile(forService: BluetoothUUID(UInt16(0x2A1C))) == nil)
     }
 
-    @Test("all service UUIDs, in lookup order, without duplicates")
+    @Test("all service UUIDs, in lookup order, without duplicates; those that identify a thermometer by themselves")
     func allServices() {
+        let identifying = [
+            "00000001-710e-4a5b-8d75-3e5b444bc3cf", "00000001-710e-4a5b-8d75-3e5b444b3c3f",
+            "00001809-0000-1000-8000-00805f9b34fb", "0000181a-0000-1000-8000-00805f9b34fb",
+        ]
+        #expect(registry.identifyingServiceUUIDs.map(\.uuidString) == identifying)
+        // Xiaomi's stock service last, followed only on devices configured for it.
         #expect(
-            registry.allServiceUUIDs.map(\.uuidString) == [
-                "00000001-710e-4a5b-8d75-3e5b444bc3cf", "00000001-710e-4a5b-8d75-3e5b444b3c3f",
-                "00001809-0000-1000-8000-00805f9b34fb", "0000181a-0000-1000-8000-00805f9b34fb",
-            ])
-        #expect(registry.allTemperatureCharacteristicUUIDs.count == 4)
+            registry.allServiceUUIDs.map(\.uuidString) == identifying + ["ebe0ccb0-7a0a-4b0c-8a1a-6ff2997da3a6"])
+        #expect(registry.allTemperatureCharacteristicUUIDs.count == 5)
     }
 
     @Test("configured Pi spellings are added without touching the original")
@@ -69,8 +72,8 @@ struct ProfileRegistryTests {
         #expect(pi.serviceUUIDs == PiCPUTemperatureProfile.defaultServiceUUIDs + [extraService])
         #expect(pi.isTemperatureCharacteristic(extraTemperature))
         #expect(pi.isUnitCharacteristic(extraUnit))
-        #expect(configured.allServiceUUIDs.count == 5)
-        #expect(configured.profiles.count == 3)
+        #expect(configured.allServiceUUIDs.count == 6)
+        #expect(configured.profiles.count == 4)
     }
 
     @Test("adding twice keeps each UUID once")

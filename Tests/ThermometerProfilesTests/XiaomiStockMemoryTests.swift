@@ -210,12 +210,14 @@ struct XiaomiStockMemoryTests {
 struct XiaomiStockGATTProfileTests {
     let profile = XiaomiStockGATTProfile()
 
-    @Test("the service and characteristic, kept out of the standard registry")
+    @Test("the service and characteristic: in the standard registry, but no device is a thermometer by it")
     func identity() {
         #expect(profile.serviceUUIDs == [BluetoothUUID("ebe0ccb0-7a0a-4b0c-8a1a-6ff2997da3a6")])
         #expect(profile.isTemperatureCharacteristic(BluetoothUUID("ebe0ccc1-7a0a-4b0c-8a1a-6ff2997da3a6")!))
-        // Once connected a stock sensor lists ebe0ccb0: in the registry, blectld would hold a link to it.
-        #expect(ProfileRegistry.standard.profile(forService: XiaomiStockMemory.serviceUUID) == nil)
+        #expect(ProfileRegistry.standard.profile(forService: XiaomiStockMemory.serviceUUID) is XiaomiStockGATTProfile)
+        // Once connected a stock sensor lists ebe0ccb0: found by it, blectld would hold a link to every one.
+        #expect(!profile.isFoundByService)
+        #expect(!ProfileRegistry.standard.identifyingServiceUUIDs.contains(XiaomiStockMemory.serviceUUID))
     }
 
     @Test(

@@ -1,3 +1,4 @@
+public import SensorModel
 public import ThermometerProfiles
 public import UnixSupport
 
@@ -6,6 +7,9 @@ public import UnixSupport
 public struct ThermometerConfiguration: Equatable, Sendable {
     /// Advertised local names that mark a thermometer (the Pi's cputemp advertises "Thermometer").
     public var names: [String]
+    /// Devices followed as GATT thermometers whatever they advertise (`gatt_live ADDRESS =
+    /// yes`): a Xiaomi stock sensor read over GATT, no bind key needed.
+    public var addresses: Set<BluetoothAddress> = []
     /// Profiles: which services and characteristics hold temperatures, and how to decode them.
     public var profiles: ProfileRegistry
     /// Backoff between reconnect attempts.

@@ -66,7 +66,7 @@ public actor ThermometerMonitor {
         scanning = ScanScheduler(
             pauseLimit: configuration.scanPauseLimit, batchWindow: configuration.connectBatchWindow,
             keepsScanning: configuration.keepsScanning)
-        thermometerServices = Set(configuration.profiles.allServiceUUIDs)
+        thermometerServices = Set(configuration.profiles.identifyingServiceUUIDs)
     }
 
     /// Starts following the central: sessions start as thermometers are found.
@@ -227,7 +227,9 @@ public actor ThermometerMonitor {
         {
             note.name = name
         }
-        let isThermometer = configuration.searches && (isThermometer(advertisement) || isTracked(address))
+        let isThermometer =
+            configuration.searches
+            && (isThermometer(advertisement) || isTracked(address) || configuration.addresses.contains(address))
         let announce = devices.shouldReportSighting(&note, at: .now)
         remember(address, note)
         if announce {
@@ -266,11 +268,14 @@ public actor ThermometerMonitor {
     /// that serve a thermometer profile: BlueZ shows them with their GAP name,
     /// so they are recognised by their services.
     private func adoptConnectedThermometers() {
-        let serviceUUIDs = Set(configuration.profiles.allServiceUUIDs.map(\.uuidString))
+        let serviceUUIDs = Set(configuration.profiles.identifyingServiceUUIDs.map(\.uuidString))
         for path in central.assumeIsolated({ $0.connectedDevicePaths() }) {
             guard let address = path.deviceAddress, !isTracked(address) else { continue }
             let services = central.assumeIsolated { $0.mirror { $0.services(of: path) } }
-            guard services.contains(where: { serviceUUIDs.contains($0.uuid) }) else { continue }
+            guard
+                configuration.addresses.contains(address)
+                    || services.contains(where: { serviceUUIDs.contains($0.uuid) })
+            else { continue }
             remember(address, devices[address] ?? DeviceMemory.Note())
             startSession(address)
         }

@@ -55,6 +55,17 @@ struct DeviceSetting: Sendable {
             config.sensorMemory.devices[address] = try SensorMemorySettings.mode(value)
         },
         DeviceSetting(
+            key: "gatt_live", valueName: "BOOL",
+            help: "Follow the device over GATT, holding a link: a Xiaomi stock sensor's live value without its "
+                + "bind key: yes or no"
+        ) { config, address, _, value throws(SettingError) in
+            switch value.lowercased() {
+            case "yes", "true", "on": config.thermometers.addresses.insert(address)
+            case "no", "false", "off": config.thermometers.addresses.remove(address)
+            default: throw SettingError("expected yes or no, got '\(value)'")
+            }
+        },
+        DeviceSetting(
             key: "sensor_clock_sync", valueName: "MODE",
             help: "Whether the device's clock is set (memory sensors, Current Time Service), over sensor_clock_sync: "
                 + "daily or off"

@@ -171,9 +171,11 @@ public struct XiaomiStockMemory: SensorMemoryProtocol {
 /// characteristic `ebe0ccc1` (read, notify), int16 temperature × 0.01 °C, uint8 humidity %,
 /// then (LYWSD03MMC, MHO-C401) uint16 battery mV; the LYWSD02 sends the first 3 bytes.
 ///
-/// Not in ``ProfileRegistry/standard``: BlueZ lists a device's GATT services once connected,
-/// so a stock sensor would look like a GATT thermometer after its first memory download and
-/// blectld would hold a link to it (docs/sensor-memory.md, "Xiaomi stock firmware").
+/// Not found by its service (``isFoundByService``): BlueZ lists a device's GATT services
+/// once connected, so every stock sensor would look like a GATT thermometer after its first
+/// memory download and blectld would hold a link to it (a coin cell's battery). It is
+/// followed on the devices configured for it, `gatt_live ADDRESS = yes`
+/// (docs/sensor-memory.md, "Xiaomi stock firmware").
 public struct XiaomiStockGATTProfile: ThermometerProfile {
     /// The live value's characteristic.
     public static let liveUUID = XiaomiStockMemory.uuid("ebe0ccc1")
@@ -189,6 +191,9 @@ public struct XiaomiStockGATTProfile: ThermometerProfile {
 
     /// Creates the profile.
     public init() {}
+
+    /// Only on devices configured for it.
+    public var isFoundByService: Bool { false }
 
     /// Decodes a live value: 5 bytes, or the LYWSD02's 3.
     public func decode(_ value: [UInt8]) -> Result<Measurement, ReadingError> {
