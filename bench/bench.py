@@ -900,8 +900,9 @@ def build_table(rounds: list, kinds: list, scales: list) -> tuple:
     row("burst: notifications/s received", "single", "burst_receive_rate", 0, ratio_too=True)
     row("burst: lost (of " + fmt(m("c", "single", "burst_sent"), 0) + ")", "single", "burst_lost", 0, target="0",
         verdict=maybe(lambda v: v == 0))
-    row("burst: CPU s per 10k notifications", "single", "burst_cpu_per_10k", 3, ratio_too=True, target="≤ 1.5× C",
-        verdict=lambda v, r: None if r is None else r <= 1.5)
+    # Issue 37's targets: ratios to the C floor of the same run, the store counted.
+    row("burst: CPU s per 10k notifications", "single", "burst_cpu_per_10k", 3, ratio_too=True, target="≤ 1.7× C",
+        verdict=lambda v, r: None if r is None else r <= 1.7)
     lat_row("latency at 1 kHz, ms: p50 / p99 / max", "single", "khz", target="p50 ≤ 0.5, p99 ≤ 3",
             verdict=lambda p50, p99: None if p50 is None else p50 <= 0.5 and p99 <= 3)
     row("1 kHz: lost", "single", "khz_lost", 0, target="0", verdict=maybe(lambda v: v == 0))
@@ -910,8 +911,8 @@ def build_table(rounds: list, kinds: list, scales: list) -> tuple:
     row("10 Hz: lost", "idle", "tenhz_lost", 0, target="0", verdict=maybe(lambda v: v == 0))
     row("start → first reading, ms (mock delays ≈ 75)", "idle", "first_reading_ms", 0, ratio_too=True,
         target=f"≤ {50 + MOCK_CONNECT_DELAYS_MS}", verdict=maybe(lambda v: v <= 50 + MOCK_CONNECT_DELAYS_MS))
-    row("RSS idle, 2 thermometers, MB", "idle", "rss_idle_kib", 1, scale=1 / 1024, target="≤ 8",
-        verdict=maybe(lambda v: v <= 8 * 1024))
+    row("RSS idle, 2 thermometers, MB", "idle", "rss_idle_kib", 1, scale=1 / 1024, target="≤ 10",
+        verdict=maybe(lambda v: v <= 10 * 1024))
     row("PSS idle (shared pages split among processes), MB", "idle", "pss_idle_kib", 1, scale=1 / 1024)
     row("RSS peak (after the burst), MB", "single", "rss_peak_kib", 1, scale=1 / 1024)
     row("idle (2 × every 5 s): context switches/s", "idle", "idle_switches_per_s", 2, target="no polling timers")
@@ -926,7 +927,7 @@ def build_table(rounds: list, kinds: list, scales: list) -> tuple:
                 verdict=maybe(lambda v, n=devices: v >= n))
             partial = any(m(kind, session, "connected") not in (None, devices) for kind in kinds)
             target, verdict = (
-                ("≤ 4 % and ≤ 3× C", lambda v, r: None if v is None or r is None else v <= 4 and r <= 3)
+                ("≤ 3× C", lambda v, r: None if r is None else r <= 3)
                 if big else ("", None))
             if partial:
                 row(f"{label}: CPU % (as subscribed)", session, f"{rate}_cpu_pct", 2, ratio_too=True)
@@ -938,14 +939,14 @@ def build_table(rounds: list, kinds: list, scales: list) -> tuple:
             row(f"{label}: CPU µs per notification", session, f"{rate}_cpu_us_per_notification", 0, ratio_too=True)
             lat_row(f"{label}: latency ms p50 / p99 / max", session, rate)
             row(f"{label}: lost", session, f"{rate}_lost", 0, target="0", verdict=maybe(lambda v: v == 0))
-            row(f"{label}: RSS MB", session, "rss_kib", 1, scale=1 / 1024, target="≤ 16" if big else "",
-                verdict=maybe(lambda v: v <= 16 * 1024) if big else None)
+            row(f"{label}: RSS MB", session, "rss_kib", 1, scale=1 / 1024)
             if big:
                 row(f"{label}: RSS after {HISTORY_SIZE:,} more notifications per thermometer (into the "
-                    "history), MB", session, "rss_full_history_kib", 1, scale=1 / 1024, target="≤ 16",
-                    verdict=maybe(lambda v: v <= 16 * 1024))
+                    "history), MB", session, "rss_full_history_kib", 1, scale=1 / 1024)
+                # Issue 37: the RSS once the history has committed them.
                 row(f"{label}: RSS {COMMIT_WAIT_S} s later (those readings committed), MB", session,
-                    "rss_after_commit_kib", 1, scale=1 / 1024)
+                    "rss_after_commit_kib", 1, scale=1 / 1024, target="≤ 16",
+                    verdict=maybe(lambda v: v <= 16 * 1024))
             row(f"{label}: D-Bus connections", session, "connections", 0, target="1" if big else "",
                 verdict=maybe(lambda v: v == 1) if big else None)
             row(f"{label}: set-up s (start → all subscribed)", session, "setup_s", 1)
