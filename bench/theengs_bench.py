@@ -17,7 +17,9 @@ With --c-subscriber, first the floor on the same workload: bench/c_subscriber.c 
 libdbus program that only hears the advertisements (the same discovery filter, one match
 rule, a record per message; no decoding, no MQTT). Its CPU per advertisement is the least
 any consumer on D-Bus pays on this machine, so the table shows how far below Theengs Gateway
-a gateway can get at all.
+a gateway can get at all. Then blectld without MQTT (its history on) on the same workload:
+issue 37's targets are blectld ≤ 2.0× the floor without MQTT and ≤ 2.5× with it (QoS 1),
+and against Theengs Gateway ≤ 0.2 of its CPU per advertisement and ≤ 0.33 of its RSS.
 
 Runs under a python with paho-mqtt (Theengs Gateway's venv):
 
@@ -158,16 +160,30 @@ def start_bus(stack, work, bin_dir, args):
     return bus
 
 
-def start_blectld(stack, work, args, bus, port):
-    conf = os.path.join(work, "blectld.conf")
+def start_blectld(stack, work, args, bus, port, mqtt=True):
+    """blectld on the bus, its history on, publishing to the broker (or, `mqtt` false, not)."""
+    name = "blectld" if mqtt else "blectld-nomqtt"
+    conf = os.path.join(work, f"{name}.conf")
     with open(conf, "w") as f:
         f.write(f"advert_max_devices = {max(16, args.sensors * 2)}\n")
-    os.makedirs(os.path.join(work, "state"))
+    state = os.path.join(work, f"state-{name}")
+    os.makedirs(state)
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus, XDG_RUNTIME_DIR=work)
-    return stack.start([f"{args.bin}/blectld", "--socket", os.path.join(work, "blectld.sock"), "--config", conf,
-                        "--state-dir", os.path.join(work, "state"), "--log-level", "notice",
-                        "--mqtt", f"mqtt://127.0.0.1:{port}", "--mqtt-gateway", "bench"],
-                       os.path.join(work, "blectld.log"), env)
+    broker = ["--mqtt", f"mqtt://127.0.0.1:{port}", "--mqtt-gateway", "bench"] if mqtt else []
+    return stack.start([f"{args.bin}/blectld", "--socket", os.path.join(work, f"{name}.sock"), "--config", conf,
+                        "--state-dir", state, "--log-level", "notice"] + broker,
+                       os.path.join(work, f"{name}.log"), env)
+
+
+def start_blectld_without_mqtt(stack, work, args, bus, port):
+    return start_blectld(stack, work, args, bus, port, mqtt=False)
+
+
+def per_advertisement(row, emitted):
+    """CPU per advertisement the mock emitted in the row's window, µs."""
+    t0, t1 = row["window_ns"]
+    count = sum(1 for r in emitted.values() for ns, _ in r if t0 <= ns < t1)
+    return round(row["cpu_s"] / max(count, 1) * 1e6, 1), count
 
 
 def start_theengs(stack, work, args, bus, port):
@@ -274,13 +290,17 @@ def main():
         port = free_port()
         start_broker(stack, work, port)
         bus = start_bus(stack, work, args.bin, args)
-        raw, floor = [], None
+        raw, floor, no_mqtt = [], None, None
         if args.c_subscriber:
             proc = start_floor(stack, work, args, bus, port)
             wait("the C floor subscribed", lambda: "subscribed" in open(os.path.join(work, "floor.log")).read(), 60)
             row = measure("C floor", proc, None, args)
             stack.stop(proc)
             floor = floor_row(work, row)
+            # Issue 37's other advertisement target: blectld, its history on, no MQTT, ≤ 2.0× the floor.
+            proc = start_blectld_without_mqtt(stack, work, args, bus, port)
+            no_mqtt = measure("blectld, no MQTT", proc, None, args)
+            stack.stop(proc)
         consumers = (("blectld", start_blectld, "blectl/+/state", ("address", "raw")),
                      ("Theengs", start_theengs, "home/TheengsGateway/BTtoMQTT/+", ("id", "servicedata")))
         for name, start, topic, fields in consumers:
@@ -298,6 +318,14 @@ def main():
             floor["advertisements"] = sum(1 for r in emitted.values() for ns, _ in r if t0 <= ns < t1)
             floor["cpu_us_per_advertisement"] = round(floor["cpu_s"] / max(floor["advertisements"], 1) * 1e6, 1)
             print_floor(floor, *rows)
+            per, count = per_advertisement(no_mqtt, emitted)
+            ratio = per / floor["cpu_us_per_advertisement"]
+            verdicts["no_mqtt_le_2_floor"] = ratio <= 2.0
+            no_mqtt = {"cpu_s": round(no_mqtt["cpu_s"], 3), "rss_kib": no_mqtt["rss_kib"], "advertisements": count,
+                       "cpu_us_per_advertisement": per, "floor_ratio": round(ratio, 2)}
+            print(f"  blectld without MQTT (history on): {per:.1f} us per advertisement ({count} advertisements), "
+                  f"RSS {no_mqtt['rss_kib'] / 1024:.1f} MB; {ratio:.2f}x the floor (target <= 2.0x: "
+                  f"{'met' if ratio <= 2.0 else 'MISSED'})")
         peer = {package: metadata.version(package)
                 for package in ("TheengsGateway", "TheengsDecoder", "bleak", "dbus-fast", "paho-mqtt")}
         print("  " + ", ".join(f"{package} {version}" for package, version in peer.items())
@@ -308,7 +336,7 @@ def main():
                            "sensors": args.sensors, "interval": args.interval, "seconds": args.seconds,
                            "warmup": args.warmup, "peer": peer,
                            "loadavg": {"before": load, "after": open("/proc/loadavg").read().split()[:3]},
-                           "rows": rows, "floor": floor, "targets_met": verdicts}, f, indent=1)
+                           "rows": rows, "floor": floor, "no_mqtt": no_mqtt, "targets_met": verdicts}, f, indent=1)
                 f.write("\n")
         return 0 if all(verdicts.values()) else 1
     finally:
