@@ -16,7 +16,9 @@ struct HTTPOutputIntegrationTests {
         try await DaemonFixture.with(mockOptions: "--fast --notify-interval 60m", arguments: Self.http) { fixture in
             try await fixture.waitForConnected(2)
             let port = try fixture.httpPort()
-            let read = try await fixture.blectl(["read", "--json"])
+            // Both values, however long a loaded run takes for the first (the default 10 s was
+            // once too short at the suite's busiest moment in a clean-clone CI run).
+            let read = try await fixture.blectl(["read", "--json", "--timeout", "60"])
             #expect(read.status == 0, "\(read.errors)")
             let reports = try #require(
                 try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [[String: Any]])
