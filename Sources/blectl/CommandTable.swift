@@ -168,8 +168,8 @@ enum CommandTable {
             positionals: 0...1, positionalUsage: "[ADDRESS]",
             help: "Sensors whose memory blectld reads; with ADDRESS, read it now"),
         details: """
-            Without ADDRESS, lists the memory-capable sensors (pvvx firmware) blectld heard since it \
-            started, as blectl status does: the last download of each, when and how it ended, the records \
+            Without ADDRESS, lists the sensors whose memory or clock blectld reads (pvvx/ATC and \
+            Xiaomi stock firmware, ThermoPro clocks) that it heard since it started, as blectl status does: the last download of each, when and how it ended, the records \
             it stored, those it dropped as duplicates (their minute had a reading) and those it rejected, \
             the sensor clock's drift and when it was last set.
 

@@ -95,6 +95,31 @@ import ConcurrencySupport
         }
     }
 
+    @Test("a download asked for before BlueZ has the device's object waits for it, within its bound")
+    func aDownloadWaitsForTheDeviceObject() async throws {
+        try await MockFixture.with(scenario: Self.scenario()) { fixture in
+            // Not heard yet: no device object (as a reading heard on the management socket
+            // can come before bluetoothd's object).
+            try await fixture.mock.inject(.outOfRange(times: nil, address: Self.address))
+            let (adverts, monitor, _) = await AdvertisementFixture.start(fixture, thermometers: Self.oneLink())
+            var never = Self.request()
+            never.deviceTimeout = .milliseconds(300)
+            let failed = await monitor.readMemory(never) { _ in }
+            #expect(failed.end == .failed("no device object for \(Self.address) within 0.3 seconds (not heard lately)"))
+            let heardSoon = Task {
+                try await Task.sleep(for: .milliseconds(500))
+                await fixture.mock.clearFaults()
+            }
+            var request = Self.request()
+            request.deviceTimeout = Duration.seconds(30).scaled
+            let result = await monitor.readMemory(request) { _ in }
+            #expect(result.end == .finished, "\(result)")
+            #expect(result.received > 0)
+            try await heardSoon.value
+            await AdvertisementFixture.stop(adverts, monitor)
+        }
+    }
+
     @Test func aStalledDownloadEndsAndReleasesItsSlot() async throws {
         // A record every 2 minutes (scaled, as the bound below): a stall of 1 s ends far sooner.
         try await Self.withSensor(Self.scenario(pace: Duration.seconds(120).scaled)) { _, monitor in

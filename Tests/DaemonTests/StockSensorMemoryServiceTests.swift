@@ -79,6 +79,32 @@ extension SensorMemoryServiceTests.Sensor {
         }
     }
 
+    /// Found on real BlueZ (e2e scenario 10s): once a download had set the clock, a later one
+    /// placed the records stamped before the setting at their stamps, as if the clock had
+    /// always been right, and stored them a second time, minutes off.
+    @Test func recordsStampedBeforeTheClockWasSetKeepTheirTimesAndAreNotStoredTwice() async throws {
+        try await SensorMemoryServiceTests.withWorld(sensor: .stock, clockSynchronized: true) { world in
+            let newest = Int64(
+                try await world.mock.sensorMemory(address: world.sensor.address.description).newestRecordTime!)
+            let first = await SensorMemoryServiceTests.downloads(1, world)
+            #expect(first?.clockResult == "set" && first?.stored == 6, "\(String(describing: first))")
+            // The whole look-back: the six records older than the gap, then nothing new.
+            let again = try await world.service.downloadNow(world.sensor.address)
+            #expect(abs(again.clockDriftSeconds ?? 99) <= 2, "\(again)")
+            #expect(again.stored == 6 && again.duplicates == 6, "\(again)")
+            let third = try await world.service.downloadNow(world.sensor.address)
+            #expect(third.stored == 0 && third.duplicates == 12, "\(third)")
+            let readings = await SensorMemoryServiceTests.readings(world, from: 0)
+            SensorMemoryServiceTests.checkOnePerMinute(readings)
+            let memory = readings.filter { $0.source == .memory }.map { $0.time.millisecondsSince1970 / 1000 }
+            let made = (0..<12).map { newest - world.sensor.drift - Int64($0) * 3600 }
+            #expect(memory.count == 12, "\(memory)")
+            for time in made {
+                #expect(memory.contains { abs($0 - time) <= 2 }, "no record at \(time): \(memory)")
+            }
+        }
+    }
+
     @Test func anInterruptedDownloadResumesAfterTheLastRecordReceived() async throws {
         try await SensorMemoryServiceTests.withWorld(
             fault: .disconnectDuringDownload(afterRecords: 3), sensor: .stock

@@ -20,12 +20,15 @@ public struct MemoryReadRequest: Sendable {
     public var setClock: Bool
     /// Whether the gateway's own clock is synchronised (never push a wrong time).
     public var gatewayClockSynchronized: Bool
-    /// The drift before the clock was last set, for records stamped before then.
-    public var earlierDrift: (until: UInt32, drift: Int64)?
+    /// The clock's last setting, for records stamped before then.
+    public var earlierDrift: SensorClockSetting?
     /// No notification for this long ends the download (its slot is released).
     public var stallTimeout: Duration
     /// How long to wait for a connection slot before giving up for now.
     public var slotTimeout: Duration
+    /// How long to wait for BlueZ's object of the device, which may come after its first
+    /// reading (heard on the management socket).
+    public var deviceTimeout: Duration = .seconds(10)
     /// Whether the visit only reads (and, as ``setClock`` says, sets) the clock: no records.
     public var clockOnly = false
 
@@ -97,8 +100,8 @@ public struct MemoryReadResult: Sendable, Equatable {
     public var drift: Int64?
     /// What was done to the clock.
     public var clock: ClockSetOutcome = .notAsked
-    /// The sensor's clock reading of its last setting (by its clock), if it tells.
-    public var lastSetTime: UInt32?
+    /// The setting this download made, if it set the clock and read the drift before.
+    public var setting: SensorClockSetting?
     /// How long the download held the sensor: from the connect call to the disconnect.
     public var connectedFor: Duration = .zero
 

@@ -1,15 +1,36 @@
+/// A setting of a sensor's clock, for the records it stamped before.
+public struct SensorClockSetting: Sendable, Equatable {
+    /// The time the clock was set to (the gateway's then): records stamped before it were
+    /// stamped with the clock as it was before.
+    public var until: UInt32
+    /// The drift before the setting (sensor time minus gateway time), in seconds.
+    public var drift: Int64
+    /// Where the sensor numbers its records upward (Xiaomi's stock firmware), the next
+    /// number at the setting: the first record made after it.
+    public var firstNumberAfter: UInt32?
+
+    /// A drift this small (seconds) is the measurement's own error: the clock was right.
+    public static let negligibleDrift: Int64 = 2
+
+    /// A setting to `until`, `drift` seconds off before.
+    public init(until: UInt32, drift: Int64, firstNumberAfter: UInt32? = nil) {
+        self.until = until
+        self.drift = drift
+        self.firstNumberAfter = firstNumberAfter
+    }
+}
+
 /// How a sensor's clock relates to the gateway's: the drift (sensor time minus gateway time)
 /// measured now, and the one in force before the clock was last set, for records stamped
 /// before that.
 public struct SensorClockMap: Sendable, Equatable {
     /// The drift now, in seconds.
     public var drift: Int64
-    /// Records stamped before `until` (by the sensor's clock now) were stamped with the
-    /// clock as it was before it was set, `drift` seconds off.
-    public var earlier: (until: UInt32, drift: Int64)?
+    /// The clock's last setting: records made before it keep its earlier drift.
+    public var earlier: SensorClockSetting?
 
-    /// A map with the drift now and, if the clock was set since those records, the earlier one.
-    public init(drift: Int64, earlier: (until: UInt32, drift: Int64)? = nil) {
+    /// A map with the drift now and, if the clock was set since those records, the setting.
+    public init(drift: Int64, earlier: SensorClockSetting? = nil) {
         self.drift = drift
         self.earlier = earlier
     }
@@ -20,10 +41,26 @@ public struct SensorClockMap: Sendable, Equatable {
     private var newer: UInt32?
 
     /// The gateway's time (seconds since 1970) of a record stamped `deviceTime`, by its stamp
-    /// alone: right unless the clock was ahead before it was set (see ``gatewayTime(ofNext:)``).
-    public func gatewayTime(of deviceTime: UInt32) -> Int64 {
-        if let earlier, deviceTime < earlier.until { return Int64(deviceTime) - earlier.drift }
-        return Int64(deviceTime) - drift
+    /// and, where the sensor numbers records upward, its `number`.
+    ///
+    /// A stamp before the setting is the earlier clock's. A clock that was ahead also stamped
+    /// its last records before the setting after the time it was set to: where its earlier
+    /// time would place the record before the setting, the number tells (the sensor's next
+    /// number at the setting); without one the stamp rules (see ``gatewayTime(ofNext:)`` for
+    /// the order of a newest-first download). Found on real BlueZ (e2e scenario 10s).
+    public func gatewayTime(of deviceTime: UInt32, number: UInt32? = nil) -> Int64 {
+        guard let earlier else { return Int64(deviceTime) - drift }
+        let before: Bool
+        if deviceTime < earlier.until {
+            before = true
+        } else if let first = earlier.firstNumberAfter, let number,
+            Int64(deviceTime) - earlier.drift <= Int64(earlier.until)
+        {
+            before = number < first
+        } else {
+            before = false
+        }
+        return Int64(deviceTime) - (before ? earlier.drift : drift)
     }
 
     /// The gateway's time of the next record of a download that comes newest first.
@@ -48,8 +85,8 @@ public struct SensorClockMap: Sendable, Equatable {
         return UInt32(clamping: max(0, device))
     }
 
-    /// Maps are equal when their drifts are.
+    /// Maps are equal when their drifts and settings are.
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.drift == rhs.drift && lhs.earlier?.until == rhs.earlier?.until && lhs.earlier?.drift == rhs.earlier?.drift
+        lhs.drift == rhs.drift && lhs.earlier == rhs.earlier
     }
 }

@@ -16,7 +16,7 @@ public actor SensorMemoryService {
     private var scheduler: MemoryScheduler
     private var statuses: [BluetoothAddress: SensorMemoryStatus] = [:]
     /// The drift before each sensor's clock was set, for records stamped before.
-    private var earlierDrift: [BluetoothAddress: (until: UInt32, drift: Int64)] = [:]
+    private var earlierDrift: [BluetoothAddress: SensorClockSetting] = [:]
     private var tasks: [BluetoothAddress: Task<Void, Never>] = [:]
     /// The sensors whose task is a clock visit, not a download.
     private var clockVisits: Set<BluetoothAddress> = []
@@ -157,11 +157,13 @@ public actor SensorMemoryService {
         rememberDrift(address, result)
     }
 
-    /// The drift before a clock was set, for the records the sensor stamped before it.
+    /// The setting a download or visit made, for the records the sensor stamped before it.
+    /// One that found the clock right keeps the earlier setting: the records stamped before
+    /// that one still carry its drift (and those since, none).
     private func rememberDrift(_ address: BluetoothAddress, _ result: MemoryReadResult) {
-        if result.clock == .set, let drift = result.drift, let setAt = result.lastSetTime {
-            earlierDrift[address] = (setAt, drift)
-        }
+        guard let setting = result.setting else { return }
+        if earlierDrift[address] != nil, abs(setting.drift) <= SensorClockSetting.negligibleDrift { return }
+        earlierDrift[address] = setting
     }
 
     /// Stores the records as they come; returns (stored, duplicates, rejected).

@@ -70,6 +70,9 @@ public protocol SensorMemoryProtocol: Sendable {
     /// The writes for `request`, given the values of ``requestReads`` (by UUID), and how the
     /// sensor numbers the records it will send.
     func plan(for request: MemoryRequest, reads: [BluetoothUUID: [UInt8]]) -> MemoryPlan
+    /// Where the sensor numbers its records upward, the number its next record will carry,
+    /// from the values of ``requestReads``; nil otherwise.
+    func nextRecordNumber(reads: [BluetoothUUID: [UInt8]]) -> UInt32?
 }
 
 extension SensorMemoryProtocol {
@@ -102,6 +105,8 @@ extension SensorMemoryProtocol {
     }
     /// Records.
     public var readsRecords: Bool { true }
+    /// Unknown: records are not numbered upward.
+    public func nextRecordNumber(reads: [BluetoothUUID: [UInt8]]) -> UInt32? { nil }
     /// A clock in UTC: ``setClockWrites(to:)``.
     public func setClockWrites(to unixTime: UInt32, utcOffset: Int) -> [MemoryWrite] { setClockWrites(to: unixTime) }
     /// Whether the clock can be read back, by a read or a command's answer; a clock that

@@ -79,8 +79,7 @@ public struct XiaomiStockMemory: SensorMemoryProtocol {
     /// For `.newer(than:)` the range goes back one record per whole hour of the sensor's
     /// clock since that time, and one more: a record not newer is passed over.
     public func plan(for request: MemoryRequest, reads: [BluetoothUUID: [UInt8]]) -> MemoryPlan {
-        guard let range = reads[Self.rangeUUID], range.count >= 8 else { return MemoryPlan(writes: []) }
-        let next = UInt32(range.unsignedLittleEndian(at: 4, count: 4))
+        guard let next = nextRecordNumber(reads: reads) else { return MemoryPlan(writes: []) }
         let wanted: UInt32
         switch request {
         case .newest(let count, _):
@@ -101,6 +100,12 @@ public struct XiaomiStockMemory: SensorMemoryProtocol {
         guard !overflow, start < next else { return MemoryPlan(writes: []) }
         let write = MemoryWrite(characteristic: Self.indexUUID, value: Self.littleEndian32(start), withResponse: true)
         return MemoryPlan(writes: [write], firstNumber: first, lastNumber: next - first)
+    }
+
+    /// The range's next index.
+    public func nextRecordNumber(reads: [BluetoothUUID: [UInt8]]) -> UInt32? {
+        guard let range = reads[Self.rangeUUID], range.count >= 8 else { return nil }
+        return UInt32(range.unsignedLittleEndian(at: 4, count: 4))
     }
 
     /// None known: the central unsubscribes and disconnects.

@@ -22,7 +22,8 @@ Scenarios (--scenarios, default 1,2,3,4,5,7,8,9,12,6):
   discovery cures it)   8p the same controller deaf again after that (the power cycle cures it)
   9 passive scanning (bluetoothd --experimental, scan_mode = passive: the sensor read through
   an AdvertisementMonitor1, hci0 never scanning actively, nothing connecting)
-  10 the sensor's memory (make e2e-memory)
+  10 the sensor's memory (make e2e-memory)   10s the Xiaomi stock firmware's memory and clock
+  (make e2e-memory)
   11-13 two central controllers (hci0 and hci3, blectld --adapters hci0,hci3): 11 the sensor
   heard by both, each measurement one reading; 12 the controller holding A's link powered
   off, A read through the other (repeated, alternating); 13 one of them silenced, its own
@@ -42,6 +43,7 @@ import datetime
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -2028,14 +2030,7 @@ class MemorySensor:
             return [json.loads(l) for l in f if l.strip()]
 
     def log_lines(self, since_mono):
-        """The sensor's log lines with mono= at or after since_mono: (mono, line)."""
-        out = []
-        with open(os.path.join(self.rig.out, "peripheral-S.log")) as f:
-            for line in f:
-                m = re.search(r"mono=([0-9.]+)", line)
-                if m and float(m.group(1)) >= since_mono:
-                    out.append((float(m.group(1)), line.strip()))
-        return out
+        return sensor_log_lines(self.rig, since_mono)
 
     def wait_live(self, timeout):
         """A fresh pvvx reading of the sensor through `read`."""
@@ -2068,6 +2063,17 @@ class MemorySensor:
             time.sleep(2)
         raise Fail("no memory download #%d of %s within %.0f s; status: %s"
                    % (downloads, self.addr, timeout, json.dumps(entry)))
+
+
+def sensor_log_lines(rig, since_mono):
+    """Peripheral S's log lines with mono= at or after since_mono: (mono, line)."""
+    out = []
+    with open(os.path.join(rig.out, "peripheral-S.log")) as f:
+        for line in f:
+            m = re.search(r"mono=([0-9.]+)", line)
+            if m and float(m.group(1)) >= since_mono:
+                out.append((float(m.group(1)), line.strip()))
+    return out
 
 
 def memory_outage(rig, sensor, kind, res):
@@ -2189,18 +2195,32 @@ def memory_outage(rig, sensor, kind, res):
     return check
 
 
+def memory_sensor_alone(rig):
+    """hci0 for the daemon and a memory sensor alone: A stopped and forgotten (btvirt's
+    handles: a second link of hci0 would not reach hci2, see spacer_link)."""
+    rig.stop_daemon()
+    rig.stop_peripheral("A")
+    for hci in (PERIPH_A_HCI, PERIPH_B_HCI, SPACER_HCI):
+        rig.bz.remove_device(CENTRAL_HCI, rig.addr[hci])
+
+
+def memory_sensor_gone(rig):
+    """Back to the suite's rig after a memory scenario: the sensor stopped and forgotten, A
+    advertising, the daemon with the default configuration."""
+    stop_scenario_daemon(rig)
+    rig.bz.remove_device(CENTRAL_HCI, rig.addr[PERIPH_B_HCI])
+    _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
+    rig.start_daemon()
+    rig.wait_ready("A", ready)
+
+
 def sc10_memory(rig, res):
     """the sensor's memory: a pvvx sensor recording every R s; the daemon stopped, then hci0
     powered off, each for --memory-outage-s; the history filled from the sensor's memory"""
     R = rig.args.memory_record_s
     synced0 = adjtimex()
     res["clock_at_start"] = {"synchronized": synced0[0], "status": hex(synced0[1]), "adjtimex": synced0[2]}
-    # hci0 for the daemon and the sensor alone: A stopped and forgotten (btvirt's handles:
-    # a second link of hci0 would not reach hci2, see spacer_link).
-    rig.stop_daemon()
-    rig.stop_peripheral("A")
-    for hci in (PERIPH_A_HCI, PERIPH_B_HCI, SPACER_HCI):
-        rig.bz.remove_device(CENTRAL_HCI, rig.addr[hci])
+    memory_sensor_alone(rig)
     sensor = MemorySensor(rig, R)
     checks = {}
     try:
@@ -2215,11 +2235,7 @@ def sc10_memory(rig, res):
         checks["stop"] = memory_outage(rig, sensor, "stop", res)
         checks["power"] = memory_outage(rig, sensor, "power", res)
     finally:
-        stop_scenario_daemon(rig)
-        rig.bz.remove_device(CENTRAL_HCI, rig.addr[PERIPH_B_HCI])
-        _, ready = rig.start_peripheral("A", PERIPH_A_HCI)
-        rig.start_daemon()
-        rig.wait_ready("A", ready)
+        memory_sensor_gone(rig)
     res["checks"] = checks
     synced = adjtimex()[0]
     want_clock = "set" if synced else "gateway-unsynchronized"
@@ -2240,6 +2256,159 @@ def sc10_memory(rig, res):
         raise Fail("; ".join(problems) + " — " + res["detail"])
 
 
+
+# ---------------------------------------------------------------- 10s Xiaomi stock memory
+# Scenario 10s (make e2e-memory, after 10): a Xiaomi sensor with its stock firmware on hci2
+# (peripheral/xiaomi_memory.py), a LYWSD03MMC, then a LYWSD02: its encrypted MiBeacon, two
+# days of hourly records in its memory, its clock --memory-clock-offset s off. Hourly records
+# leave no outage to wait for in a rig run: each model's history starts empty (the state
+# directory set aside), `blectl memory ADDRESS` asks for the look-back (30 days), and then
+# again for the same range.
+STOCK_RECORD_LOG = RUN + "/stock-records.jsonl"
+STOCK_HOURS = 48
+STOCK_MODELS = {"lywsd03mmc": "LYWSD03MMC", "lywsd02": "LYWSD02"}
+STATE_DIR = RUN + "/state"
+
+
+def sc10s_stock_memory(rig, res):
+    """the Xiaomi stock firmware's memory and clock (a LYWSD03MMC, then a LYWSD02): its
+    hourly records read by `blectl memory` once each, at their times, the clock set first;
+    asked again, nothing stored twice"""
+    if not adjtimex()[0]:
+        res["clock_declared"] = declare_clock_synchronized()[0]
+    memory_sensor_alone(rig)
+    sensor = Sensor(rig)
+    checks = {}
+    aside = STATE_DIR + ".before-10s"
+    os.rename(STATE_DIR, aside)
+    try:
+        for model in STOCK_MODELS:
+            checks[model] = stock_download(rig, sensor, model)
+    finally:
+        memory_sensor_gone(rig)
+        rig.stop_daemon()
+        shutil.rmtree(STATE_DIR, ignore_errors=True)
+        os.rename(aside, STATE_DIR)
+        rig.start_daemon()
+    res["checks"] = checks
+    problems = ["%s: %s" % (m, "; ".join(c["problems"])) for m, c in checks.items() if c["problems"]]
+    res["detail"] = "; ".join("%s: %d records, %d stored, cost %s" % (
+        m, c["records"], c["stored"], json.dumps(c["cost"])) for m, c in checks.items())
+    rig.steady("A", PERIPH_A_HCI, timeout=30)
+    if problems:
+        raise Fail("; ".join(problems) + " — " + res["detail"])
+
+
+def stock_download(rig, sensor, model):
+    """One model: a fresh history, the sensor heard, two downloads; returns the checks."""
+    rig.stop_daemon()
+    shutil.rmtree(STATE_DIR, ignore_errors=True)
+    rig.stop_peripheral("S")
+    write_daemon_conf(*MEMORY_CONF, "mibeacon_key %s = %s" % (sensor.addr, MIBEACON_KEY))
+    sensor.write("mibeacon-encrypted 55.5", 23.4)
+    _, ready = rig.start_peripheral("S", PERIPH_B_HCI, readvertise=1, extra=[
+        "--sensor", sensor.format_file, "--mibeacon-key", MIBEACON_KEY, "--stock-memory-sensor", model,
+        "--stock-hours", str(STOCK_HOURS), "--clock-offset", str(rig.args.memory_clock_offset),
+        "--record-log", STOCK_RECORD_LOG])
+    rig.wait_ready("S", ready, timeout=40)
+    rig.start_daemon()
+    live = stock_wait_live(rig, sensor, STOCK_MODELS[model], 60)
+    t_ask, w_first = time.monotonic(), time.time()
+    first = stock_memory_row(rig, sensor)
+    second = stock_memory_row(rig, sensor)
+    with open(STOCK_RECORD_LOG) as f:
+        recs = [json.loads(l) for l in f if l.strip()]
+    rc, readings, out, err = rig.cli("history", sensor.addr, "--since", utc(recs[0]["wall"] - 3600),
+                                     "--until", utc(time.time() + 600), "--json", timeout=60)
+    if rc != 0 or not isinstance(readings, list):
+        raise Fail("history --json: rc=%d %s %s" % (rc, out[:300], err[:300]))
+    memory = [r for r in readings if r.get("source") == "memory"]
+    # The rule: a record whose minute holds a live reading is dropped (its wall minute is the
+    # clock offset's, :55 with 300 s; the sensor started then has one).
+    live_minutes = {int(parse_time(r["time"]) // 60) for r in readings if r.get("source", "live") == "live"}
+    recs = [rec for rec in recs if int(rec["wall"] // 60) not in live_minutes]
+    # a record made at a whole hour once the first download began is the second's to store
+    late = len([rec for rec in recs if rec["wall"] >= w_first])
+    problems = stock_problems(rig, recs, memory, first, second, late)
+    cost = stock_cost(rig, t_ask, first)
+    check = {"live": {k: live.get(k) for k in ("celsius", "model", "profile")}, "records": len(recs),
+             "stored": first.get("stored"), "second": {k: second.get(k) for k in ("stored", "duplicates")},
+             "cost": cost, "problems": problems}
+    log("stock memory %s: %s" % (model, json.dumps(check)))
+    return check
+
+
+def stock_wait_live(rig, sensor, model, timeout):
+    """A fresh MiBeacon reading of the sensor naming `model`."""
+    end, last = time.monotonic() + timeout, None
+    while time.monotonic() < end:
+        last = sensor.read()
+        if isinstance(last, dict) and last.get("profile") == "mibeacon" and last.get("fresh"):
+            if last.get("model") != model:
+                raise Fail("the sensor's reading names the model %r, want %r: %s" % (last.get("model"), model, last))
+            return last
+        rig.check_central_alive()
+        time.sleep(1)
+    raise Fail("no live MiBeacon reading of %s within %.0f s; last: %s" % (sensor.addr, timeout, last))
+
+
+def stock_memory_row(rig, sensor):
+    """`blectl memory ADDRESS`: a download now, waited for; its row."""
+    rc, row, out, err = rig.cli("memory", sensor.addr, "--timeout", "120", "--json", timeout=150)
+    row = row[0] if isinstance(row, list) and row else row
+    if rc != 0 or not isinstance(row, dict):
+        raise Fail("blectl memory %s: rc=%d %s %s" % (sensor.addr, rc, out[:300], err[:300]))
+    return row
+
+
+def stock_problems(rig, recs, memory, first, second, late):
+    """Every record one memory reading at its wall time with its midpoints; the clock set;
+    the second download storing nothing."""
+    problems = []
+    by_minute = collections.defaultdict(list)
+    for r in memory:
+        by_minute[int(parse_time(r["time"]) // 60)].append(r)
+    for minute, rs in sorted(by_minute.items()):
+        if len(rs) > 1:
+            problems.append("minute %s has %d memory readings" % (utc(minute * 60), len(rs)))
+    for rec in recs:
+        hit = [r for r in memory if abs(parse_time(r["time"]) - rec["wall"]) <= 2
+               and abs(r["celsius"] - rec["celsius"]) < 0.006 and abs(r.get("humidity", -1) - rec["humidity"]) < 0.006]
+        if len(hit) != 1:
+            near = [(r["time"], r["celsius"], r.get("humidity")) for r in memory
+                    if abs(parse_time(r["time"]) - rec["wall"]) < 1800]
+            problems.append("record index %d (%s, %.2f °C, %.1f %%): %d memory readings; near it %s"
+                            % (rec["index"], utc(rec["wall"]), rec["celsius"], rec["humidity"], len(hit), near))
+    if len(memory) != len(recs):
+        problems.append("%d memory readings for %d records" % (len(memory), len(recs)))
+    offset = rig.args.memory_clock_offset
+    if first.get("last_result") != "finished" or first.get("stored") != len(recs) - late or first.get("rejected"):
+        problems.append("first download's row: %s" % json.dumps(first))
+    if first.get("clock_result") != "set" or abs((first.get("clock_drift_seconds") or 0) - offset) > 2:
+        problems.append("clock: result %r, drift %r s, want set and %+.0f s"
+                        % (first.get("clock_result"), first.get("clock_drift_seconds"), offset))
+    if second.get("last_result") != "finished" or second.get("stored") != late \
+            or second.get("duplicates") != first.get("stored", 0) + first.get("duplicates", 0):
+        problems.append("second download of the same range: %s (want 0 stored, the first's records "
+                        "all duplicates)" % json.dumps(second))
+    if abs(second.get("clock_drift_seconds") or 0) > 2:
+        problems.append("the clock is %r s off after it was set" % second.get("clock_drift_seconds"))
+    return problems
+
+
+def stock_cost(rig, t_ask, first):
+    """The first download's cost: the daemon's connect to the records' StartNotify (connect,
+    discovery, clock and range read, clock set, index written), the records' notifications
+    as the sensor sent them, how long the daemon held the sensor."""
+    t_connect = [t for t, l in list(rig.daemon.lines) if "connecting to read its memory" in l and t >= t_ask]
+    sent = sensor_log_lines(rig, t_connect[0] if t_connect else t_ask)
+    notify = [t for t, l in sent if "StartNotify(ebe0ccbc)" in l]
+    dl = [re.search(r"(\d+) records sent in ([0-9.]+) s", l) for _, l in sent if "records sent" in l]
+    records, seconds = (int(dl[0].group(1)), float(dl[0].group(2))) if dl else (None, None)
+    return {"connect_s": round(notify[0] - t_connect[0], 2) if notify and t_connect else None,
+            "records": records, "download_s": seconds,
+            "records_per_s": round(records / seconds, 1) if records and seconds else None,
+            "held_s": first.get("connected_seconds")}
 
 # ---------------------------------------------------------------- 11-13 two central controllers
 # Scenarios 11-13 (issue 36) give the daemon two central controllers, hci0 and hci3 (the
@@ -2594,6 +2763,7 @@ SCENARIOS = {
     "8p": ("8p silent controller, deaf again", sc8p_deaf_again, "8p-deaf-again"),
     "9": ("9 passive scanning", sc9_passive, "9-passive"),
     "10": ("10 the sensor's memory", sc10_memory, "10-memory"),
+    "10s": ("10s Xiaomi stock firmware's memory", sc10s_stock_memory, "10s-stock-memory"),
     "11": ("11 two centrals, each measurement once", sc11_heard_twice, "11-heard-twice"),
     "12": ("12 two centrals, the link's controller powered off", sc12_failover, "12-failover"),
     "13": ("13 two centrals, one silenced", sc13_one_silenced, "13-one-silenced"),
@@ -2719,7 +2889,7 @@ def main():
         if key.strip() in ("8", "8p") and rig.standin:
             log("scenario 8 left out: the stand-in central has no scan watchdog")
             continue
-        if key.strip() == "10" and rig.standin:
+        if key.strip() in ("10", "10s") and rig.standin:
             log("scenario 10 left out: the stand-in central reads no sensor memory")
             continue
         if key.strip() == "14" and rig.standin:

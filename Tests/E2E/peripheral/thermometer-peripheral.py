@@ -46,6 +46,12 @@ re-registration) and a GATT application with the command characteristic 0x1F1F; 
 every --record-interval s with its clock at --clock-offset s from the wall clock, each record
 a line of --record-log.
 
+--stock-memory-sensor lywsd03mmc|lywsd02 makes it a Xiaomi sensor with its stock firmware
+(xiaomi_memory.py): the encrypted MiBeacon of --sensor's format file with that model's product
+id (0x055B, 0x045B), and a GATT application with the service ebe0ccb0: a clock at
+--clock-offset s from the wall clock, --stock-hours hourly records already in its memory and
+one more at each whole hour, each record a line of --record-log.
+
 --ready-file is created once the application (if any) AND the advertisement are
 registered; it holds JSON: the pid and when each registration was answered
 (time.monotonic(), CLOCK_MONOTONIC, the driver's clock). Exit status: 0 on SIGTERM/SIGINT, 1 on a registration failure or
@@ -337,6 +343,7 @@ BTHOME_UUID = "0000fcd2-0000-1000-8000-00805f9b34fb"
 ENVIRONMENTAL_UUID = "0000181a-0000-1000-8000-00805f9b34fb"
 MIBEACON_UUID = "0000fe95-0000-1000-8000-00805f9b34fb"
 MIBEACON_PRODUCT = 0x0B48
+STOCK_PRODUCTS = {"lywsd03mmc": 0x055B, "lywsd02": 0x045B}     # the MiBeacon product ids
 GOVEE_H5184 = 0x1B36        # the company id govee-ble knows the four-probe H5184 by
 HUMIDITY, BATTERY, MILLIVOLTS = 55.5, 77, 2950
 
@@ -349,6 +356,7 @@ class SensorAdvertisement(Advertisement):
         self.address = bytes(int(b, 16) for b in address.split(":"))
         self.temp_file, self.format_file, self.key = temp_file, format_file, key
         self.mibeacon_key = mibeacon_key
+        self.mibeacon_product = MIBEACON_PRODUCT
         self.counter = 0
         self.payload = None
         self.adv_name = None        # LocalName of a manufacturer-data format (Inkbird, Govee)
@@ -397,7 +405,7 @@ class SensorAdvertisement(Advertisement):
             from cryptography.hazmat.primitives.ciphers.aead import AESCCM
             uuid = MIBEACON_UUID
             counter = 0x1FC + self.counter
-            mac, header = self.address[::-1], MIBEACON_PRODUCT.to_bytes(2, "little") + bytes([counter & 0xFF])
+            mac, header = self.address[::-1], self.mibeacon_product.to_bytes(2, "little") + bytes([counter & 0xFF])
             extension = (counter >> 8).to_bytes(3, "little")
             tenths = round(celsius * 10).to_bytes(2, "little", signed=True) + round(hum * 10).to_bytes(2, "little")
             sealed = AESCCM(self.mibeacon_key, tag_length=4).encrypt(
@@ -480,6 +488,10 @@ def main():
                     help="--memory-sensor: every record as a JSON line")
     ap.add_argument("--memory-pace-ms", type=int, default=15,
                     help="--memory-sensor: one record notification per this many ms")
+    ap.add_argument("--stock-memory-sensor", choices=sorted(STOCK_PRODUCTS), default=None,
+                    help="a Xiaomi stock-firmware sensor with hourly records and a clock (xiaomi_memory.py)")
+    ap.add_argument("--stock-hours", type=int, default=48,
+                    help="--stock-memory-sensor: hourly records already in its memory")
     args = ap.parse_args()
     if args.memory_sensor:
         args.sensor = args.sensor or "/dev/null"   # the advertising sensor's path, format pvvx
@@ -523,6 +535,20 @@ def main():
             memory.start()
             log("memory sensor %s: a record every %ss, clock offset %ss, log %s"
                 % (adv.name, args.record_interval, args.clock_offset, args.record_log))
+        elif args.stock_memory_sensor:
+            import xiaomi_memory
+            model = args.stock_memory_sensor
+            adv.mibeacon_product = STOCK_PRODUCTS[model]
+            memory = xiaomi_memory.Memory(model, args.stock_hours, args.clock_offset, args.record_log, log)
+
+            def live():
+                with open(args.temp_file) as f:
+                    return float(f.read().strip()), HUMIDITY
+            app.services = [xiaomi_memory.build_service(bus, args.app_path + "/service0001", memory, live, log,
+                                                        args.memory_pace_ms, sys.modules[__name__])]
+            memory.start()
+            log("stock memory sensor %s: %d hourly records, clock offset %ss, log %s"
+                % (model, len(memory.records), args.clock_offset, args.record_log))
         adv.measure()
         log("adapter %s (%s), advertising sensor, readvertise %ss" % (args.adapter, address, args.readvertise))
     else:
@@ -530,7 +556,8 @@ def main():
         log("adapter %s, service %s, unit %s, readvertise %ss"
             % (args.adapter, app.services[0].uuid, args.unit, args.readvertise))
 
-    state = {"app": bool(args.sensor) and not args.memory_sensor, "app_t": None, "adv": False, "adv_busy": False, "readv": 0, "readv_err": 0}
+    gatt_sensor = args.memory_sensor or args.stock_memory_sensor
+    state = {"app": bool(args.sensor) and not gatt_sensor, "app_t": None, "adv": False, "adv_busy": False, "readv": 0, "readv_err": 0}
 
     def maybe_ready():
         if state["app"] and (state["adv"] or args.hold_advertising) and args.ready_file and \
@@ -593,7 +620,7 @@ def main():
             quit_with(1, "org.bluez left the bus (bluetoothd stopped)")
 
     bus.watch_name_owner(BLUEZ, bluez_owner)
-    if not args.sensor or args.memory_sensor:
+    if not args.sensor or gatt_sensor:
         gatt_mgr.RegisterApplication(app.path, {}, reply_handler=app_ok,
                                      error_handler=app_err, timeout=20)
     def advertise():
