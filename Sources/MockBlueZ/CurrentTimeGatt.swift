@@ -2,7 +2,8 @@ import Glibc
 
 /// A Pi thermometer's Current Time Service (0x1805 / 0x2A2B), as the options ask for it.
 public struct MockCurrentTime: Sendable, Equatable {
-    /// Seconds the clock is ahead of the gateway's wall clock at the start (negative: behind).
+    /// Seconds the clock is ahead of the gateway's wall clock, as local time, at the start
+    /// (negative: behind).
     public var offset: Int64
     /// How fast it drifts: millionths of a second gained per second (negative: lost).
     public var ratePPM: Int64
@@ -20,23 +21,39 @@ public struct MockCurrentTime: Sendable, Equatable {
 /// The clock behind a mock's Current Time characteristic: it runs with the monotonic clock at
 /// its own rate from the last setting, and reads and takes the 10-byte Exact Time 256 +
 /// Adjust Reason value (the calendar worked out here on its own, not with blectl's codec).
+/// Its time is local, as the specification says: a clock set right shows this machine's
+/// local time (`TZ`). Its Local Time Information (0x2A0F) is kept as written.
 struct CurrentTimeClock: Sendable {
     let spec: MockCurrentTime
-    /// Seconds since 1970 the clock read at `setAt`.
+    /// Seconds since 1970 of the civil time the clock read at `setAt`.
     private var seconds: Double
     private var setAt: ContinuousClock.Instant
     /// Writes still to refuse.
     private(set) var refusalsLeft: Int
     /// The last value written, for tests and the log.
     private(set) var lastWritten: [UInt8]?
+    /// Local Time Information: the zone and DST codes (unknown until written).
+    private(set) var localTimeInformation: [UInt8] = [0x80, 0xFF]
 
     init(_ spec: MockCurrentTime, now: ContinuousClock.Instant = .now) {
         self.spec = spec
         var wall = timespec()
         clock_gettime(CLOCK_REALTIME, &wall)
-        seconds = Double(wall.tv_sec) + Double(wall.tv_nsec) / 1e9 + Double(spec.offset)
+        var local = tm()
+        let offset = localtime_r(&wall.tv_sec, &local) != nil ? local.tm_gmtoff : 0
+        seconds = Double(wall.tv_sec + offset) + Double(wall.tv_nsec) / 1e9 + Double(spec.offset)
         setAt = now
         refusalsLeft = spec.refusedWrites
+    }
+
+    /// A write of Local Time Information: 2 bytes, the zone within -48…56 or unknown.
+    mutating func writeLocalTimeInformation(_ value: [UInt8]) throws {
+        guard value.count == 2 else { throw BluetoothdError.invalidArguments("Invalid Length") }
+        let zone = Int8(bitPattern: value[0])
+        guard zone == -128 || (-48...56).contains(zone), [0, 2, 4, 8, 255].contains(value[1]) else {
+            throw BluetoothdError.invalidArguments("Value out of range")
+        }
+        localTimeInformation = value
     }
 
     /// The device's time now, seconds since 1970.

@@ -36,6 +36,8 @@ enum CharacteristicContent: Sendable, Equatable {
     case thermoProClock
     /// A thermometer's Current Time (0x2A2B): its clock.
     case currentTime
+    /// Its Local Time Information (0x2A0F): the clock's zone.
+    case localTimeInformation
 }
 
 /// What a descriptor holds.
@@ -229,6 +231,7 @@ struct GattDatabase: Sendable, Equatable {
                 if thermometer.currentTime != nil {
                     service(GattUUID.sig(0x1805), application: true) { b in
                         b.characteristic(GattUUID.sig(0x2A2B), ["read", "write"], .currentTime)
+                        b.characteristic(GattUUID.sig(0x2A0F), ["read", "write"], .localTimeInformation)
                     }
                 }
             case .heartRateStrap:

@@ -145,6 +145,8 @@ enum GattServer {
         case .memoryCommand: value = daemon.peripheral(device.peripheral).memory?.lastAnswer ?? []
         case .stockMemory(let role): value = StockMemoryGatt.read(daemon, peripheral: device.peripheral, role)
         case .currentTime: value = daemon.peripheral(device.peripheral).currentTime?.read() ?? []
+        case .localTimeInformation:
+            value = daemon.peripheral(device.peripheral).currentTime?.localTimeInformation ?? []
         }
         guard offset <= value.count else { throw BluetoothdError.invalidArguments("Invalid offset") }
         // The read lands in bluetoothd's cache (at the offset), and the cache is announced.
@@ -224,6 +226,11 @@ enum GattServer {
         }
         if node.content == .currentTime {
             try daemon.world.withState { world in try world.peripherals[device.peripheral].currentTime?.write(value) }
+        }
+        if node.content == .localTimeInformation {
+            try daemon.world.withState { world in
+                try world.peripherals[device.peripheral].currentTime?.writeLocalTimeInformation(value)
+            }
         }
         return []
     }

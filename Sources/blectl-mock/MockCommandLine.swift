@@ -52,8 +52,8 @@ enum MockCommandLine {
         .value("temperature", "CELSIUS", help: "every thermometer's start temperature"),
         .value(
             "current-time", "SECONDS",
-            help: "the Pi thermometers offer the Current Time Service (0x1805/0x2A2B, read and write), their clocks "
-                + "SECONDS ahead of the gateway's wall clock at the start (negative: behind)"),
+            help: "the Pi thermometers offer the Current Time Service (0x1805: 0x2A2B and 0x2A0F, read and write), "
+                + "their clocks SECONDS ahead of the gateway's local time at the start (negative: behind)"),
         .value(
             "current-time-drift", "PPM",
             help: "those clocks gain PPM millionths of a second every second (negative: lose; default 0)"),

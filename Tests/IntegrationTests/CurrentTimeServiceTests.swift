@@ -78,6 +78,21 @@ struct CurrentTimeServiceIntegrationTests {
         }
     }
 
+    @Test("in a zone 5 h 30 ahead of UTC the clock is read and set as local time, the zone written beside it")
+    func localTime() async throws {
+        // A POSIX TZ string: no tzdata needed. The mock's clock shows local time, 120 s ahead.
+        try await DaemonFixture.with(
+            mockOptions: Self.options("--current-time-drift 0"),
+            environment: ["BLECTL_MOCK_CLOCK_SYNCHRONIZED": "yes", "TZ": "IST-5:30"]
+        ) { fixture in
+            let entry = try await Self.clockEntry(fixture)
+            #expect(entry["clock_result"] as? String == "set", "\(entry)")
+            #expect(abs((entry["clock_drift_seconds"] as? Int ?? 0) - 120) <= 2, "\(entry)")
+            let log = fixture.daemon.log()
+            #expect(log.contains("Local Time Information set (UTC offset 19800 s)"), "\(log)")
+        }
+    }
+
     @Test("an unsynchronised gateway clock: the drift is read, nothing is written")
     func unsynchronized() async throws {
         try await DaemonFixture.with(

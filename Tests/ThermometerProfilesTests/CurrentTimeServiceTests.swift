@@ -47,15 +47,24 @@ struct CurrentTimeServiceTests {
         #expect(time.year == 2013 && time.month == 9 && time.day == 16)
         #expect(time.hours == 12 && time.minutes == 30 && time.seconds == 45)
         #expect(time.dayOfWeek == 1 && time.fractions256 == 128 && time.adjustReason == 0x02)
-        #expect(time.clockReading == SensorClockReading(deviceTime: 1_379_334_645))
+        #expect(time.unixTime == 1_379_334_645)
     }
 
     @Test("an unknown date has no time; bytes past the tenth are passed over")
     func unknownAndLonger() throws {
         let unknown = try CurrentTime(bytes: [0, 0, 0, 0, 10, 0, 0, 0, 0, 0])
-        #expect(unknown.unixTime == nil && unknown.clockReading == nil)
+        #expect(unknown.unixTime == nil)
         let longer = try CurrentTime(bytes: bytes(hex: "b207010100000004000100ff"))
         #expect(longer.unixTime == 0)
+    }
+
+    @Test("Local Time Information: the standard zone in quarter hours and the DST code")
+    func localTimeInformation() {
+        // India (+5:30, no DST), Central European Summer Time (+2:00 of which 1 h DST), New York in winter (-5:00).
+        #expect(LocalTimeInformation(utcOffset: 19_800, daylightSaving: false).bytes == [22, 0])
+        #expect(LocalTimeInformation(utcOffset: 7_200, daylightSaving: true).bytes == [4, 4])
+        #expect(LocalTimeInformation(utcOffset: -18_000, daylightSaving: false).bytes == [0xEC, 0])
+        #expect(LocalTimeInformation(utcOffset: 0, daylightSaving: false).bytes == [0, 0])
     }
 
     @Test("a short value or a field out of range is refused")

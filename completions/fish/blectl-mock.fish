@@ -32,7 +32,7 @@ complete -c blectl-mock -l decoys-after -x -d 'the decoys begin advertising this
 complete -c blectl-mock -l notify-interval -x -d 'thermometer notification period (default 5s; down to 1ms)'
 complete -c blectl-mock -l pattern -x -d 'temperature pattern: drift, constant or counter (default drift)'
 complete -c blectl-mock -l temperature -x -d 'every thermometer\'s start temperature'
-complete -c blectl-mock -l current-time -x -d 'the Pi thermometers offer the Current Time Service (0x1805/0x2A2B, read and write), their clocks SECONDS ahead of the gateway\'s wall clock at the start (negative: behind)'
+complete -c blectl-mock -l current-time -x -d 'the Pi thermometers offer the Current Time Service (0x1805: 0x2A2B and 0x2A0F, read and write), their clocks SECONDS ahead of the gateway\'s local time at the start (negative: behind)'
 complete -c blectl-mock -l current-time-drift -x -d 'those clocks gain PPM millionths of a second every second (negative: lose; default 0)'
 complete -c blectl-mock -l current-time-refused -x -d 'those thermometers refuse the first N writes of their clock (default 0)'
 complete -c blectl-mock -l seed -x -d 'seed of the random walks (default 1)'

@@ -41,7 +41,8 @@ extension ConnectSession {
         async
     {
         guard let keeper = monitor.clockKeeper else { return }
-        let found = await monitor.central.currentTimeCharacteristic(of: peripheral)
+        let found = await monitor.central.currentTimeServiceCharacteristic(
+            CurrentTimeService.currentTime, of: peripheral)
         // Only a clock that can be set is this feature's: a read-only one tells a drift nobody can mend.
         guard let characteristic = found, characteristic.flags.contains("write") else { return }
         let visit = await keeper.clockVisit(address)
@@ -51,7 +52,7 @@ extension ConnectSession {
         if visit.setClock {
             outcome =
                 visit.gatewayClockSynchronized
-                ? await setCurrentTime(characteristic, monitor) : .gatewayUnsynchronized
+                ? await setCurrentTime(characteristic, of: peripheral, monitor) : .gatewayUnsynchronized
         }
         switch outcome {
         case .refused(let why): monitor.log.warning("device \(address): setting its clock failed: \(why)")
@@ -64,24 +65,43 @@ extension ConnectSession {
         await keeper.clockChecked(address, drift: drift, outcome: outcome)
     }
 
-    /// Device time minus gateway time, seconds; nil when the read failed or the date is unknown.
+    /// Device time minus gateway time, seconds, both as local times; nil when the read failed
+    /// or the date is unknown.
     private func currentTimeDrift(_ characteristic: Characteristic, _ monitor: isolated ThermometerMonitor) async
         -> Int64?
     {
         guard let value = try? await monitor.central.readValue(for: characteristic) else { return nil }
         do {
-            return try CurrentTime(bytes: value).clockReading?.drift(from: MemoryReader.gatewayNow())
+            let now = MemoryReader.gatewayNow()
+            return try CurrentTime(bytes: value).unixTime.map {
+                $0 - Int64(MemoryReader.localZone(at: now).utcOffset) - now
+            }
         } catch {
             monitor.log.warning("device \(address): Current Time unreadable (\(error.kind.rawValue)): \(error.detail)")
             return nil
         }
     }
 
-    /// Writes the gateway's time (a write request: the device says whether it took it).
-    private func setCurrentTime(_ characteristic: Characteristic, _ monitor: isolated ThermometerMonitor) async
-        -> ClockSetOutcome
-    {
-        let value = CurrentTime(unixTime: MemoryReader.gatewayNow()).bytes
+    /// Writes the gateway's local time (a write request: the device says whether it took
+    /// it), and first its zone to Local Time Information where the device lets it be set
+    /// (a refusal there is logged; the time is written all the same).
+    private func setCurrentTime(
+        _ characteristic: Characteristic, of peripheral: Peripheral, _ monitor: isolated ThermometerMonitor
+    ) async -> ClockSetOutcome {
+        let now = MemoryReader.gatewayNow()
+        let zone = MemoryReader.localZone(at: now)
+        let information = LocalTimeInformation(utcOffset: zone.utcOffset, daylightSaving: zone.daylightSaving)
+        let local = await monitor.central.currentTimeServiceCharacteristic(
+            CurrentTimeService.localTimeInformation, of: peripheral)
+        if let local, local.flags.contains("write") {
+            do {
+                try await monitor.central.writeValue(information.bytes, for: local, withResponse: true)
+                monitor.log.info("device \(address): Local Time Information set (UTC offset \(zone.utcOffset) s)")
+            } catch {
+                monitor.log.notice("device \(address): setting its Local Time Information failed: \(error)")
+            }
+        }
+        let value = CurrentTime(unixTime: now + Int64(zone.utcOffset)).bytes
         do {
             try await monitor.central.writeValue(value, for: characteristic, withResponse: true)
             return .set
@@ -92,10 +112,10 @@ extension ConnectSession {
 }
 
 extension CentralManager {
-    /// The peripheral's Current Time characteristic as exported now, if it offers one.
-    func currentTimeCharacteristic(of peripheral: Peripheral) -> Characteristic? {
+    /// The peripheral's characteristic `uuid` of the Current Time Service as exported now, if it offers one.
+    func currentTimeServiceCharacteristic(_ uuid: BluetoothUUID, of peripheral: Peripheral) -> Characteristic? {
         for service in currentServices([CurrentTimeService.service], of: peripheral) {
-            if let first = currentCharacteristics([CurrentTimeService.currentTime], of: service).first { return first }
+            if let first = currentCharacteristics([uuid], of: service).first { return first }
         }
         return nil
     }

@@ -189,11 +189,15 @@ struct MemoryReader: Sendable {
 
     /// How far this machine's local time is ahead of UTC at `time`, seconds (its time zone:
     /// `TZ`, else /etc/localtime), for sensors whose clock shows local time.
-    static func utcOffset(at time: Int64) -> Int {
+    static func utcOffset(at time: Int64) -> Int { localZone(at: time).utcOffset }
+
+    /// This machine's time zone at `time`: seconds ahead of UTC, and whether daylight saving
+    /// is in force (UTC when the zone cannot be told).
+    static func localZone(at time: Int64) -> (utcOffset: Int, daylightSaving: Bool) {
         var seconds = time_t(time)
         var local = tm()
-        guard localtime_r(&seconds, &local) != nil else { return 0 }
-        return local.tm_gmtoff
+        guard localtime_r(&seconds, &local) != nil else { return (0, false) }
+        return (local.tm_gmtoff, local.tm_isdst > 0)
     }
 
     private func summary(_ result: MemoryReadResult) -> String {

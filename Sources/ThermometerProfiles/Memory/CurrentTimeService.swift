@@ -8,13 +8,37 @@ public enum CurrentTimeService {
     public static let service = BluetoothUUID(UInt16(0x1805))
     /// Current Time, 0x2A2B: read (and notify) the clock; written where the device lets it be set.
     public static let currentTime = BluetoothUUID(UInt16(0x2A2B))
+    /// Local Time Information, 0x2A0F: the time zone and daylight-saving offset of the local
+    /// time Current Time holds; written with it where the device lets it be.
+    public static let localTimeInformation = BluetoothUUID(UInt16(0x2A0F))
+}
+
+/// A value of the Local Time Information characteristic: the time zone (sint8, in 15 minutes
+/// from UTC, standard time) and the DST offset (uint8: 0 standard, 2 half an hour, 4 an hour,
+/// 8 two hours), 2 bytes.
+public struct LocalTimeInformation: Sendable, Equatable {
+    /// The standard time's offset from UTC, in 15-minute steps (-48…56).
+    public var timeZone: Int8
+    /// The daylight-saving offset's code: 0, 2, 4 or 8.
+    public var dstOffset: UInt8
+
+    /// The zone of a local time `utcOffset` seconds ahead of UTC, an hour of it daylight
+    /// saving when `daylightSaving` (what `localtime_r` tells: the offset and `tm_isdst`).
+    public init(utcOffset: Int, daylightSaving: Bool) {
+        let standard = utcOffset - (daylightSaving ? 3600 : 0)
+        timeZone = Int8(clamping: standard / 900)
+        dstOffset = daylightSaving ? 4 : 0
+    }
+
+    /// The 2 bytes to write.
+    public var bytes: [UInt8] { [UInt8(bitPattern: timeZone), dstOffset] }
 }
 
 /// A value of the Current Time characteristic: Exact Time 256 (Day Date Time and Fractions256)
 /// and Adjust Reason, 10 bytes, little-endian.
 ///
-/// The CTS specification calls the time local; blectl writes and reads it as UTC, as it does
-/// the memory protocols' clocks (a gateway runs on UTC and the device's display is not the point).
+/// The CTS specification calls the time local: blectl writes the gateway's local time (the
+/// civil time of its seconds plus the zone's offset) and reads the device's time back as such.
 public struct CurrentTime: Sendable, Equatable {
     /// Year, 1582…9999; 0 when the device does not know it.
     public var year: UInt16
@@ -50,7 +74,8 @@ public struct CurrentTime: Sendable, Equatable {
         (self.dayOfWeek, self.fractions256, self.adjustReason) = (dayOfWeek, fractions256, adjustReason)
     }
 
-    /// The UTC civil time of `unixTime` (seconds since 1970), marked a manual update.
+    /// The civil time of `unixTime` (seconds since 1970; add the zone's offset for a local
+    /// time), marked a manual update.
     public init(unixTime: Int64, fractions256: UInt8 = 0, adjustReason: UInt8 = CurrentTime.manualTimeUpdate) {
         let days = unixTime >= 0 ? unixTime / 86_400 : (unixTime - 86_399) / 86_400
         let secondOfDay = unixTime - days * 86_400
@@ -92,16 +117,11 @@ public struct CurrentTime: Sendable, Equatable {
         ]
     }
 
-    /// Seconds since 1970 (as UTC); nil when the device does not know its date.
+    /// Seconds since 1970 of the civil time (a local time's still hold its zone's offset);
+    /// nil when the device does not know its date.
     public var unixTime: Int64? {
         guard year != 0, month != 0, day != 0 else { return nil }
         let days = CivilDate.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))
         return days * 86_400 + Int64(hours) * 3600 + Int64(minutes) * 60 + Int64(seconds)
-    }
-
-    /// The clock as the memory protocols report theirs; nil when the date is unknown or
-    /// outside what 32 bits of seconds since 1970 hold.
-    public var clockReading: SensorClockReading? {
-        unixTime.flatMap { UInt32(exactly: $0) }.map { SensorClockReading(deviceTime: $0) }
     }
 }
