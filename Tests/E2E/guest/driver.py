@@ -2284,6 +2284,7 @@ def sc10s_stock_memory(rig, res):
     try:
         for model in STOCK_MODELS:
             checks[model] = stock_download(rig, sensor, model)
+        checks["gatt_live"] = stock_gatt_live(rig, sensor)
     finally:
         memory_sensor_gone(rig)
         rig.stop_daemon()
@@ -2293,7 +2294,8 @@ def sc10s_stock_memory(rig, res):
     res["checks"] = checks
     problems = ["%s: %s" % (m, "; ".join(c["problems"])) for m, c in checks.items() if c["problems"]]
     res["detail"] = "; ".join("%s: %d records, %d stored, cost %s" % (
-        m, c["records"], c["stored"], json.dumps(c["cost"])) for m, c in checks.items())
+        m, c["records"], c["stored"], json.dumps(c["cost"])) for m, c in checks.items() if m in STOCK_MODELS)
+    res["detail"] += "; gatt_live: %s" % json.dumps(checks["gatt_live"])
     rig.steady("A", PERIPH_A_HCI, timeout=30)
     if problems:
         raise Fail("; ".join(problems) + " — " + res["detail"])
@@ -2336,6 +2338,37 @@ def stock_download(rig, sensor, model):
              "cost": cost, "problems": problems}
     log("stock memory %s: %s" % (model, json.dumps(check)))
     return check
+
+
+def stock_gatt_live(rig, sensor):
+    """`gatt_live ADDRESS = yes`, no bind key: the sensor (the LYWSD02 left running) followed
+    over GATT, its live value `ebe0ccc1` read and notified (profile xiaomi-gatt)."""
+    restart_daemon(rig, *MEMORY_CONF, "gatt_live %s = yes" % sensor.addr)
+    t0 = time.monotonic()
+    end, rows, first = t0 + 60, None, None
+    while time.monotonic() < end:
+        rows = sensor.read_all()
+        live = [r for r in rows if isinstance(r, dict) and r.get("profile") == "xiaomi-gatt" and r.get("fresh")] \
+            if isinstance(rows, list) else []
+        if live and first is None:
+            first = (time.monotonic() - t0, live[0])
+        elif live and live[0].get("time") != first[1].get("time"):
+            break                               # a later value: the notifications flow
+        rig.check_central_alive()
+        time.sleep(1)
+    problems = []
+    if first is None:
+        problems.append("no xiaomi-gatt reading within 60 s; read: %s" % rows)
+    else:
+        got = live[0] if live else first[1]
+        if abs(got.get("celsius", 0) - 23.4) > 0.006 or got.get("humidity") != 56:
+            problems.append("the live value read %s °C, %s %%, want 23.4 and 56" % (got.get("celsius"), got.get("humidity")))
+        if not live or live[0].get("time") == first[1].get("time"):
+            problems.append("no second value within 60 s (notifications of ebe0ccc1)")
+    # The link down before the sensor goes: bluetoothd 5.66 died (general protection fault)
+    # when the sensor's application went away under a subscribed link of the same bluetoothd.
+    rig.stop_daemon()
+    return {"first_s": round(first[0], 2) if first else None, "problems": problems}
 
 
 def stock_wait_live(rig, sensor, model, timeout):

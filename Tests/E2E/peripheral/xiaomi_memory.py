@@ -205,19 +205,35 @@ def Records(P, bus, path, service, memory, log, pace_ms):
     return Records()
 
 
-def Live(P, bus, path, service, memory, live):
+def Live(P, bus, path, service, memory, live, every_ms=2000):
+    """The live value; notified every `every_ms` while subscribed (the firmware's pace is
+    about 6 s)."""
     class Live(P.Characteristic):
-        @dbus.service.method(P.CHRC_IFACE, in_signature="a{sv}", out_signature="ay")
-        def ReadValue(self, options):
+        def __init__(self):
+            P.Characteristic.__init__(self, bus, path, LIVE_UUID, ["read", "notify"], service)
+            self.timer = None
+
+        def value(self):
             celsius, hum = live()
             value = struct.pack("<hBH", round(celsius * 100), round(hum), MILLIVOLTS)
             return dbus_bytes(value[:3] if memory.model == "lywsd02" else value)
 
+        @dbus.service.method(P.CHRC_IFACE, in_signature="a{sv}", out_signature="ay")
+        def ReadValue(self, options):
+            return self.value()
+
+        def tick(self):
+            self.PropertiesChanged(P.CHRC_IFACE, {"Value": self.value()}, [])
+            return True
+
         @dbus.service.method(P.CHRC_IFACE)
         def StartNotify(self):
-            pass
+            if self.timer is None:
+                self.timer = GLib.timeout_add(every_ms, self.tick)
 
         @dbus.service.method(P.CHRC_IFACE)
         def StopNotify(self):
-            pass
-    return Live(bus, path, LIVE_UUID, ["read", "notify"], service)
+            if self.timer is not None:
+                GLib.source_remove(self.timer)
+                self.timer = None
+    return Live()
