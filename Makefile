@@ -5,7 +5,7 @@
 #   make test-ha  a real Home Assistant Core as the MQTT discovery consumer (docs/testing.md)
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
 #   make e2e-repeat N=10   the real-BlueZ suite N times: "N of M passed", retries, recovery spread
-#   make e2e-memory   real BlueZ, scenarios 10 and 10s: gaps filled from a pvvx sensor's memory, a Xiaomi stock sensor's hourly records (~11 min)
+#   make e2e-memory   real BlueZ, scenarios 10, 10s, 10t: a pvvx sensor's memory fills gaps; a Xiaomi stock sensor's hourly records; a ThermoPro clock (~12 min)
 #   make e2e-adapters real BlueZ, scenarios 11-13: two central controllers (~3 min)
 #   make e2e-sensors  real BlueZ, scenario 14: an encrypted MiBeacon, an Inkbird, Govee meat probes (~2 min)
 #   make traces   record real BlueZ: the suite once, its bus log normalised into
@@ -121,13 +121,13 @@ e2e: release
 # Scenarios 10 and 10s (issue 35): a pvvx sensor recording every 60 s into its memory; blectld
 # stopped for 3 minutes, then hci0 powered off for 3 minutes; the history filled from the
 # sensor's memory; then a Xiaomi stock sensor (LYWSD03MMC, LYWSD02) with two days of hourly
-# records read by `blectl memory`. About 11 minutes; not in `make e2e` (Tests/E2E/README.md,
-# "Scenario 10", "Scenario 10s").
+# records read by `blectl memory`; a ThermoPro TP358's display clock set. About 12 minutes;
+# not in `make e2e` (Tests/E2E/README.md, "Scenario 10", "Scenario 10s", "Scenario 10t").
 # MEMORY_ARGS="--driver-arg --memory-outage-s=600" for the issue's 10-minute outages.
 MEMORY_ARGS ?=
 e2e-memory: release
 	VM_TIMEOUT=$${VM_TIMEOUT:-1500} DRIVER_TIMEOUT=$${DRIVER_TIMEOUT:-1380} Tests/E2E/run-e2e.sh \
-	  --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --scenarios 10,10s --driver-arg --deadline=1200 $(MEMORY_ARGS)
+	  --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --scenarios 10,10s,10t --driver-arg --deadline=1200 $(MEMORY_ARGS)
 
 # Scenarios 11-13 alone (issue 36): two central controllers (hci0, hci3) given to blectld;
 # the sensor heard by both (each measurement once), the link's controller powered off 7 times

@@ -13,7 +13,7 @@
 #        run-e2e.sh --central standin [options]     (rig validation, no binaries)
 #        run-e2e.sh --systemd --deb FILE [options]  (the .deb under real systemd)
 #   --central blectl|standin  the central under test (default blectl)
-#   --scenarios LIST    comma list of 1..14, 8p and 10s (default 1,2,3,4,5,7,8,9,12,6; put 7, 8,
+#   --scenarios LIST    comma list of 1..14, 8p, 10s, 10t (default 1,2,3,4,5,7,8,9,12,6; put 7, 8,
 #                       8p, 9, 10, 11-13, 14 before 6; 10 runs about 9 minutes: make e2e-memory
 #                       raises VM_TIMEOUT and DRIVER_TIMEOUT; make e2e-adapters runs 11,12,13);
 #                       "scanprobe" measures the rig

@@ -23,7 +23,7 @@ Scenarios (--scenarios, default 1,2,3,4,5,7,8,9,12,6):
   9 passive scanning (bluetoothd --experimental, scan_mode = passive: the sensor read through
   an AdvertisementMonitor1, hci0 never scanning actively, nothing connecting)
   10 the sensor's memory (make e2e-memory)   10s the Xiaomi stock firmware's memory and clock
-  (make e2e-memory)
+  10t a ThermoPro TP358's display clock (10s and 10t: make e2e-memory)
   11-13 two central controllers (hci0 and hci3, blectld --adapters hci0,hci3): 11 the sensor
   heard by both, each measurement one reading; 12 the controller holding A's link powered
   off, A read through the other (repeated, alternating); 13 one of them silenced, its own
@@ -2443,6 +2443,95 @@ def stock_cost(rig, t_ask, first):
             "records_per_s": round(records / seconds, 1) if records and seconds else None,
             "held_s": first.get("connected_seconds")}
 
+# ---------------------------------------------------------------- 10t ThermoPro display clock
+# Scenario 10t (make e2e-memory, after 10s): a ThermoPro TP358 on hci2 (its advertisement,
+# and peripheral/thermopro_clock.py: the write-only clock characteristic ...2b11). blectld
+# sets the clock at the first hearing (the sensor keeps no records blectl reads, so nothing
+# else ever connects to it), in local time, by one write; it cannot read it back. The daemon
+# runs with TZ=IST-5:30 (a POSIX zone: no tzdata), so local time is not UTC.
+THERMOPRO_TZ, THERMOPRO_UTC_OFFSET = "IST-5:30", 19800
+
+
+def sc10t_thermopro_clock(rig, res):
+    """a ThermoPro TP358's display clock: set at the first hearing, in local time, one write"""
+    if not adjtimex()[0]:
+        res["clock_declared"] = declare_clock_synchronized()[0]
+    memory_sensor_alone(rig)
+    sensor = Sensor(rig)
+    try:
+        rig.stop_peripheral("S")
+        write_daemon_conf(*MEMORY_CONF)
+        sensor.write("thermopro 55.5", 21.5)
+        _, ready = rig.start_peripheral("S", PERIPH_B_HCI, readvertise=1, extra=[
+            "--sensor", sensor.format_file, "--thermopro-clock-sensor"])
+        rig.wait_ready("S", ready, timeout=40)
+        t0 = time.monotonic()
+        os.environ["TZ"] = THERMOPRO_TZ             # the daemon's zone (it inherits the driver's)
+        try:
+            rig.start_daemon()
+        finally:
+            del os.environ["TZ"]
+        entry = thermopro_clock_entry(rig, sensor, 60)
+        time.sleep(3)                                   # a second write would show
+        writes = [l for _, l in sensor_log_lines(rig, t0) if "write clock" in l]
+        reading = sensor.read()
+        t_connect = [t for t, l in list(rig.daemon.lines) if "connecting to read its memory" in l and t >= t0]
+        rig.stop_daemon()
+    finally:
+        memory_sensor_gone(rig)
+    problems = thermopro_clock_problems(entry, writes, reading)
+    t_write = [float(re.search(r"mono=([0-9.]+)", l).group(1)) for l in writes]
+    res["cost"] = {"connect_to_write_s": round(t_write[0] - t_connect[0], 2) if t_write and t_connect else None,
+                   "first_write_after_start_s": round(t_write[0] - t0, 2) if t_write else None}
+    res["detail"] = "entry %s; writes %s; cost %s" % (json.dumps(entry), [w.split("write clock ")[1][:20] for w in writes],
+                                                      json.dumps(res["cost"]))
+    rig.steady("A", PERIPH_A_HCI, timeout=30)
+    if problems:
+        raise Fail("; ".join(problems) + " — " + res["detail"])
+
+
+def thermopro_clock_entry(rig, sensor, timeout):
+    """The sensor's `sensor_memory` entry once it has a clock_result."""
+    end, entry = time.monotonic() + timeout, None
+    while time.monotonic() < end:
+        _, status, _, _ = rig.cli("status", "--json")
+        entry = next((e for e in (status or {}).get("sensor_memory") or []
+                      if str(e.get("address", "")).upper() == sensor.addr), None)
+        if entry and entry.get("clock_result"):
+            return entry
+        rig.check_central_alive()
+        time.sleep(1)
+    raise Fail("no clock result for %s within %.0f s; entry %s" % (sensor.addr, timeout, json.dumps(entry)))
+
+
+def thermopro_clock_problems(entry, writes, reading):
+    """One write, the local time at its arrival (± 2 s), a 24-hour display; status `set`, no
+    drift (the clock cannot be read) and no download; the reading names the TP358."""
+    problems = []
+    if entry.get("clock_result") != "set" or entry.get("clock_drift_seconds") is not None or entry.get("downloads"):
+        problems.append("status sensor_memory: %s (want clock_result set, no drift, no download)" % json.dumps(entry))
+    if len(writes) != 1:
+        problems.append("%d clock writes, want 1: %s" % (len(writes), writes))
+    for line in writes[:1]:
+        m = re.search(r"write clock ([0-9a-f]{20}) \S+ wall=([0-9.]+)", line)
+        if not m:
+            problems.append("a clock write of other than 10 bytes: %s" % line)
+            continue
+        v, wall = bytes.fromhex(m.group(1)), float(m.group(2))
+        try:
+            shown = datetime.datetime(2000 + v[1], v[2], v[3], v[4], v[5], v[6])
+        except ValueError as e:
+            problems.append("the clock write %s is no date: %s" % (m.group(1), e))
+            continue
+        local = datetime.datetime.fromtimestamp(wall + THERMOPRO_UTC_OFFSET, datetime.timezone.utc).replace(tzinfo=None)
+        if abs((shown - local.replace(microsecond=0)).total_seconds()) > 2 or v[7] != local.isoweekday() \
+                or (v[0], v[8], v[9]) != (0xA5, 0x01, 0x5A):
+            problems.append("the clock write %s shows %s (weekday %d), want the local time %s (weekday %d)"
+                            % (m.group(1), shown, v[7], local, local.isoweekday()))
+    if not isinstance(reading, dict) or reading.get("profile") != "thermopro" or reading.get("model") != "TP358":
+        problems.append("the sensor's reading: %s (want profile thermopro, model TP358)" % reading)
+    return problems
+
 # ---------------------------------------------------------------- 11-13 two central controllers
 # Scenarios 11-13 (issue 36) give the daemon two central controllers, hci0 and hci3 (the
 # spacer, which only scenarios 6 and 8 use otherwise): `--adapters hci0,hci3`. A stays on
@@ -2797,6 +2886,7 @@ SCENARIOS = {
     "9": ("9 passive scanning", sc9_passive, "9-passive"),
     "10": ("10 the sensor's memory", sc10_memory, "10-memory"),
     "10s": ("10s Xiaomi stock firmware's memory", sc10s_stock_memory, "10s-stock-memory"),
+    "10t": ("10t ThermoPro display clock", sc10t_thermopro_clock, "10t-thermopro-clock"),
     "11": ("11 two centrals, each measurement once", sc11_heard_twice, "11-heard-twice"),
     "12": ("12 two centrals, the link's controller powered off", sc12_failover, "12-failover"),
     "13": ("13 two centrals, one silenced", sc13_one_silenced, "13-one-silenced"),
@@ -2922,7 +3012,7 @@ def main():
         if key.strip() in ("8", "8p") and rig.standin:
             log("scenario 8 left out: the stand-in central has no scan watchdog")
             continue
-        if key.strip() in ("10", "10s") and rig.standin:
+        if key.strip() in ("10", "10s", "10t") and rig.standin:
             log("scenario 10 left out: the stand-in central reads no sensor memory")
             continue
         if key.strip() == "14" and rig.standin:

@@ -52,6 +52,10 @@ id (0x055B, 0x045B), and a GATT application with the service ebe0ccb0: a clock a
 --clock-offset s from the wall clock, --stock-hours hourly records already in its memory and
 one more at each whole hour, each record a line of --record-log.
 
+--thermopro-clock-sensor adds a ThermoPro TP358's display clock to --sensor's advertisement
+(format thermopro: manufacturer data under the name TP358 (xxxx)): service ...1910 with the
+write-only characteristic ...2b11 (thermopro_clock.py), each write logged.
+
 --ready-file is created once the application (if any) AND the advertisement are
 registered; it holds JSON: the pid and when each registration was answered
 (time.monotonic(), CLOCK_MONOTONIC, the driver's clock). Exit status: 0 on SIGTERM/SIGINT, 1 on a registration failure or
@@ -411,6 +415,14 @@ class SensorAdvertisement(Advertisement):
             sealed = AESCCM(self.mibeacon_key, tag_length=4).encrypt(
                 mac + header + extension, b"\x0d\x10\x04" + tenths, b"\x11")
             data = b"\x58\x58" + header + mac + sealed[:-4] + extension + sealed[-4:]
+        elif fmt == "thermopro":
+            # ThermoPro TP358 (name "TP358 (xxxx)"): manufacturer data whose company id is data:
+            # a byte, the temperature in tenths (sint16), the humidity %, the battery level (2:
+            # full), a byte (thermopro-ble's layout, as ThermoProProfile reads it).
+            uuid = None
+            data = (b"\xc2" + round(celsius * 10).to_bytes(2, "little", signed=True)
+                    + bytes([round(hum), 0x02, 0x00]))
+            self.adv_name = "TP358 (%s)" % self.address[-2:].hex().upper()
         elif fmt == "inkbird":
             # Inkbird IBS-TH1 (local name "sps"): 9 bytes of manufacturer data, the temperature
             # (sint16, hundredths) where BlueZ reads the company id, then humidity (hundredths),
@@ -490,6 +502,8 @@ def main():
                     help="--memory-sensor: one record notification per this many ms")
     ap.add_argument("--stock-memory-sensor", choices=sorted(STOCK_PRODUCTS), default=None,
                     help="a Xiaomi stock-firmware sensor with hourly records and a clock (xiaomi_memory.py)")
+    ap.add_argument("--thermopro-clock-sensor", action="store_true",
+                    help="a ThermoPro TP358's display clock (thermopro_clock.py) beside --sensor's advertisement")
     ap.add_argument("--stock-hours", type=int, default=48,
                     help="--stock-memory-sensor: hourly records already in its memory")
     args = ap.parse_args()
@@ -535,6 +549,11 @@ def main():
             memory.start()
             log("memory sensor %s: a record every %ss, clock offset %ss, log %s"
                 % (adv.name, args.record_interval, args.clock_offset, args.record_log))
+        elif args.thermopro_clock_sensor:
+            import thermopro_clock
+            app.services = [thermopro_clock.build_service(bus, args.app_path + "/service0001", log,
+                                                          sys.modules[__name__])]
+            log("ThermoPro display clock: service %s" % thermopro_clock.SERVICE_UUID)
         elif args.stock_memory_sensor:
             import xiaomi_memory
             model = args.stock_memory_sensor
@@ -556,7 +575,7 @@ def main():
         log("adapter %s, service %s, unit %s, readvertise %ss"
             % (args.adapter, app.services[0].uuid, args.unit, args.readvertise))
 
-    gatt_sensor = args.memory_sensor or args.stock_memory_sensor
+    gatt_sensor = args.memory_sensor or args.stock_memory_sensor or args.thermopro_clock_sensor
     state = {"app": bool(args.sensor) and not gatt_sensor, "app_t": None, "adv": False, "adv_busy": False, "readv": 0, "readv_err": 0}
 
     def maybe_ready():
