@@ -27,12 +27,12 @@ Scenarios (--scenarios, default 1,2,3,4,5,7,8,9,12,6):
   heard by both, each measurement one reading; 12 the controller holding A's link powered
   off, A read through the other (repeated, alternating); 13 one of them silenced, its own
   ladder cures it while the other hears on (11 and 13 not in the default list: make e2e-adapters)
-  15 a fifth controller (guest/vhci-relay.py through btvirt's server socket, blectld --adapters
-  hci4,hci0) holding A's link is removed from the kernel, A read through hci0; it comes back as
-  hci5 with its address, is taken up again and hears the sensor (make e2e-adapters)
   14 an encrypted MiBeacon v5, an Inkbird (its temperature the company id) and a Govee H5184
   meat thermometer (four probes, each its own reading) from hci2, every value read exactly, a
   wrong or absent bind key errors only (not in the default list)
+  15 a fifth controller (guest/vhci-relay.py through btvirt's server socket, blectld --adapters
+  hci4,hci0) holding A's link is removed from the kernel, A read through hci0; it comes back as
+  hci5 with its address, is taken up again and hears the sensor (make e2e-adapters)
   scanprobe: a rig measurement (scan reliability with/without re-advertising)
 
 Writes OUT/results.json; exit 0 all pass, 1 a failure, 2 rig setup error.
