@@ -2699,10 +2699,11 @@ def sc15_readded(rig, res):
         t_add = time.monotonic()
         w_add = time.time()
         again = start_relay(rig, relays, "again")
+        t_created = time.monotonic()    # the kernel has the controller (python's start is not counted)
         got = str(rig.bz.wait_adapters([again], 15, power_if_needed_after=8)[0][again]).upper()
         if again == removable or got != addr:
             raise RigError("re-added as %s %s, want a new index with %s" % (again, got, addr))
-        end = t_add + 20
+        end = t_created + 20
         while True:
             st = adapter_status(rig).get(again) or {}
             if str(st.get("adapter_address", "")).upper() == addr and st.get("powered") \
@@ -2714,7 +2715,7 @@ def sc15_readded(rig, res):
             time.sleep(0.3)
         t_taken = time.monotonic()
         hearing = None
-        while time.monotonic() < t_add + 30:
+        while time.monotonic() < t_created + 30:
             hearing = sensor_hearing(rig, sensor.addr, again)
             if hearing and hearing.get("last_heard") and parse_time(hearing["last_heard"]) > w_add:
                 break
@@ -2729,14 +2730,14 @@ def sc15_readded(rig, res):
         time.sleep(2.0)     # the last advertisements' readings reach watch and the history
         counted = check_once15(rig, sensor, added, last, t_add, w_add, (again, CENTRAL_HCI))
         rig.steady("A", PERIPH_A_HCI)
-        res.update(recovery_s=round(recovery, 2), taken_up_s=round(t_taken - t_add, 2),
-                   sensor_heard_s=round(t_heard - t_add, 2), new_interface=again, **counted)
+        res.update(recovery_s=round(recovery, 2), taken_up_s=round(t_taken - t_created, 2),
+                   sensor_heard_s=round(t_heard - t_created, 2), new_interface=again, **counted)
         res["detail"] = ("%s (%s) removed: A read through %s %.2f s after; re-added as %s: in "
-                         "status powered and discovering %.2f s after its relay started, the sensor "
-                         "heard through it after %.2f s; %d measurements since (%s %d, %s %d), each "
+                         "status powered and discovering %.2f s after the kernel created it, the "
+                         "sensor heard through it after %.2f s; %d measurements since (%s %d, %s %d), each "
                          "one reading in watch and in the history"
-                         % (removable, addr, CENTRAL_HCI, recovery, again, t_taken - t_add,
-                            t_heard - t_add, counted["measurements"], again, counted["heard_new"],
+                         % (removable, addr, CENTRAL_HCI, recovery, again, t_taken - t_created,
+                            t_heard - t_created, counted["measurements"], again, counted["heard_new"],
                             CENTRAL_HCI, counted["heard_hci0"]))
     finally:
         rig.stop_peripheral("S")
