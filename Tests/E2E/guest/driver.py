@@ -2714,6 +2714,11 @@ def sc15_readded(rig, res):
                            % (again, addr, json.dumps(adapter_status(rig))))
             time.sleep(0.3)
         t_taken = time.monotonic()
+        back_line = "configured adapter %s (now %s) present again" % (removable, again)
+        while not [l for l in rig.daemon.lines_since(t_add) if back_line in l]:
+            if time.monotonic() > t_taken + 3:
+                raise Fail("%s taken up again, but the daemon's log lacks %r" % (again, back_line))
+            time.sleep(0.2)
         hearing = None
         while time.monotonic() < t_created + 30:
             hearing = sensor_hearing(rig, sensor.addr, again)
