@@ -6,7 +6,7 @@
 #   make e2e      real BlueZ in a qemu guest (see Tests/E2E/README.md)
 #   make e2e-repeat N=10   the real-BlueZ suite N times: "N of M passed", retries, recovery spread
 #   make e2e-memory   real BlueZ, scenarios 10, 10s, 10t: a pvvx sensor's memory fills gaps; a Xiaomi stock sensor's hourly records; a ThermoPro clock (~12 min)
-#   make e2e-adapters real BlueZ, scenarios 11-13: two central controllers (~3 min)
+#   make e2e-adapters real BlueZ, scenarios 11-13 and 15: two central controllers (~4 min)
 #   make e2e-sensors  real BlueZ, scenario 14: an encrypted MiBeacon, an Inkbird, Govee meat probes (~2 min)
 #   make traces   record real BlueZ: the suite once, its bus log normalised into
 #                 Tests/Fixtures/traces (what the mock's conformance tests read)
@@ -129,12 +129,14 @@ e2e-memory: release
 	VM_TIMEOUT=$${VM_TIMEOUT:-1500} DRIVER_TIMEOUT=$${DRIVER_TIMEOUT:-1380} Tests/E2E/run-e2e.sh \
 	  --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --scenarios 10,10s,10t --driver-arg --deadline=1200 $(MEMORY_ARGS)
 
-# Scenarios 11-13 alone (issue 36): two central controllers (hci0, hci3) given to blectld;
-# the sensor heard by both (each measurement once), the link's controller powered off 7 times
-# (the median recovery), one controller silenced. About 3 minutes; `make e2e` runs 12 (3 times).
+# Scenarios 11-13 and 15 alone (issue 36): two central controllers (hci0, hci3) given to
+# blectld; the sensor heard by both (each measurement once), the link's controller powered off
+# 7 times (the median recovery), one controller silenced; 15: a controller of its own (through
+# btvirt's server socket) removed and re-added under a new index. About 4 minutes; `make e2e`
+# runs 12 (3 times).
 ADAPTERS_ARGS ?= --driver-arg --failover-reps=7
 e2e-adapters: release
-	Tests/E2E/run-e2e.sh --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --scenarios 1,11,12,13 $(ADAPTERS_ARGS)
+	Tests/E2E/run-e2e.sh --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --scenarios 1,11,12,13,15 $(ADAPTERS_ARGS)
 
 # Scenario 14 alone (issue 34): an encrypted MiBeacon v5, an Inkbird (its temperature
 # bluetoothd's company id) and a Govee H5184 meat thermometer (four probes, each its own

@@ -27,6 +27,23 @@ struct SeveralAdaptersTests {
         }
     }
 
+    /// A monitor whose log (info and up) the test reads, over `scenario` with `options`.
+    func withLoggedMonitor(
+        _ scenario: MockScenario, options: CentralOptions,
+        _ body: (MockFixture, ThermometerMonitor, LogRecorder) async throws -> Void
+    ) async throws {
+        try await MockFixture.with(scenario: scenario, options: options) { fixture in
+            let recorder = LogRecorder()
+            let monitor = ThermometerMonitor(
+                central: fixture.central, configuration: quickConfiguration(),
+                log: Log(level: .info, sink: recorder.sink)
+            ) { _ in }
+            await monitor.start()
+            try await body(fixture, monitor, recorder)
+            await monitor.shutdown()
+        }
+    }
+
     @Test("adapters = auto scans on both adapters, each with its own session")
     func scansOnBoth() async throws {
         try await withTwoAdapters { fixture, _ in
@@ -90,13 +107,7 @@ struct SeveralAdaptersTests {
         scenario.timings = .fast
         scenario.adapters[1].address = scenario.adapters[0].address
         scenario.allowsDuplicateAdapterAddresses = true
-        try await MockFixture.with(scenario: scenario, options: CentralOptions(adapters: .automatic)) { fixture in
-            let recorder = LogRecorder()
-            let monitor = ThermometerMonitor(
-                central: fixture.central, configuration: quickConfiguration(),
-                log: Log(level: .info, sink: recorder.sink)
-            ) { _ in }
-            await monitor.start()
+        try await withLoggedMonitor(scenario, options: CentralOptions(adapters: .automatic)) { fixture, _, recorder in
             #expect(await fixture.central.state == .poweredOn)
             #expect(await eventually { await scanning(fixture.central, "hci0") })
             #expect(await fixture.central.adapterReports().map(\.name) == ["hci0"])
@@ -110,7 +121,6 @@ struct SeveralAdaptersTests {
                 await eventually { recorder.messages.contains { $0.contains("adapters hci1, hci2 not used") } },
                 "\(recorder.messages)")
             #expect(await fixture.central.adapterReports().map(\.name) == ["hci0"])
-            await monitor.shutdown()
         }
     }
 
@@ -125,6 +135,25 @@ struct SeveralAdaptersTests {
             #expect(await eventually(within: .seconds(10)) { await scanning(fixture.central, "hci2") })
             #expect(await fixture.central.adapterReports().map(\.name) == ["hci2"])
             #expect(await fixture.central.missingAdapters.isEmpty)
+        }
+    }
+
+    @Test("hci1 back as hci2 is logged with its new name, gone and back again (the e2e rig's scenario 15)")
+    func renumberedLogged() async throws {
+        var scenario = MockScenario.standard(thermometers: 0, others: 2, adapters: 2)
+        scenario.timings = .fast
+        let options = CentralOptions(adapters: .listed([.unresolved(name: "hci1")]))
+        try await withLoggedMonitor(scenario, options: options) { fixture, _, recorder in
+            #expect(await eventually { await scanning(fixture.central, "hci1") })
+            try await fixture.mock.inject(.removeAdapter("hci1"))
+            #expect(
+                await eventually { recorder.messages.contains { $0.contains("configured adapter hci1 not present") } },
+                "\(recorder.messages)")
+            try await fixture.mock.inject(.addAdapter("hci2", address: Self.hci1))
+            #expect(
+                await eventually(within: .seconds(10)) {
+                    recorder.messages.contains { $0.contains("configured adapter hci1 (now hci2) present again") }
+                }, "\(recorder.messages)")
         }
     }
 

@@ -13,9 +13,9 @@
 #        run-e2e.sh --central standin [options]     (rig validation, no binaries)
 #        run-e2e.sh --systemd --deb FILE [options]  (the .deb under real systemd)
 #   --central blectl|standin  the central under test (default blectl)
-#   --scenarios LIST    comma list of 1..14, 8p, 10s, 10t (default 1,2,3,4,5,7,8,9,12,6; put 7, 8,
-#                       8p, 9, 10, 11-13, 14 before 6; 10 runs about 9 minutes: make e2e-memory
-#                       raises VM_TIMEOUT and DRIVER_TIMEOUT; make e2e-adapters runs 11,12,13);
+#   --scenarios LIST    comma list of 1..15, 8p, 10s, 10t (default 1,2,3,4,5,7,8,9,12,6; put 7, 8,
+#                       8p, 9, 10, 10s, 10t, 11-15 before 6; 10 runs about 9 minutes: make e2e-memory
+#                       raises VM_TIMEOUT and DRIVER_TIMEOUT; make e2e-adapters runs 11,12,13,15);
 #                       "scanprobe" measures the rig
 #   --keep-logs         keep the guest logs of a passing run (a failing run always keeps them)
 #   --quiet             do not echo the guest console (it is saved to console.log)

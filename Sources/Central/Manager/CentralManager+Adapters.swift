@@ -78,6 +78,16 @@ extension CentralManager {
         }
     }
 
+    /// The interface name now (`hci2`) of the adapter a configured entry names (`hci1`, or
+    /// an address, as ``missingAdapters`` spells it); nil when it is not present. A listed
+    /// `hciN` keeps its address, so a renumbered adapter answers to its old name.
+    public func presentInterfaceName(ofConfigured entry: String) -> String? {
+        guard case .listed(let members)? = options.adapters,
+            let member = members.first(where: { $0.description == entry })
+        else { return nil }
+        return mirror { $0.adapters() }.first { matches($0, member) }?.interfaceName
+    }
+
     /// The adapters in use, as `status` shows them.
     public func adapterReports() -> [AdapterReport] {
         let primary = adapterPath

@@ -204,7 +204,16 @@ public actor ThermometerMonitor {
                 "configured adapter\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", ")) not present: "
                     + "running with \(others)")
         }
-        if !appeared.isEmpty { log.notice("configured adapter \(appeared.joined(separator: ", ")) present again") }
+        guard !appeared.isEmpty else { return }
+        // A listed `hciN` that came back renumbered (a USB reset, a re-plug) is named as it is
+        // now too: the configured name alone points at the wrong interface.
+        let named = central.assumeIsolated { central in
+            appeared.map { entry in
+                guard let now = central.presentInterfaceName(ofConfigured: entry), now != entry else { return entry }
+                return "\(entry) (now \(now))"
+            }
+        }
+        log.notice("configured adapter\(named.count == 1 ? "" : "s") \(named.joined(separator: ", ")) present again")
     }
 
     /// Logs the adapters left out for having the address of another (once each time they are).

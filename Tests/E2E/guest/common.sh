@@ -2,7 +2,9 @@
 # finish): the environment, W and OUT from the kernel command line, the run's settings
 # (guest.env, written by run-e2e.sh), step logging, and start_btvirt "hci0 hci1 ...",
 # which starts btvirt with that many emulated LE-only controllers on one virtual radio
-# and returns once the kernel has set up every one (sets BTVIRTPID).
+# and returns once the kernel has set up every one (sets BTVIRTPID). btvirt also listens
+# on /tmp/bt-server-le (-s): scenario 15's vhci-relay.py adds a controller through it that
+# can be removed on its own.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 for kv in $(cat /proc/cmdline); do
@@ -47,7 +49,7 @@ for kind, name in (("skcipher", "ecb(aes)"), ("hash", "cmac(aes)")):
   while :; do
     step "starting btvirt (attempt $attempt)"
     echo "$attempt" > "$OUT/btvirt.attempts"     # the host's summary prints the retries
-    btvirt -L -l"$(echo "$CONTROLLERS" | wc -w)" >> "$OUT/btvirt.log" 2>&1 &
+    btvirt -L -s -l"$(echo "$CONTROLLERS" | wc -w)" >> "$OUT/btvirt.log" 2>&1 &
     BTVIRTPID=$!
     deadline=$(( $(cut -d. -f1 /proc/uptime) + 15 ))
     listed=""

@@ -31,6 +31,9 @@ Scenarios (--scenarios, default 1,2,3,4,5,7,8,9,12,6):
   14 an encrypted MiBeacon v5, an Inkbird (its temperature the company id) and a Govee H5184
   meat thermometer (four probes, each its own reading) from hci2, every value read exactly, a
   wrong or absent bind key errors only (not in the default list)
+  15 a fifth controller (guest/vhci-relay.py through btvirt's server socket, blectld --adapters
+  hci4,hci0) holding A's link is removed from the kernel, A read through hci0; it comes back as
+  hci5 with its address, is taken up again and hears the sensor (make e2e-adapters)
   scanprobe: a rig measurement (scan reliability with/without re-advertising)
 
 Writes OUT/results.json; exit 0 all pass, 1 a failure, 2 rig setup error.
@@ -2871,6 +2874,226 @@ def check_one_silenced(rig, res, sensor, silent, t_fault, t_heard, deaf, other):
                         deaf, max(gaps or [0]), steps))
 
 
+# Scenario 15: a controller of its own (vhci-relay.py through btvirt's server socket), removed
+# and re-added under a new index with its address.
+RELAY_SERVER = "/tmp/bt-server-le"
+
+
+def start_relay(rig, relays, name, placeholder=False, timeout=20):
+    """vhci-relay.py: a controller the kernel can remove on its own (or, as a placeholder, one
+    that holds its index and is never set up); returns its interface name."""
+    ready = os.path.join(RUN, "relay-%s.ready" % name)
+    if os.path.exists(ready):
+        os.unlink(ready)
+    argv = [PY, os.path.join(rig.W, "guest", "vhci-relay.py"), "--ready", ready]
+    relays[name] = Proc("relay-" + name, argv + (["--placeholder"] if placeholder else []),
+                        os.path.join(rig.out, "relay.log"))
+    end = time.monotonic() + timeout
+    while not os.path.exists(ready):
+        if not relays[name].alive() or time.monotonic() > end:
+            raise RigError("vhci-relay.py %s: no controller (rc=%s), see relay.log"
+                           % (name, relays[name].p.poll()))
+        time.sleep(0.1)
+    with open(ready) as f:
+        return f.read().strip()
+
+
+def stop_relays(rig, relays):
+    """Every relay stopped, its controller gone from the kernel, bluetoothd rid of it."""
+    for p in relays.values():
+        p.stop(signal.SIGTERM, 5)
+    end = time.monotonic() + 10
+    while time.monotonic() < end and set(os.listdir("/sys/class/bluetooth")) - set(ALL_HCI):
+        time.sleep(0.1)
+
+
+def sensor_hearing(rig, addr, hci):
+    """The sensor's `status` entry of `hci` (advertisements' sensors' adapters), or None."""
+    rc, st, out, err = rig.cli("status", "--json", timeout=15)
+    sensors = ((st or {}).get("advertisements") or {}).get("sensors") or [] if isinstance(st, dict) else []
+    for s in sensors:
+        if str(s.get("address", "")).upper() == addr:
+            return next((a for a in s.get("adapters") or [] if a.get("adapter") == hci), None)
+    return None
+
+
+def sc15_readded(rig, res):
+    """the central controller holding A's link is removed from the kernel: A is read again
+    through hci0; the controller comes back under a new index with its address, is taken up
+    again and hears the sensor, each measurement one reading"""
+    rig.steady("A", PERIPH_A_HCI)
+    if not os.path.exists(RELAY_SERVER):
+        raise RigError("btvirt has no server socket %s (btvirt -s)" % RELAY_SERVER)
+    sensor = Sensor(rig)
+    relays = {}
+    try:
+        removable = start_relay(rig, relays, "first")
+        addr = str(rig.bz.wait_adapters([removable], 15, power_if_needed_after=8)[0][removable]).upper()
+        centrals = (removable, CENTRAL_HCI)
+        rig.stop_daemon()
+        write_daemon_conf("history_commit_interval = 1s")
+        rig.adapter_args = ["--adapters", ",".join(centrals)]
+        rig.start_daemon()
+        rig.steady("A", PERIPH_A_HCI, timeout=30)
+        sensor.expect(*HEARD_TWICE)
+        holder = link_holder15(rig, centrals)
+        if holder == CENTRAL_HCI:
+            # The daemon reconnects A where BlueZ knows it (hci0, from the suite's daemon), and
+            # the new controller has not heard A yet: hci0 off for a moment moves the link.
+            btmgmt_power(CENTRAL_HCI, "off")
+            t_off = time.monotonic()
+            rig.set_temp("A", 46.5)
+            rig.wait_new_reading("A", PERIPH_A_HCI, t_off, 30, "moving A's link to %s" % removable,
+                                 since=t_off)
+            btmgmt_power(CENTRAL_HCI, "on")
+            rig.bz.wait_adapters([CENTRAL_HCI], 10)
+            holder = link_holder15(rig, centrals)
+            log("A's link moved from %s to %s (%s powered off and on)" % (CENTRAL_HCI, holder, CENTRAL_HCI))
+            res["link_moved"] = True
+        if holder != removable:
+            raise RigError("A's link is on %s, not on %s" % (holder, removable))
+        # ---- the removal
+        rig.steady("A", PERIPH_A_HCI)
+        fault = rig.mark("fault 15 remove %s" % removable)
+        t_fault = time.monotonic()
+        relays["first"].send(signal.SIGTERM)
+        while os.path.exists("/sys/class/bluetooth/" + removable):
+            if time.monotonic() - t_fault > 5:
+                raise RigError("%s still in the kernel 5 s after its relay's SIGTERM" % removable)
+            time.sleep(0.02)
+        t_lost = time.monotonic()       # the kernel has unregistered the controller
+        rig.set_temp("A", 47.25)
+        recovery = rig.wait_new_reading("A", PERIPH_A_HCI, t_lost, rig.args.recovery_limit,
+                                        "%s removed" % removable, since=t_lost)
+        relays["first"].stop(signal.SIGTERM, 5)
+        msgs = rig.bus_between(fault, rig.mark("read 15 through %s" % CENTRAL_HCI))
+        problems = []
+        if link_holder15(rig, centrals) != CENTRAL_HCI:
+            problems.append("BlueZ shows A's link on %s, want %s" % (link_holder15(rig, centrals), CENTRAL_HCI))
+        if removable in rig.bz.adapters():
+            problems.append("bluetoothd still has %s" % removable)
+        if not rig.central_calls(msgs, "Connect", lambda p: p == dev_path(CENTRAL_HCI, PERIPH_A_HCI, rig)):
+            problems.append("no Connect of the daemon on %s" % dev_path(CENTRAL_HCI, PERIPH_A_HCI, rig))
+        adapters = adapter_status(rig)
+        if removable in adapters or not adapters.get(CENTRAL_HCI, {}).get("connected"):
+            problems.append("status adapters %s: want %s gone, a link through %s"
+                            % (json.dumps(adapters), removable, CENTRAL_HCI))
+        rig.no_watchdog(t_fault, problems)
+        if problems:
+            raise Fail("%s removed: %s" % (removable, "; ".join(problems)))
+        log("%s removed; A read through %s %.2f s after" % (removable, CENTRAL_HCI, recovery))
+        # ---- the same controller back under the next index: its old one held meanwhile
+        held = start_relay(rig, relays, "placeholder", placeholder=True)
+        if held != removable:
+            raise RigError("the placeholder got %s, want %s (the index freed)" % (held, removable))
+        added = rig.mark("add 15 again")
+        t_add = time.monotonic()
+        w_add = time.time()
+        again = start_relay(rig, relays, "again")
+        t_created = time.monotonic()    # the kernel has the controller (python's start is not counted)
+        got = str(rig.bz.wait_adapters([again], 15, power_if_needed_after=8)[0][again]).upper()
+        if again == removable or got != addr:
+            raise RigError("re-added as %s %s, want a new index with %s" % (again, got, addr))
+        end = t_created + 20
+        while True:
+            st = adapter_status(rig).get(again) or {}
+            if str(st.get("adapter_address", "")).upper() == addr and st.get("powered") \
+                    and st.get("discovering") and rig.bz.adapters().get(again, {}).get("Discovering"):
+                break
+            if time.monotonic() > end:
+                raise Fail("%s (%s) re-added: not powered and discovering in status within 20 s: %s"
+                           % (again, addr, json.dumps(adapter_status(rig))))
+            time.sleep(0.3)
+        t_taken = time.monotonic()
+        back_line = "configured adapter %s (now %s) present again" % (removable, again)
+        while not [l for l in rig.daemon.lines_since(t_add) if back_line in l]:
+            if time.monotonic() > t_taken + 3:
+                raise Fail("%s taken up again, but the daemon's log lacks %r" % (again, back_line))
+            time.sleep(0.2)
+        hearing = None
+        while time.monotonic() < t_created + 30:
+            hearing = sensor_hearing(rig, sensor.addr, again)
+            if hearing and hearing.get("last_heard") and parse_time(hearing["last_heard"]) > w_add:
+                break
+            hearing = None
+            time.sleep(0.5)
+        if not hearing:
+            raise Fail("the sensor not heard through %s within 30 s of its re-adding (status: %s)"
+                       % (again, sensor_hearing(rig, sensor.addr, again)))
+        t_heard = time.monotonic()
+        time.sleep(rig.args.heard_twice_s / 3)
+        last = rig.mark("check 15 each measurement once")
+        time.sleep(2.0)     # the last advertisements' readings reach watch and the history
+        counted = check_once15(rig, sensor, added, last, t_add, w_add, (again, CENTRAL_HCI))
+        rig.steady("A", PERIPH_A_HCI)
+        res.update(recovery_s=round(recovery, 2), taken_up_s=round(t_taken - t_created, 2),
+                   sensor_heard_s=round(t_heard - t_created, 2), new_interface=again, **counted)
+        res["detail"] = ("%s (%s) removed: A read through %s %.2f s after; re-added as %s: in "
+                         "status powered and discovering %.2f s after the kernel created it, the "
+                         "sensor heard through it after %.2f s; %d measurements since (%s %d, %s %d), each "
+                         "one reading in watch and in the history"
+                         % (removable, addr, CENTRAL_HCI, recovery, again, t_taken - t_created,
+                            t_heard - t_created, counted["measurements"], again, counted["heard_new"],
+                            CENTRAL_HCI, counted["heard_hci0"]))
+    finally:
+        rig.stop_peripheral("S")
+        stop_relays(rig, relays)
+        one_central(rig)
+        # also after a failure: the suite's daemon reading A again before whatever comes next
+        if rig.watcher:
+            rig.watcher.wait_for(rig.is_reading(PERIPH_A_HCI), 30, since=time.monotonic())
+    rig.steady("A", PERIPH_A_HCI, timeout=30)
+
+
+def link_holder15(rig, centrals):
+    """Which of `centrals` BlueZ shows A's link on, or None (waits up to 10 s for one)."""
+    end = time.monotonic() + 10
+    while True:
+        objs = rig.bz.objects()
+        for hci in centrals:
+            d = objs.get(dbus.ObjectPath(dev_path(hci, PERIPH_A_HCI, rig)), {}).get(DEVICE)
+            if d and bool(d.get("Connected")):
+                return hci
+        if time.monotonic() > end:
+            return None
+        time.sleep(0.2)
+
+
+def check_once15(rig, sensor, first, last, t_first, w_first, centrals):
+    """Every counter the two controllers announced between the marks is one reading in `watch`
+    and one in the history; the re-added one announced some."""
+    msgs = rig.bus_between(first, last)
+    heard = {hci: set(heard_counters(rig, msgs, "/org/bluez/%s/dev_%s" % (hci, sensor.addr.replace(":", "_"))))
+             for hci in centrals}
+    either = heard[centrals[0]] | heard[centrals[1]]
+    if not heard[centrals[0]]:
+        raise Fail("on the bus %s announced none of the sensor's measurements after its re-adding"
+                   % centrals[0])
+    live = collections.Counter(sensor_readings(rig, sensor.addr, t_first))
+    # From the re-adding on only: the sensor of an earlier scenario (11, 13) sent the same
+    # counters a minute before (its process starts counting from 1 again).
+    rc, hist, out, err = rig.cli("history", sensor.addr, "--since", utc(w_first - 2),
+                                 "--until", utc(time.time() + 60), "--json", timeout=60)
+    if rc != 0 or not isinstance(hist, list):
+        raise Fail("history --json: rc=%d %s %s" % (rc, out[:300], err[:300]))
+    stored = collections.Counter(bthome_counter(r.get("raw")) for r in hist if isinstance(r, dict))
+    problems = []
+    for what, counts in (("watch", live), ("the history", stored)):
+        twice = {c: n for c, n in sorted(counts.items()) if c is not None and n > 1}
+        if twice:
+            problems.append("%s has measurements more than once {counter: readings}: %s" % (what, twice))
+        missing = sorted(either - set(counts))
+        if missing:
+            problems.append("%s lacks measurements BlueZ announced: counters %s" % (what, missing))
+    errors = sensor.advertisement_status().get("errors")
+    if errors:
+        problems.append("status advertisements errors %s" % errors)
+    if problems:
+        raise Fail("after the re-adding: " + "; ".join(problems))
+    return {"measurements": len(either), "heard_new": len(heard[centrals[0]]),
+            "heard_hci0": len(heard[centrals[1]])}
+
+
 # key -> (name, function, slug for the begin/end marks on the bus) or a list of them
 SCENARIOS = {
     "1": ("1 discover/connect/read", sc1_read, "1-read"),
@@ -2891,6 +3114,7 @@ SCENARIOS = {
     "12": ("12 two centrals, the link's controller powered off", sc12_failover, "12-failover"),
     "13": ("13 two centrals, one silenced", sc13_one_silenced, "13-one-silenced"),
     "14": ("14 MiBeacon encrypted, Inkbird, Govee probes", sc14_sensors, "14-sensors"),
+    "15": ("15 a central controller removed, re-added under a new index", sc15_readded, "15-readded"),
     "scanprobe": ("scan probe (rig measurement)", scanprobe, "scanprobe"),
 }
 
@@ -3021,7 +3245,7 @@ def main():
         if key.strip() == "9" and rig.standin:
             log("scenario 9 left out: the stand-in central reads no advertisements")
             continue
-        if key.strip() in ("11", "12", "13") and rig.standin:
+        if key.strip() in ("11", "12", "13", "15") and rig.standin:
             log("scenario %s left out: the stand-in central uses one adapter" % key.strip())
             continue
         entry = SCENARIOS[key.strip()]
