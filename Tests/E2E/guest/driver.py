@@ -2644,20 +2644,13 @@ def sc11_heard_twice(rig, res):
     rig.steady("A", PERIPH_A_HCI, timeout=30)
 
 
-def check_once(rig, res, sensor, first, last, t_on, w_first):
-    """Every counter either central heard between the marks is one reading in `watch` and one
-    in the history; none is two."""
-    msgs = rig.bus_between(first, last)
-    heard = {hci: heard_counters(rig, msgs, "/org/bluez/%s/dev_%s" % (hci, sensor.addr.replace(":", "_")))
-             for hci in CENTRALS}
-    both = set(heard[CENTRAL_HCI]) & set(heard[SECOND_HCI])
-    either = set(heard[CENTRAL_HCI]) | set(heard[SECOND_HCI])
-    if len(both) < 5:
-        raise RigError("both centrals heard only %d of the sensor's measurements (%s: %s, %s: %s): "
-                       "nothing to judge" % (len(both), CENTRAL_HCI, heard[CENTRAL_HCI], SECOND_HCI,
-                                             heard[SECOND_HCI]))
+def each_once(rig, sensor, either, t_on, w_since):
+    """What is wrong with the sensor's readings in `watch` since `t_on` (monotonic) and in
+    the history since `w_since` (wall), against `either`, the counters BlueZ announced: a
+    measurement read twice or not at all; an advertisement error in `status`. Returns
+    (problems, watch's counters, the history's, the status entry)."""
     live = collections.Counter(sensor_readings(rig, sensor.addr, t_on))
-    rc, hist, out, err = rig.cli("history", sensor.addr, "--since", utc(w_first - 60),
+    rc, hist, out, err = rig.cli("history", sensor.addr, "--since", utc(w_since),
                                  "--until", utc(time.time() + 60), "--json", timeout=60)
     if rc != 0 or not isinstance(hist, list):
         raise Fail("history --json: rc=%d %s %s" % (rc, out[:300], err[:300]))
@@ -2673,6 +2666,22 @@ def check_once(rig, res, sensor, first, last, t_on, w_first):
             problems.append("%s lacks measurements BlueZ announced: counters %s" % (what, missing))
     if adverts.get("errors"):
         problems.append("status advertisements errors %s" % adverts.get("errors"))
+    return problems, live, stored, adverts
+
+
+def check_once(rig, res, sensor, first, last, t_on, w_first):
+    """Every counter either central heard between the marks is one reading in `watch` and one
+    in the history; none is two."""
+    msgs = rig.bus_between(first, last)
+    heard = {hci: heard_counters(rig, msgs, "/org/bluez/%s/dev_%s" % (hci, sensor.addr.replace(":", "_")))
+             for hci in CENTRALS}
+    both = set(heard[CENTRAL_HCI]) & set(heard[SECOND_HCI])
+    either = set(heard[CENTRAL_HCI]) | set(heard[SECOND_HCI])
+    if len(both) < 5:
+        raise RigError("both centrals heard only %d of the sensor's measurements (%s: %s, %s: %s): "
+                       "nothing to judge" % (len(both), CENTRAL_HCI, heard[CENTRAL_HCI], SECOND_HCI,
+                                             heard[SECOND_HCI]))
+    problems, live, stored, adverts = each_once(rig, sensor, either, t_on, w_first - 60)
     if problems:
         raise Fail("; ".join(problems))
     heard = {hci: set(counters) for hci, counters in heard.items()}
@@ -2791,7 +2800,7 @@ def sc13_one_silenced(rig, res):
         holder = link_holder(rig)
         deaf = SECOND_HCI if holder != SECOND_HCI else CENTRAL_HCI
         other = [h for h in CENTRALS if h != deaf][0]
-        fault = rig.mark("fault 13 silence %s" % deaf)
+        rig.mark("fault 13 silence %s" % deaf)
         t_fault = silence_central(rig, time.monotonic(), deaf)
         # What the controller reported just before the command may still be on its way.
         time.sleep(1.0)
@@ -3069,25 +3078,9 @@ def check_once15(rig, sensor, first, last, t_first, w_first, centrals):
     if not heard[centrals[0]]:
         raise Fail("on the bus %s announced none of the sensor's measurements after its re-adding"
                    % centrals[0])
-    live = collections.Counter(sensor_readings(rig, sensor.addr, t_first))
     # From the re-adding on only: the sensor of an earlier scenario (11, 13) sent the same
     # counters a minute before (its process starts counting from 1 again).
-    rc, hist, out, err = rig.cli("history", sensor.addr, "--since", utc(w_first - 2),
-                                 "--until", utc(time.time() + 60), "--json", timeout=60)
-    if rc != 0 or not isinstance(hist, list):
-        raise Fail("history --json: rc=%d %s %s" % (rc, out[:300], err[:300]))
-    stored = collections.Counter(bthome_counter(r.get("raw")) for r in hist if isinstance(r, dict))
-    problems = []
-    for what, counts in (("watch", live), ("the history", stored)):
-        twice = {c: n for c, n in sorted(counts.items()) if c is not None and n > 1}
-        if twice:
-            problems.append("%s has measurements more than once {counter: readings}: %s" % (what, twice))
-        missing = sorted(either - set(counts))
-        if missing:
-            problems.append("%s lacks measurements BlueZ announced: counters %s" % (what, missing))
-    errors = sensor.advertisement_status().get("errors")
-    if errors:
-        problems.append("status advertisements errors %s" % errors)
+    problems = each_once(rig, sensor, either, t_first, w_first - 2)[0]
     if problems:
         raise Fail("after the re-adding: " + "; ".join(problems))
     return {"measurements": len(either), "heard_new": len(heard[centrals[0]]),
