@@ -46,7 +46,9 @@ struct OwnedConnectionTests {
         }
     }
 
-    @Test("two adapters × max_connections 1 hold two thermometers at once: the owner full, the next goes to the other")
+    @Test(
+        "two adapters × max_connections 1 hold two thermometers at once: the owner full, the next goes to the other",
+        .enabled(if: testTimeScale == 1, "timing under a sanitizer's load (clean-clone CI): make test runs it"))
     func linksPerAdapter() async throws {
         try await withTwoThermometers(adapters: 2, links: 1) { fixture, _, log in
             for thermometer in [Self.pi, MockFixture.celsiusPi] {

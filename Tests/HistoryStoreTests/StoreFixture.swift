@@ -32,14 +32,15 @@ struct StoreFixture {
     }
 
     /// Opens a store once the one dropped before has let go of the lock (its thread does
-    /// when its last work has run).
+    /// when its last work has run; and a child another test spawns holds a copy of the
+    /// lock's descriptor until it execs), on a thread of its own (an upgrade blocks it).
     func openOnceReleased(_ configuration: HistoryStore.Configuration = .init(commitInterval: .seconds(3600)))
         async throws -> HistoryStore
     {
         let deadline = ContinuousClock.now + Duration.seconds(10).scaled
         while true {
             do {
-                return try open(configuration)
+                return try await onOwnThread { try open(configuration) }
             } catch let error as HistoryStoreError {
                 guard case .inUse = error, ContinuousClock.now < deadline else { throw error }
                 try await Task.sleep(for: .milliseconds(20))

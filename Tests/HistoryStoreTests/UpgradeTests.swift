@@ -127,7 +127,7 @@ struct UpgradeTests {
             #expect(try Schema.version(of: connection) == 1)
             #expect(try rowCount(fixture.databasePath) == rowsBefore)
             // With room, the next start upgrades it.
-            let reopened = try await onOwnThread { try fixture.open() }
+            let reopened = try await fixture.openOnceReleased()
             #expect(await reopened.status().rows == rowsBefore)
             await reopened.close()
         }

@@ -100,7 +100,9 @@ struct SocketLimitsAbuseTests {
         }
     }
 
-    @Test("under vanishing readers and stuck subscribers, a subscriber gets every reading without a gap")
+    @Test(
+        "under vanishing readers and stuck subscribers, a subscriber gets every reading without a gap",
+        .enabled(if: testTimeScale == 1, "timing under a sanitizer's load (clean-clone CI): make test runs it"))
     func readingsFlowUnderAbuse() async throws {
         let configuration = """
             max_clients = 256
